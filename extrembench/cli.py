@@ -1,0 +1,39 @@
+"""The `extrembench` console script: one subcommand per stage tool.
+
+Each subcommand lives in its own module, which exposes `add_arguments(parser)` and
+`run(args) -> int`; modules are imported lazily so `extrembench grade` does not pay for
+the validator's imports and vice versa.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+# subcommand -> (module, one-line help)
+COMMANDS: dict[str, tuple[str, str]] = {
+    "check": ("extrembench.validate", "validate problem files by computation"),
+    "grade": ("extrembench.grading.cli", "grade model responses against gold answers"),
+    "audit": ("extrembench.audit", "trace an accuracy back to its inputs and recheck every hash"),
+    "formalize": ("extrembench.formalize", "turn 'find the minimum of ...' statements into problem specs"),
+}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="extrembench", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    argv = sys.argv[1:] if argv is None else argv
+    chosen = next((a for a in argv if not a.startswith("-")), None)
+    for name, (module_name, help_text) in COMMANDS.items():
+        sub_parser = sub.add_parser(name, help=help_text)
+        if name == chosen:
+            module = importlib.import_module(module_name)
+            module.add_arguments(sub_parser)
+            sub_parser.set_defaults(_run=module.run)
+    args = parser.parse_args(argv)
+    return int(args._run(args) or 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
