@@ -1,0 +1,14 @@
+"""Grading: final-answer extraction, equivalence (Math-Verify based, three modes), LLM judge.
+
+The grade rule and `extrembench grade` both call `grade_many` / `grade_response`.
+"""
+
+from extrembench.grading.grade import GradeResult, grade_many, grade_response
+from extrembench.grading.modes import MODES, equivalent
+
+GRADER_NAME = "extrembench-grader"
+# Bump whenever a verdict on some input may change (extraction, equivalence or judge rules).
+GRADER_VERSION = "1.0.0"
+
+__all__ = ["GRADER_NAME", "GRADER_VERSION", "MODES", "GradeResult", "equivalent", "grade_many",
+           "grade_response"]

@@ -1,0 +1,114 @@
+"""Text clean-up of an extracted answer before it is parsed: pure string rewrites, no parsing.
+
+Model outputs mix Unicode, full-width CJK forms and LaTeX presentation commands that carry
+no mathematical meaning; removing them here keeps the parser's job (and its failure modes)
+small.
+"""
+
+from __future__ import annotations
+
+import re
+
+# Characters that mean the same as an ASCII or LaTeX spelling. Superscripts are mapped
+# before anything else so "x²" does not turn into "x2".
+_CHAR_MAP = {
+    "\u2212": "-",  # minus sign
+    "\u2013": "-",  # en dash (used as minus by some models)
+    "\u2012": "-",
+    "\ufe63": "-",
+    "\u00d7": r"\times ",
+    "\u22c5": r"\cdot ",
+    "\u00b7": r"\cdot ",
+    "\u00f7": "/",
+    "\u221a": r"\sqrt",
+    "\u03c0": r"\pi ",
+    "\u221e": r"\infty ",
+    "\u2264": r"\le ",
+    "\u2265": r"\ge ",
+    "\u2260": r"\ne ",
+    "\u00b2": "^2",
+    "\u00b3": "^3",
+    "\u00b9": "^1",
+    "\u3000": " ",  # ideographic space
+    "\u3002": ".",  # ideographic full stop
+    "\u3001": ",",  # ideographic enumeration comma
+    "\u3010": "[",
+    "\u3011": "]",
+    "\u00a0": " ",
+}
+_FULLWIDTH_START, _FULLWIDTH_END, _FULLWIDTH_OFFSET = 0xFF01, 0xFF5E, 0xFEE0
+_TRANSLATION = {ord(k): v for k, v in _CHAR_MAP.items()}
+_TRANSLATION.update(
+    {c: chr(c - _FULLWIDTH_OFFSET) for c in range(_FULLWIDTH_START, _FULLWIDTH_END + 1)}
+)
+
+
+def normalize_unicode(text: str) -> str:
+    """Map full-width forms, Unicode minus, CJK punctuation and math symbols to ASCII/LaTeX."""
+    return text.translate(_TRANSLATION)
+
+
+_SPACING = re.compile(r"\\(?:[,;:! ]|q?quad\b|enspace\b|thinspace\b)|~")
+_STYLE = re.compile(r"\\(?:displaystyle|textstyle|scriptstyle)\b")
+_LEFT_RIGHT = re.compile(r"\\(?:left|right|bigl|bigr|Bigl|Bigr|big|Big)\b\s*(\.)?")
+_FRAC_VARIANTS = re.compile(r"\\[dt]frac\b")
+_TEXT_LIKE = re.compile(r"\\(?:text|textrm|textbf|textit|mathrm|mathbf|mathit|mbox)\s*\{([^{}]*)\}")
+_WORD = re.compile(r"[A-Za-z]{2,}")
+_TRAILING_PUNCT = re.compile(r"[\s.,;:]+$")
+
+
+def _unwrap_text(match: re.Match) -> str:
+    inner = match.group(1)
+    # A word ("cm", "when", "and") is prose or a unit, not mathematics: drop it.
+    return " " if _WORD.search(inner) else inner
+
+
+def strip_presentation(latex: str) -> str:
+    """Remove LaTeX that changes how an answer looks but not what it is."""
+    text = _STYLE.sub("", latex)
+    text = _FRAC_VARIANTS.sub(r"\\frac", text)
+    text = _LEFT_RIGHT.sub("", text)
+    text = _SPACING.sub(" ", text)
+    text = _TEXT_LIKE.sub(_unwrap_text, text)
+    return re.sub(r"\s+", " ", text).strip()
+
+
+_DELIMITERS = (("$$", "$$"), ("$", "$"), (r"\(", r"\)"), (r"\[", r"\]"), ("**", "**"))
+
+
+def strip_delimiters(text: str) -> str:
+    """Drop math-mode / bold delimiters wrapped around a whole answer, and trailing punctuation."""
+    text = _TRAILING_PUNCT.sub("", text.strip())
+    changed = True
+    while changed:
+        changed = False
+        for left, right in _DELIMITERS:
+            if len(text) >= len(left) + len(right) and text.startswith(left) and text.endswith(right):
+                text = _TRAILING_PUNCT.sub("", text[len(left) : len(text) - len(right)].strip())
+                changed = True
+    return text
+
+
+_GROUPED_NUMBER = re.compile(r"^([-+]?)(\d{1,3}(?:(?:,|\{,\}| )\d{3})+)(\.\d+)?$")
+
+
+def remove_thousands_separators(text: str) -> str:
+    """'1,234,567' / '1{,}234' / '1 234' as the whole answer -> '1234567'.
+
+    Only a whole-answer number is rewritten: inside a set '\\{100,200\\}' a comma separates
+    elements.
+    """
+    match = _GROUPED_NUMBER.match(text)
+    if not match:
+        return text
+    sign, grouped, fraction = match.groups()
+    return sign + re.sub(r"\{,\}|,| ", "", grouped) + (fraction or "")
+
+
+def normalize_answer(text: str, answer_type: str = "number") -> str:
+    """The whole clean-up applied to an extracted (or gold) math answer."""
+    text = strip_delimiters(normalize_unicode(text))
+    text = strip_delimiters(strip_presentation(text))
+    if answer_type == "number":
+        text = remove_thousands_separators(text)
+    return text
