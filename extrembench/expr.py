@@ -1,0 +1,309 @@
+"""Safe parser for plain math text (problem files, LLM-produced specs) into sympy expressions.
+
+The text is tokenized and parsed by a small recursive-descent parser that builds sympy objects
+directly from a fixed vocabulary: it never calls eval, exec, sympify or parse_expr on the text, so
+nothing in a problem file can run code. Grammar (loosest binding first):
+
+    relation := expr ( '=' | '==' | '>=' | '<=' | '>' | '<' | '≥' | '≤' ) expr
+    expr     := term (('+' | '-') term)*
+    term     := unary (('*' | '/') unary | unary)*       # juxtaposition "2a", "2(a+b)" multiplies
+    unary    := ('+' | '-') unary | power
+    power    := atom (('^' | '**') unary)?               # right associative; -a^2 = -(a^2)
+    atom     := NUMBER | NAME | FUNCTION '(' expr (',' expr)* ')' | '(' expr ')'
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from fractions import Fraction
+
+import sympy
+
+MAX_TEXT_LENGTH = 5000
+MAX_NESTING = 60
+MAX_EXPONENT = 1000        # |numeric exponent|; larger ones only serve to exhaust memory
+MAX_NUMBER_DIGITS = 60
+MAX_RESULT_DIGITS = 5000   # digits of a number computed from constants, e.g. 10^1000
+
+RELATION_OPS = {"=": "=", "==": "=", ">=": ">=", "<=": "<=", ">": ">", "<": "<", "≥": ">=", "≤": "<="}
+
+
+def _cbrt(x: sympy.Expr) -> sympy.Expr:
+    """Real cube root (cbrt(-8) = -2), as olympiad texts mean it."""
+    if x.is_number and x.is_extended_negative:
+        return -sympy.cbrt(-x)
+    return sympy.cbrt(x)
+
+
+def _log(x: sympy.Expr, base: sympy.Expr | None = None) -> sympy.Expr:
+    return sympy.log(x) if base is None else sympy.log(x, base)
+
+
+# name -> (builder, min args, max args or None for unbounded)
+FUNCTIONS: dict[str, tuple[Callable[..., sympy.Expr], int, int | None]] = {
+    "sqrt": (sympy.sqrt, 1, 1),
+    "cbrt": (_cbrt, 1, 1),
+    "Abs": (sympy.Abs, 1, 1),
+    "Max": (sympy.Max, 2, None),
+    "Min": (sympy.Min, 2, None),
+    "exp": (sympy.exp, 1, 1),
+    "log": (_log, 1, 2),
+    "sin": (sympy.sin, 1, 1),
+    "cos": (sympy.cos, 1, 1),
+    "tan": (sympy.tan, 1, 1),
+}
+CONSTANTS: dict[str, sympy.Expr] = {"pi": sympy.pi, "E": sympy.E}
+RESERVED_NAMES = frozenset(FUNCTIONS) | frozenset(CONSTANTS)
+NAME_PATTERN = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)*")
+
+
+class ExpressionError(ValueError):
+    """A math text that is not a valid expression; the message names the column."""
+
+    def __init__(self, message: str, column: int | None = None, text: str | None = None):
+        self.column = column
+        self.text = text
+        where = f"column {column}: " if column is not None else ""
+        super().__init__(f"{where}{message}")
+
+
+@dataclass(frozen=True)
+class Token:
+    kind: str      # 'num' | 'name' | 'op' | 'end'
+    text: str
+    column: int    # 1-based
+
+
+_TOKEN_RE = re.compile(
+    r"(?P<space>\s+)"
+    r"|(?P<num>(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)"
+    r"|(?P<name>[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)*)"
+    r"|(?P<op>\*\*|==|>=|<=|[-+*/^(),=<>≥≤])"
+)
+
+
+def symbol(name: str) -> sympy.Symbol:
+    """The sympy symbol a variable name parses to (plain, no assumptions, so it compares equal
+    to sympy.Symbol(name) built anywhere else)."""
+    return sympy.Symbol(name)
+
+
+def check_variable_name(name: str) -> None:
+    if not isinstance(name, str) or not NAME_PATTERN.fullmatch(name):
+        raise ExpressionError(
+            f"invalid variable name {name!r}: use a letter followed by letters/digits, e.g. a, x1, x_1")
+    if name in RESERVED_NAMES:
+        raise ExpressionError(f"variable name {name!r} is reserved for a function or constant; rename it")
+
+
+def tokenize(text: str) -> list[Token]:
+    if not isinstance(text, str):
+        raise ExpressionError(f"expected a string, got {type(text).__name__}")
+    if len(text) > MAX_TEXT_LENGTH:
+        raise ExpressionError(f"expression too long ({len(text)} > {MAX_TEXT_LENGTH} characters)")
+    tokens: list[Token] = []
+    pos = 0
+    while pos < len(text):
+        match = _TOKEN_RE.match(text, pos)
+        if match is None:
+            raise ExpressionError(f"unexpected character {text[pos]!r}", pos + 1, text)
+        if match.lastgroup != "space":
+            tokens.append(Token(match.lastgroup, match.group(), pos + 1))
+        pos = match.end()
+    tokens.append(Token("end", "", len(text) + 1))
+    return tokens
+
+
+def _number(token: Token) -> sympy.Rational:
+    mantissa = re.split(r"[eE]", token.text)[0]
+    if len(mantissa.replace(".", "").lstrip("0")) > MAX_NUMBER_DIGITS:
+        raise ExpressionError(f"number {token.text[:20]}... has more than {MAX_NUMBER_DIGITS} digits", token.column)
+    value = Fraction(token.text)  # exact: "0.1" is 1/10, "1e-3" is 1/1000
+    if abs(value.numerator).bit_length() > 4 * MAX_RESULT_DIGITS or value.denominator.bit_length() > 4 * MAX_RESULT_DIGITS:
+        raise ExpressionError(f"number {token.text} is too large", token.column)
+    return sympy.Rational(value.numerator, value.denominator)
+
+
+class _Parser:
+    def __init__(self, text: str, variables: Iterable[str]):
+        self.text = text
+        self.variables: dict[str, sympy.Symbol] = {}
+        for name in variables:
+            check_variable_name(name)
+            self.variables[name] = symbol(name)
+        self.tokens = tokenize(text)
+        self.pos = 0
+        self.depth = 0
+
+    # -- token helpers
+    @property
+    def current(self) -> Token:
+        return self.tokens[self.pos]
+
+    def advance(self) -> Token:
+        token = self.tokens[self.pos]
+        self.pos += 1
+        return token
+
+    def error(self, message: str, token: Token | None = None) -> ExpressionError:
+        token = token or self.current
+        return ExpressionError(message, token.column, self.text)
+
+    def expect(self, op: str) -> Token:
+        if self.current.kind == "op" and self.current.text == op:
+            return self.advance()
+        found = repr(self.current.text) if self.current.kind != "end" else "end of text"
+        raise self.error(f"expected {op!r}, found {found}")
+
+    def enter(self) -> None:
+        self.depth += 1
+        if self.depth > MAX_NESTING:
+            raise self.error(f"expression nested deeper than {MAX_NESTING} levels")
+
+    # -- grammar
+    def parse_expression_only(self) -> sympy.Expr:
+        expr = self.expr()
+        if self.current.kind != "end":
+            if self.current.kind == "op" and self.current.text in RELATION_OPS:
+                raise self.error(f"unexpected relation {self.current.text!r} in an expression")
+            raise self.error(f"unexpected {self.current.text!r}")
+        return expr
+
+    def parse_relation(self) -> tuple[sympy.Expr, str, sympy.Expr]:
+        lhs = self.expr()
+        token = self.current
+        if token.kind != "op" or token.text not in RELATION_OPS:
+            found = "end of text" if token.kind == "end" else repr(token.text)
+            raise self.error(f"expected a relation (=, >=, <=, >, <), found {found}")
+        self.advance()
+        rhs = self.expr()
+        if self.current.kind == "op" and self.current.text in RELATION_OPS:
+            raise self.error("chained relations are not allowed; write each relation as its own constraint")
+        if self.current.kind != "end":
+            raise self.error(f"unexpected {self.current.text!r}")
+        return lhs, RELATION_OPS[token.text], rhs
+
+    def expr(self) -> sympy.Expr:
+        self.enter()
+        result = self.term()
+        while self.current.kind == "op" and self.current.text in "+-":
+            op = self.advance().text
+            right = self.term()
+            result = result + right if op == "+" else result - right
+        self.depth -= 1
+        return result
+
+    def _starts_atom(self, token: Token) -> bool:
+        return token.kind in ("num", "name") or (token.kind == "op" and token.text == "(")
+
+    def term(self) -> sympy.Expr:
+        result = self.unary()
+        while True:
+            token = self.current
+            if token.kind == "op" and token.text in ("*", "/"):
+                self.advance()
+                right = self.unary()
+                if token.text == "*":
+                    result = result * right
+                else:
+                    if right == 0:
+                        raise self.error("division by zero", token)
+                    result = result / right
+            elif self._starts_atom(token):
+                if token.kind == "num" and self.tokens[self.pos - 1].kind == "num":
+                    raise self.error("two numbers in a row; missing operator?")
+                result = result * self.unary()
+            else:
+                return result
+
+    def unary(self) -> sympy.Expr:
+        token = self.current
+        if token.kind == "op" and token.text in "+-":
+            self.advance()
+            self.enter()
+            operand = self.unary()
+            self.depth -= 1
+            return -operand if token.text == "-" else operand
+        return self.power()
+
+    def power(self) -> sympy.Expr:
+        base = self.atom()
+        token = self.current
+        if token.kind == "op" and token.text in ("^", "**"):
+            self.advance()
+            self.enter()
+            exponent = self.unary()
+            self.depth -= 1
+            return self._checked_power(base, exponent, token)
+        return base
+
+    def _checked_power(self, base: sympy.Expr, exponent: sympy.Expr, token: Token) -> sympy.Expr:
+        if exponent.is_number:
+            magnitude = abs(exponent.evalf(15)) if exponent.is_real else None
+            if magnitude is None or magnitude > MAX_EXPONENT:
+                raise self.error(f"exponent {exponent} is too large (limit {MAX_EXPONENT})", token)
+            if base.is_number and base != 0:
+                base_size = abs(sympy.log(abs(base.evalf(15)), 10)) if base.is_real else 0
+                if base_size * magnitude > MAX_RESULT_DIGITS:
+                    raise self.error(f"power has more than {MAX_RESULT_DIGITS} digits", token)
+            if base == 0 and exponent.is_real and exponent.is_negative:
+                raise self.error("division by zero (0 to a negative power)", token)
+        return sympy.Pow(base, exponent)
+
+    def atom(self) -> sympy.Expr:
+        token = self.current
+        if token.kind == "num":
+            self.advance()
+            return _number(token)
+        if token.kind == "name":
+            self.advance()
+            return self.name(token)
+        if token.kind == "op" and token.text == "(":
+            self.advance()
+            inner = self.expr()
+            self.expect(")")
+            return inner
+        found = "end of text" if token.kind == "end" else repr(token.text)
+        raise self.error(f"expected a number, name or '(', found {found}")
+
+    def name(self, token: Token) -> sympy.Expr:
+        name = token.text
+        if name in FUNCTIONS:
+            return self.call(token)
+        if self.current.kind == "op" and self.current.text == "(":
+            raise self.error(f"unknown function {name!r} (allowed: {', '.join(FUNCTIONS)})", token)
+        if name in CONSTANTS:
+            return CONSTANTS[name]
+        if name in self.variables:
+            return self.variables[name]
+        declared = ", ".join(self.variables) or "none"
+        raise self.error(f"unknown name {name!r} (declared variables: {declared}; constants: pi, E)", token)
+
+    def call(self, token: Token) -> sympy.Expr:
+        builder, min_args, max_args = FUNCTIONS[token.text]
+        if not (self.current.kind == "op" and self.current.text == "("):
+            raise self.error(f"function {token.text} needs parentheses, e.g. {token.text}(x)", token)
+        self.advance()
+        self.enter()
+        args = [self.expr()]
+        while self.current.kind == "op" and self.current.text == ",":
+            self.advance()
+            args.append(self.expr())
+        self.expect(")")
+        self.depth -= 1
+        if len(args) < min_args or (max_args is not None and len(args) > max_args):
+            expected = str(min_args) if min_args == max_args else f"{min_args}{'+' if max_args is None else f'-{max_args}'}"
+            raise self.error(f"{token.text} takes {expected} argument(s), got {len(args)}", token)
+        return builder(*args)
+
+
+def parse_expression(text: str, variables: Iterable[str]) -> sympy.Expr:
+    """Parse plain math text into a sympy expression over the given variable names."""
+    return _Parser(text, variables).parse_expression_only()
+
+
+def parse_relation(text: str, variables: Iterable[str]) -> tuple[sympy.Expr, str, sympy.Expr]:
+    """Parse 'lhs OP rhs' with OP one of =, >=, <=, >, < (also ==, ≥, ≤); returns (lhs, op, rhs)."""
+    return _Parser(text, variables).parse_relation()

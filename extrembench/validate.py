@@ -1,0 +1,615 @@
+"""Check a problem's answer by computation, and the `extrembench check` subcommand.
+
+Pipeline per problem (statuses in docs/problem-format.md):
+1. load + schema + safe parse; source.inequality derivation must agree (convert); a given
+   statement must state the same formulas (LaTeX parsed back, compared at feasible points);
+2. global numeric search (search_extremum): every variable is mapped to an unconstrained or boxed
+   coordinate (positive -> exp, nonnegative -> sinh, so 1e-20..1e20 scales and exact zeros are both
+   reachable), seeded multistart SLSQP from the best of a random sample, plus structured starts
+   (all ones, corners);
+3. verdict: a feasible point beating the claim -> refuted (unbounded when a path of feasible optima
+   with growing coordinates keeps decreasing); the claim never approached -> refuted; otherwise a
+   near-optimal point is snapped to small rationals and re-checked in 50-digit precision -> confirmed,
+   or found only at an open boundary / infinity -> not_attained, else inconclusive.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import time
+import warnings
+from dataclasses import dataclass, replace
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+import mpmath
+import numpy as np
+import sympy
+import yaml
+from scipy.optimize import minimize
+
+from extrembench.convert import ExtremalSpec, convert_problem
+from extrembench.expr import ExpressionError, parse_expression, parse_relation, symbol
+from extrembench.problem import Domain, Problem, ProblemError, load_problem, parse_domain, parse_problem
+
+STATUSES = ("confirmed", "refuted", "not_attained", "inconclusive", "invalid")
+DEFAULT_IGNORED_KEYS = ("expected_status",)
+LOG_LIMIT = 46.0           # exp(46) ~ 1e20: the largest/smallest scale the search reaches
+REL_TOL = 1e-6             # claim vs best value: |difference| <= REL_TOL * (1 + |answer|)
+FEAS_TOL = 1e-8            # constraint residual, relative to the size of its sides
+HP_DIGITS = 50
+EXACT_TOL = 1e-30          # 50-digit re-check of a rational witness
+NUMERIC_TOL = 1e-11        # 50-digit re-check of a witness that could not be made exact
+BOUNDARY_RATIO = 1e-6      # a coordinate this close to an open end (relative to the point's scale) is "at" it
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    id: str
+    status: str
+    best_value: float | None
+    witness: dict[str, float] | None
+    reason: str
+
+    def to_json(self) -> dict:
+        return {"id": self.id, "status": self.status, "best_value": self.best_value,
+                "witness": self.witness, "reason": self.reason}
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    best_value: float | None
+    witness: dict[str, float] | None
+    unbounded: bool
+
+
+# ---------------------------------------------------------------- numeric model
+
+@dataclass(frozen=True)
+class _Coordinate:
+    """x = offset + sign * g(t), t in [t_lo, t_hi]; g = exp | sinh | identity."""
+    kind: str
+    offset: float
+    sign: float
+    t_lo: float
+    t_hi: float
+
+    def x(self, t):
+        if self.kind == "exp":
+            return self.offset + self.sign * np.exp(t)
+        if self.kind == "sinh":
+            return self.offset + self.sign * np.sinh(t)
+        return t
+
+    def t(self, x: float) -> float:
+        if self.kind == "exp":
+            return math.log(max(self.sign * (x - self.offset), 1e-300))
+        if self.kind == "sinh":
+            return math.asinh(self.sign * (x - self.offset))
+        return x
+
+
+def _coordinate(domain: Domain) -> _Coordinate:
+    lo = None if domain.lo is None else float(domain.lo)
+    hi = None if domain.hi is None else float(domain.hi)
+    if lo is not None and hi is not None:
+        return _Coordinate("box", 0.0, 1.0, lo, hi)
+    if lo is None and hi is None:
+        return _Coordinate("sinh", 0.0, 1.0, -LOG_LIMIT, LOG_LIMIT)
+    end, sign, is_open = (lo, 1.0, domain.lo_open) if lo is not None else (hi, -1.0, domain.hi_open)
+    if is_open:
+        return _Coordinate("exp", end, sign, -LOG_LIMIT, LOG_LIMIT)
+    return _Coordinate("sinh", end, sign, 0.0, LOG_LIMIT)
+
+
+class _Model:
+    """Vectorised numeric form of a problem in the search coordinates t."""
+
+    def __init__(self, parsed, sense: str):
+        self.parsed = parsed
+        self.symbols = parsed.symbols
+        self.names = [str(s) for s in self.symbols]
+        self.sign = 1.0 if sense == "min" else -1.0
+        self.coords = [_coordinate(parsed.domains[s]) for s in self.symbols]
+        # lambdify prints our own parsed tree (fixed vocabulary) to numpy code, never the raw text
+        self.objective = sympy.lambdify(self.symbols, parsed.objective, "numpy")
+        self.equalities, self.inequalities, self.strict = [], [], []
+        for lhs, op, rhs in parsed.constraints:
+            diff = lhs - rhs if op in ("=", ">=", ">") else rhs - lhs
+            # residuals are relative to the size of the terms, so abc = 10^-12 is as strict as abc = 1
+            scale = sum((sympy.Abs(term) for term in sympy.Add.make_args(lhs) + sympy.Add.make_args(rhs)),
+                        sympy.Float(1e-300))
+            pair = (sympy.lambdify(self.symbols, diff, "numpy"), sympy.lambdify(self.symbols, scale, "numpy"))
+            if op == "=":
+                self.equalities.append(pair)
+            else:
+                self.inequalities.append(pair)
+                self.strict.append(op in (">", "<"))
+
+    def x(self, t: np.ndarray) -> list:
+        return [c.x(t[i]) for i, c in enumerate(self.coords)]
+
+    def values(self, xs: list) -> tuple[np.ndarray, np.ndarray]:
+        """(signed objective, relative constraint violation) for points given coordinate-wise."""
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            f = np.asarray(self.sign * np.asarray(self.objective(*xs), dtype=complex), dtype=complex)
+            violation = np.zeros(np.shape(f), dtype=float)
+            for func, scale in self.equalities:
+                violation = violation + np.abs(np.asarray(func(*xs), dtype=complex)) / np.abs(np.asarray(scale(*xs), dtype=complex))
+            for func, scale in self.inequalities:
+                value = np.asarray(func(*xs), dtype=complex)
+                bad = np.where(np.abs(value.imag) > 1e-12, np.inf, np.maximum(0.0, -value.real))
+                violation = violation + bad / np.abs(np.asarray(scale(*xs), dtype=complex))
+        f_real = np.where(np.abs(f.imag) > 1e-9 * (1 + np.abs(f.real)), np.nan, f.real)
+        violation = np.where(np.isfinite(violation), violation, np.inf)
+        return f_real, violation
+
+
+def _model(item: Problem | ExtremalSpec) -> tuple[_Model, Any]:
+    if isinstance(item, Problem):
+        parsed = parse_problem(item)
+        return _Model(parsed, item.sense), parsed
+    problem = Problem(id="spec", sense=item.sense, variables=dict(item.variables), constraints=tuple(item.constraints),
+                      objective=item.objective, answer=item.answer)
+    parsed = parse_problem(problem)
+    return _Model(parsed, item.sense), parsed
+
+
+# ---------------------------------------------------------------- search
+
+@dataclass(frozen=True)
+class _Candidate:
+    t: tuple[float, ...]
+    value: float          # signed objective (the search minimises)
+    violation: float
+
+
+def _sample(model: _Model, rng: np.random.Generator, count: int) -> np.ndarray:
+    columns = []
+    # a common log-scale shift for a third of the samples, so constraints like abc = 10^12 or
+    # 10^-12 have nearly feasible samples (SLSQP cannot cross 12 orders of magnitude by itself)
+    log_shift = np.where(rng.uniform(size=count) < 1 / 3, rng.uniform(-30.0, 30.0, count), 0.0)
+    for c in model.coords:
+        if c.kind == "box":
+            u = rng.uniform(c.t_lo, c.t_hi, count)
+            ends = rng.uniform(size=count)
+            u = np.where(ends < 0.1, c.t_lo, np.where(ends > 0.9, c.t_hi, u))
+        elif c.kind == "exp":
+            u = np.clip(rng.normal(0.0, 1.5, count) + log_shift, c.t_lo, c.t_hi)
+        elif c.t_lo == 0.0:
+            u = np.where(rng.uniform(size=count) < 0.15, 0.0, np.abs(rng.normal(0.0, 1.5, count)) + np.abs(log_shift))
+        else:
+            u = rng.normal(0.0, 1.5, count) + np.sign(rng.normal(size=count)) * np.abs(log_shift)
+        columns.append(u)
+    return np.array(columns)
+
+
+def _structured_starts(model: _Model) -> list[np.ndarray]:
+    """All-ones and the lower corner: the equality case of most olympiad inequalities."""
+    ones = np.array([c.t(1.0) if c.kind != "box" else min(max(1.0, c.t_lo), c.t_hi) for c in model.coords])
+    low = np.array([c.t_lo if c.kind == "box" else (0.0 if c.t_lo == 0.0 else c.t(1.0)) for c in model.coords])
+    return [ones, low]
+
+
+def _penalised(model: _Model, values: np.ndarray, violation: np.ndarray) -> np.ndarray:
+    merit = np.where(np.isfinite(values), values, np.inf) + 1e3 * (1 + np.abs(np.nan_to_num(values))) * violation
+    return np.where(np.isfinite(merit), merit, np.inf)
+
+
+def _local(model: _Model, start: np.ndarray, limit: float | None = None) -> _Candidate | None:
+    bounds = [(c.t_lo, c.t_hi) if c.kind == "box" or limit is None else
+              (max(c.t_lo, -limit), min(c.t_hi, limit)) for c in model.coords]
+    start = np.clip(start, [b[0] for b in bounds], [b[1] for b in bounds])
+
+    def objective(t):
+        f, _ = model.values(model.x(t))
+        return float(f) if np.isfinite(f) else 1e30
+
+    constraints = []
+    for func, scale in model.equalities:
+        constraints.append({"type": "eq", "fun": lambda t, func=func, scale=scale: _real(func(*model.x(t))) / _real(scale(*model.x(t)), 1.0)})
+    for func, scale in model.inequalities:
+        constraints.append({"type": "ineq", "fun": lambda t, func=func, scale=scale: _real(func(*model.x(t))) / _real(scale(*model.x(t)), 1.0)})
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = minimize(objective, start, method="SLSQP", bounds=bounds, constraints=constraints,
+                          options={"maxiter": 300, "ftol": 1e-15})
+    t = np.clip(result.x, [b[0] for b in bounds], [b[1] for b in bounds])
+    f, violation = model.values(model.x(t))
+    if not np.isfinite(f):
+        return None
+    return _Candidate(tuple(float(v) for v in t), float(f), float(violation))
+
+
+def _real(value, fallback: float = -1e30) -> float:
+    value = complex(value)
+    if not math.isfinite(value.real) or abs(value.imag) > 1e-12:
+        return fallback
+    return value.real
+
+
+def _search(model: _Model, seed: int, deadline: float, starts: int = 14) -> list[_Candidate]:
+    """Local optima from multistart, best first; deterministic for a seed unless the deadline cuts it."""
+    rng = np.random.default_rng(seed)
+    samples = _sample(model, rng, 300 * len(model.coords) + 200)
+    values, violation = model.values(model.x(samples))
+    merit = _penalised(model, values, violation)
+    # a third of the starts nearest to feasibility, a third best by penalised value, a third random
+    picked: list[int] = []
+    for order in (np.argsort(violation, kind="stable"), np.argsort(merit, kind="stable")):
+        picked += [int(i) for i in order if int(i) not in picked][:starts // 3]
+    rest = [i for i in rng.permutation(samples.shape[1]) if int(i) not in picked]
+    chosen = [samples[:, i] for i in picked + rest[:starts - len(picked)]]
+    found = []
+    for start in _structured_starts(model) + chosen:
+        if time.monotonic() > deadline:
+            break
+        candidate = _local(model, start)
+        if candidate is not None:
+            found.append(candidate)
+    return sorted(found, key=lambda c: (c.violation > FEAS_TOL, c.value))
+
+
+def _feasible(candidates: list[_Candidate]) -> list[_Candidate]:
+    return [c for c in candidates if c.violation <= FEAS_TOL]
+
+
+def _diverges(model: _Model, start: _Candidate) -> tuple[bool, list[float]]:
+    """Follow the optima of the search restricted to |t| <= L for growing L (a feasible path whose
+    coordinates run to 0 or infinity); the objective diverges when its decrements do not die out."""
+    path = []
+    for limit in (8.0, 16.0, 24.0, 32.0, 40.0):
+        candidate = _local(model, np.array(start.t), limit)
+        if candidate is None or candidate.violation > FEAS_TOL:
+            return False, path
+        path.append(candidate.value)
+    steps = [a - b for a, b in zip(path, path[1:])]
+    growing = all(s > 0 for s in steps) and steps[-1] >= 0.5 * steps[0] and steps[-1] > 1e-9 * (1 + abs(path[-1]))
+    return growing, path
+
+
+def _at_limit(model: _Model, candidate: _Candidate) -> bool:
+    return any(c.kind != "box" and abs(t) >= LOG_LIMIT - 1 for c, t in zip(model.coords, candidate.t))
+
+
+def _witness(model: _Model, candidate: _Candidate) -> dict[str, float]:
+    return {name: float(x) for name, x in zip(model.names, model.x(np.array(candidate.t)))}
+
+
+def search_extremum(problem_or_spec: Problem | ExtremalSpec, *, seed: int, time_budget: float) -> SearchResult:
+    """Numeric global search alone (no claim involved): best feasible value found, its point, and
+    whether the objective diverges in the asked direction."""
+    model, _ = _model(problem_or_spec)
+    deadline = time.monotonic() + time_budget
+    feasible = _feasible(_search(model, seed, deadline))
+    if not feasible:
+        return SearchResult(None, None, False)
+    best = feasible[0]
+    unbounded = _at_limit(model, best) and _diverges(model, best)[0]
+    return SearchResult(model.sign * best.value, _witness(model, best), unbounded)
+
+
+# ---------------------------------------------------------------- high-precision re-check
+
+def _snap(value: float, max_denominator: int = 24) -> Fraction | None:
+    fraction = Fraction(value).limit_denominator(max_denominator)
+    return fraction if abs(float(fraction) - value) <= 1e-5 * max(1.0, abs(value)) else None
+
+
+def _mp_point(model: _Model, x: list[float], exact: bool) -> dict | None:
+    """Witness in 50-digit numbers: snapped to rationals when `exact`, else the float itself
+    projected back onto the equality constraints by Newton steps."""
+    parsed = model.parsed
+    point = {}
+    for s, value in zip(model.symbols, x):
+        if exact:
+            fraction = _snap(float(value))
+            if fraction is None:
+                return None
+            point[s] = sympy.Rational(fraction.numerator, fraction.denominator)
+        else:
+            point[s] = sympy.Float(float(value), HP_DIGITS)
+    if exact or not any(op == "=" for _, op, _ in parsed.constraints):
+        return point
+    residuals = [lhs - rhs for lhs, op, rhs in parsed.constraints if op == "="]
+    free = [s for s in model.symbols if not _is_at_closed_end(parsed.domains[s], point[s])]
+    if len(free) < len(residuals):
+        return point
+    g = sympy.Matrix(residuals)
+    jacobian = g.jacobian(free)
+    with mpmath.workdps(HP_DIGITS + 10):
+        g_f = sympy.lambdify(model.symbols, g, "mpmath")
+        j_f = sympy.lambdify(model.symbols, jacobian, "mpmath")
+        values = [mpmath.mpf(str(point[s])) for s in model.symbols]
+        index = [model.symbols.index(s) for s in free]
+        for _ in range(30):
+            residual = mpmath.matrix(g_f(*values))
+            if mpmath.norm(residual) < mpmath.mpf(10) ** (-HP_DIGITS):
+                break
+            jac = mpmath.matrix(j_f(*values))
+            try:
+                step = jac.T * mpmath.lu_solve(jac * jac.T, residual)
+            except ZeroDivisionError:
+                break
+            for k, i in enumerate(index):
+                values[i] -= step[k]
+        return {s: sympy.Float(mpmath.nstr(v, HP_DIGITS + 5), HP_DIGITS) for s, v in zip(model.symbols, values)}
+
+
+def _is_at_closed_end(domain: Domain, value) -> bool:
+    return any(end is not None and not is_open and value == end
+               for end, is_open in ((domain.lo, domain.lo_open), (domain.hi, domain.hi_open)))
+
+
+def _hp(expr: sympy.Expr, point: dict) -> sympy.Float | None:
+    value = expr.subs(point).evalf(HP_DIGITS)
+    if not value.is_number:
+        return None
+    value = sympy.N(value, HP_DIGITS)
+    if value.has(sympy.zoo, sympy.nan, sympy.oo, -sympy.oo) or not value.is_real:
+        return None if not (value.is_number and abs(sympy.im(value)) < 1e-40) else sympy.re(value)
+    return value
+
+
+def _recheck(model: _Model, point: dict, answer: sympy.Expr, tol: float) -> tuple[str, str]:
+    """('ok' | 'boundary' | 'fail', detail) for a 50-digit witness: in the domain, constraints hold,
+    objective equals the answer. 'boundary' = equal to the answer but only on an open end or where a
+    strict constraint is tight."""
+    parsed = model.parsed
+    on_boundary = []
+    for s in model.symbols:
+        domain, value = parsed.domains[s], point[s]
+        if not _in_closure(domain, value):
+            return "fail", f"{s} = {sympy.N(value, 12)} is outside its domain"
+        if not domain.contains(value) or _near_open_end(domain, value, point):
+            on_boundary.append(f"{s} -> {_end_text(domain, value)}")
+    for lhs, op, rhs in parsed.constraints:
+        left, right = _hp(lhs, point), _hp(rhs, point)
+        if left is None or right is None:
+            return "fail", f"constraint {lhs} {op} {rhs} is undefined at the witness"
+        slack = (left - right) if op in (">=", ">") else (right - left)
+        scale = 1 + abs(left) + abs(right)
+        if op == "=" and abs(slack) > tol * scale:
+            return "fail", f"constraint {lhs} = {rhs} is off by {sympy.N(slack, 3)}"
+        if op != "=" and slack < -tol * scale:
+            return "fail", f"constraint {lhs} {op} {rhs} is violated by {sympy.N(-slack, 3)}"
+        if op in (">", "<") and slack <= tol * scale:
+            on_boundary.append(f"strict constraint {lhs} {op} {rhs} is tight")
+    value = _hp(parsed.objective, point)
+    if value is None:
+        return ("boundary", "; ".join(on_boundary)) if on_boundary else ("fail", "objective undefined at the witness")
+    gap = abs(value - sympy.N(answer, HP_DIGITS))
+    if gap > tol * (1 + abs(sympy.N(answer, 20))):
+        return "fail", f"objective at the witness is {sympy.N(value, 15)}, not the answer (gap {sympy.N(gap, 3)})"
+    if on_boundary:
+        return "boundary", "; ".join(on_boundary)
+    return "ok", ""
+
+
+def _in_closure(domain: Domain, value) -> bool:
+    return (domain.lo is None or value >= domain.lo) and (domain.hi is None or value <= domain.hi)
+
+
+def _near_open_end(domain: Domain, value, point: dict) -> bool:
+    scale = max([abs(float(v)) for v in point.values()] + [1e-300])
+    for end, is_open in ((domain.lo, domain.lo_open), (domain.hi, domain.hi_open)):
+        if end is not None and is_open and abs(float(value - end)) <= BOUNDARY_RATIO * max(scale, 1e-300):
+            return True
+    return False
+
+
+def _end_text(domain: Domain, value) -> str:
+    ends = [e for e in (domain.lo, domain.hi) if e is not None]
+    return str(min(ends, key=lambda e: abs(float(value - e)))) if ends else "?"
+
+
+def _attainment(model: _Model, candidates: list[_Candidate], answer: sympy.Expr) -> tuple[str, _Candidate, str]:
+    """Status among confirmed / not_attained / inconclusive for candidates whose value matches."""
+    notes = []
+    limit_seen = None
+    for candidate in candidates[:6]:
+        x = model.x(np.array(candidate.t))
+        if _at_limit(model, candidate) or _escapes(model, x):
+            limit_seen = limit_seen or (candidate, "the value is approached as some variable runs to 0 or infinity")
+            continue
+        verdict, point, detail = _best_recheck(model, x, answer)
+        if verdict == "ok":
+            kind = "exact rational witness" if detail == "exact" else "witness re-checked to 50 digits"
+            t = np.array([c.t(float(point[s])) for c, s in zip(model.coords, model.symbols)])
+            value, _ = model.values(model.x(t))
+            confirmed = replace(candidate, t=tuple(t), value=float(value))
+            return "confirmed", confirmed, f"{kind}: constraints hold and the objective equals the answer"
+        if verdict == "boundary":
+            limit_seen = limit_seen or (candidate, f"the value is reached only in the limit ({detail})")
+        elif detail:
+            notes.append(detail)
+    if limit_seen:
+        return "not_attained", limit_seen[0], limit_seen[1]
+    return "inconclusive", candidates[0], "best value matches the answer but no witness passed the 50-digit re-check" + (f" ({notes[0]})" if notes else "")
+
+
+def _best_recheck(model: _Model, x: list, answer: sympy.Expr) -> tuple[str, dict | None, str]:
+    """Re-check a near-optimal point: first snapped to small rationals (exact), then as a 50-digit
+    projection of the float. An exact snap landing on an open end with the answer's value settles
+    it as a limit point: the float near that end must not then pass on a looser tolerance."""
+    failure = ""
+    for exact, tol in ((True, EXACT_TOL), (False, NUMERIC_TOL)):
+        for scaled in _scalings(model, x):
+            point = _mp_point(model, scaled, exact)
+            if point is None:
+                continue
+            verdict, detail = _recheck(model, point, answer, tol)
+            if verdict == "ok":
+                return "ok", point, "exact" if exact else "numeric"
+            if verdict == "boundary":
+                return "boundary", point, detail
+            failure = failure or detail
+    return "fail", None, failure
+
+
+def _escapes(model: _Model, x: list) -> bool:
+    """A coordinate that is relatively tiny next to an open end, or huge, marks an approach to the
+    boundary rather than an attained optimum."""
+    magnitudes = [abs(float(v)) for v in x]
+    scale = max(magnitudes + [1e-300])
+    for c, value, domain in zip(model.coords, x, (model.parsed.domains[s] for s in model.symbols)):
+        if c.kind == "exp" and abs(float(value) - c.offset) <= BOUNDARY_RATIO * min(scale, 1.0):
+            return True
+        if c.kind != "box" and abs(float(value)) >= 1e12 * max(1.0, min(m for m in magnitudes if m > 0) if any(magnitudes) else 1.0):
+            return True
+        if c.kind == "box" and _near_open_end(domain, sympy.Float(float(value)), {0: scale}):
+            return True
+    return False
+
+
+def _scalings(model: _Model, x: list) -> list[list[float]]:
+    """The point itself and, when objective and constraints are scale invariant there, the point
+    rescaled so its largest coordinate is 1 (homogeneous problems float to any scale)."""
+    points = [list(map(float, x))]
+    largest = max(abs(float(v)) for v in x)
+    if largest > 0 and abs(largest - 1) > 1e-12 and all(c.kind != "box" for c in model.coords):
+        scaled = [float(v) / largest for v in x]
+        f1, v1 = model.values(list(map(np.float64, x)))
+        f2, v2 = model.values(list(map(np.float64, scaled)))
+        if np.isfinite(f1) and np.isfinite(f2) and abs(f1 - f2) <= 1e-9 * (1 + abs(f1)) and v2 <= FEAS_TOL:
+            points.append(scaled)
+    return points
+
+
+# ---------------------------------------------------------------- the check
+
+def _invalid(problem_id: str, error: Exception) -> CheckResult:
+    return CheckResult(problem_id, "invalid", None, None, str(error))
+
+
+def check_problem(problem: Problem | str | Path, *, seed: int = 0, time_budget: float = 10.0,
+                  ignore_keys=DEFAULT_IGNORED_KEYS) -> CheckResult:
+    """Validate one problem; a path that fails to load gives status 'invalid', never an exception."""
+    if not isinstance(problem, Problem):
+        try:
+            problem = load_problem(problem, ignore_keys=ignore_keys)
+        except ProblemError as exc:
+            return _invalid(_declared_id(Path(problem)), exc)
+    started = time.monotonic()
+    try:
+        spec, _origin = convert_problem(problem)
+        model, parsed = _model(problem)
+    except (ProblemError, ExpressionError) as exc:
+        return _invalid(problem.id, exc)
+    deadline = started + time_budget
+    candidates = _search(model, seed, deadline)
+    feasible = _feasible(candidates)
+    if not feasible:
+        closest = min((c.violation for c in candidates), default=float("inf"))
+        return CheckResult(problem.id, "invalid", None, None,
+                           f"feasible set appears empty: no point satisfies the constraints (smallest relative violation {closest:.3g})")
+    statement_error = _statement_mismatch(problem, spec, model, feasible)
+    if statement_error:
+        return CheckResult(problem.id, "invalid", None, None, f"statement: {statement_error}")
+    answer = float(parsed.answer.evalf(30))
+    target = model.sign * answer
+    tol = REL_TOL * (1 + abs(answer))
+    best = feasible[0]
+    witness = _witness(model, best)
+    best_value = model.sign * best.value
+    word = "below" if problem.sense == "min" else "above"
+    if best.value < target - tol:
+        if _at_limit(model, best):
+            diverging, path = _diverges(model, best)
+            if diverging:
+                shown = ", ".join(f"{model.sign * v:.6g}" for v in path)
+                return CheckResult(problem.id, "refuted", best_value, witness,
+                                   f"unbounded {word}: along feasible points with coordinates running to 0 or infinity the objective goes {shown}, ...")
+        return CheckResult(problem.id, "refuted", best_value, witness,
+                           f"a feasible point gives {best_value:.12g}, {word} the claimed {answer:.12g}")
+    if best.value > target + tol:
+        return CheckResult(problem.id, "refuted", best_value, witness,
+                           f"the claimed {answer:.12g} is never reached nor approached: the best feasible value found is {best_value:.12g}")
+    matching = [c for c in feasible if c.value <= target + tol]
+    status, chosen, reason = _attainment(model, matching, parsed.answer)
+    return CheckResult(problem.id, status, model.sign * chosen.value, _witness(model, chosen), reason)
+
+
+def _statement_mismatch(problem: Problem, spec: ExtremalSpec, model: _Model, feasible: list[_Candidate]) -> str | None:
+    if problem.statement is None:
+        return None
+    from extrembench.latex_formula import statement_mismatch  # the LaTeX grammar is only needed here
+    points = [_witness(model, c) for c in _spread_feasible_points(model, seed=1, count=6)] + [_witness(model, feasible[0])]
+    return statement_mismatch(problem.statement, model.parsed, points)
+
+
+def _spread_feasible_points(model: _Model, seed: int, count: int) -> list[_Candidate]:
+    """Feasible points spread over the set: random samples projected onto the constraints
+    (nearest feasible point in search coordinates), so formulas are compared away from the optimum."""
+    rng = np.random.default_rng(seed)
+    samples = _sample(model, rng, count)
+    if not model.equalities and not model.inequalities:
+        values, _ = model.values(model.x(samples))
+        return [_Candidate(tuple(samples[:, i]), float(values[i]), 0.0) for i in range(count) if np.isfinite(values[i])]
+    points = []
+    for i in range(count):
+        start = samples[:, i]
+        bounds = [(c.t_lo, c.t_hi) for c in model.coords]
+        constraints = [{"type": "eq", "fun": lambda t, func=func, scale=scale: _real(func(*model.x(t))) / _real(scale(*model.x(t)), 1.0)}
+                       for func, scale in model.equalities]
+        constraints += [{"type": "ineq", "fun": lambda t, func=func, scale=scale: _real(func(*model.x(t))) / _real(scale(*model.x(t)), 1.0)}
+                        for func, scale in model.inequalities]
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            result = minimize(lambda t: float(np.sum((t - start) ** 2)), start, method="SLSQP",
+                              bounds=bounds, constraints=constraints, options={"maxiter": 200})
+        value, violation = model.values(model.x(result.x))
+        if np.isfinite(value) and violation <= FEAS_TOL:
+            points.append(_Candidate(tuple(float(v) for v in result.x), float(value), float(violation)))
+    return points
+
+
+# ---------------------------------------------------------------- CLI
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("files", nargs="+", type=Path, help="problem YAML files")
+    parser.add_argument("--seed", type=int, default=0, help="search seed (default 0)")
+    parser.add_argument("--time-budget", type=float, default=10.0, help="seconds per problem (default 10)")
+    parser.add_argument("--ignore-key", action="append", default=list(DEFAULT_IGNORED_KEYS),
+                        help="top-level key to ignore in problem files (repeatable; expected_status is always ignored)")
+    expect = parser.add_mutually_exclusive_group()
+    expect.add_argument("--expect-confirmed", action="store_true", help="exit 1 unless every problem is confirmed")
+    expect.add_argument("--expect-declared", action="store_true",
+                        help="exit 1 unless each file gets the status in its expected_status key (confirmed when absent)")
+
+
+def _raw_mapping(path: Path) -> dict:
+    """The file's top-level mapping read leniently (for an id or expected_status to report even
+    when the file is invalid); {} when unreadable."""
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _declared_id(path: Path) -> str:
+    problem_id = _raw_mapping(path).get("id")
+    return problem_id if isinstance(problem_id, str) else path.stem
+
+
+def _declared_status(path: Path) -> str:
+    return str(_raw_mapping(path).get("expected_status", "confirmed"))
+
+
+def run(args: argparse.Namespace) -> int:
+    failures = 0
+    for path in args.files:
+        result = check_problem(path, seed=args.seed, time_budget=args.time_budget, ignore_keys=tuple(args.ignore_key))
+        print(json.dumps(result.to_json(), ensure_ascii=False), flush=True)
+        if args.expect_confirmed and result.status != "confirmed":
+            failures += 1
+        if args.expect_declared and result.status != _declared_status(path):
+            failures += 1
+            print(f"{path}: expected status {_declared_status(path)}, got {result.status}", file=sys.stderr)
+    return 1 if failures else 0
