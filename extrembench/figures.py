@@ -72,74 +72,73 @@ def _percent(series) -> np.ndarray:
     return 100.0 * np.asarray(series, dtype=float)
 
 
-def _model_order(values: pd.DataFrame, sort_benchmark: str) -> list[str]:
-    """Models by accuracy on `sort_benchmark` (reproduced, else published), best first; models
-    without a value there go last, alphabetically."""
-    key = values.get(sort_benchmark, pd.Series(dtype=float))
-    models = sorted(values.index)
-    return sorted(models, key=lambda m: (pd.isna(key.get(m, np.nan)), -(key.get(m, 0.0) if not pd.isna(key.get(m, np.nan)) else 0.0), m))
+def main_figure_bars(
+    leaderboard: pd.DataFrame, published: pd.DataFrame | None = None, sort_by: str | None = None
+) -> pd.DataFrame:
+    """The bars of the main figure in drawing order: one row per (model, benchmark, kind) with
+    kind 'reproduced' (value = accuracy_mean, low/high = the 95 % interval) or 'published'
+    (value = the published accuracy, no interval); accuracies as fractions.
+
+    Benchmarks: those of the leaderboard, extremal first; published rows for other benchmarks are
+    ignored. Models: every model with a reproduced or published value, best first by accuracy on
+    `sort_by` (default: the first extremal benchmark; the reproduced value, else the published
+    one), models without a value there last, alphabetically."""
+    benchmarks = benchmark_order(leaderboard)
+    sort_by = sort_by or benchmarks[0]
+    bars = leaderboard[["model", "benchmark", "accuracy_mean", "ci_low", "ci_high"]].rename(
+        columns={"accuracy_mean": "value", "ci_low": "low", "ci_high": "high"}
+    )
+    bars = bars.assign(kind="reproduced")
+    if published is not None and not published.empty:
+        quoted = published.loc[published["benchmark"].isin(benchmarks), ["model", "benchmark", "accuracy"]]
+        bars = pd.concat([bars, quoted.rename(columns={"accuracy": "value"}).assign(kind="published")], ignore_index=True)
+    on_sort = bars[(bars["benchmark"] == sort_by) & bars["value"].notna()]
+    on_sort = on_sort.sort_values("kind", ascending=False, kind="stable")  # 'reproduced' before 'published'
+    sort_value = on_sort.groupby("model", sort=False)["value"].first()
+    models = sorted(set(bars["model"]), key=lambda m: (m not in sort_value.index, -sort_value.get(m, 0.0), m))
+    bars["model_rank"] = bars["model"].map({m: i for i, m in enumerate(models)})
+    bars["benchmark_rank"] = bars["benchmark"].map({b: i for i, b in enumerate(benchmarks)})
+    bars["kind_rank"] = (bars["kind"] == "published").astype(int)
+    bars = bars.sort_values(["model_rank", "benchmark_rank", "kind_rank"], kind="stable")
+    return bars[["model", "benchmark", "kind", "value", "low", "high"]].reset_index(drop=True)
 
 
 def plot_main(
     leaderboard: pd.DataFrame, out_png: str | Path, *, published: pd.DataFrame | None = None, sort_by: str | None = None
 ) -> tuple[Path, Path]:
     """Per model, grouped bars: accuracy on each benchmark (extremal first) with 95 % bootstrap
-    whiskers, sorted by accuracy on `sort_by` (default: the first extremal benchmark). With
-    `published` (columns benchmark, model, accuracy as a fraction), the published value stands as a
-    hatched bar beside each reproduced one; models only published still appear."""
+    whiskers, models sorted by accuracy on `sort_by`. With `published` (columns benchmark, model,
+    accuracy as a fraction) the published value stands as a hatched bar beside each reproduced
+    one; models only published still appear. Bars: `main_figure_bars`."""
+    bars = main_figure_bars(leaderboard, published, sort_by)
     benchmarks = benchmark_order(leaderboard)
-    sort_by = sort_by or benchmarks[0]
     colours = benchmark_colours(benchmarks)
-    reproduced = leaderboard.set_index(["model", "benchmark"])
-    published_values = pd.Series(dtype=float)
-    if published is not None and not published.empty:
-        relevant = published[published["benchmark"].isin(benchmarks)]
-        published_values = relevant.groupby(["model", "benchmark"])["accuracy"].first()
-    models = sorted(set(leaderboard["model"]) | {m for m, _ in published_values.index})
-    order_values = {}
-    for model in models:
-        row = {}
-        for benchmark in benchmarks:
-            if (model, benchmark) in reproduced.index:
-                row[benchmark] = reproduced.loc[(model, benchmark), "accuracy_mean"]
-            elif (model, benchmark) in published_values.index:
-                row[benchmark] = published_values[(model, benchmark)]
-        order_values[model] = row
-    models = _model_order(pd.DataFrame.from_dict(order_values, orient="index"), sort_by)
-
-    series = [(b, "reproduced") for b in benchmarks]
-    if not published_values.empty:
-        series = [(b, kind) for b in benchmarks for kind in ("reproduced", "published")]
+    models = list(dict.fromkeys(bars["model"]))
+    series = list(dict.fromkeys(zip(bars["benchmark"], bars["kind"])))
+    series.sort(key=lambda s: (benchmarks.index(s[0]), s[1] == "published"))
     width = 0.8 / len(series)
-    figure = _new_figure(max(4.0, 1.0 + 0.55 * len(models) * max(1, len(series)) ** 0.5), 3.6)
+    figure = _new_figure(max(4.0, 1.2 + 0.3 * len(models) * len(series)), 3.6)
     axes = figure.add_subplot()
     x = np.arange(len(models))
     for index, (benchmark, kind) in enumerate(series):
         offset = (index - (len(series) - 1) / 2) * width
+        rows = bars[(bars["benchmark"] == benchmark) & (bars["kind"] == kind)].set_index("model").reindex(models)
+        values = _percent(rows["value"])
         if kind == "reproduced":
-            values, low, high = [], [], []
-            for model in models:
-                if (model, benchmark) in reproduced.index:
-                    row = reproduced.loc[(model, benchmark)]
-                    values.append(row["accuracy_mean"])
-                    low.append(row["ci_low"])
-                    high.append(row["ci_high"])
-                else:
-                    values.append(np.nan), low.append(np.nan), high.append(np.nan)
-            values, low, high = _percent(values), _percent(low), _percent(high)
+            low, high = _percent(rows["low"]), _percent(rows["high"])
             errors = np.vstack([np.clip(values - low, 0, None), np.clip(high - values, 0, None)])
             axes.bar(x + offset, values, width, color=colours[benchmark], label=f"{benchmark} (this run, 95 % CI)",
                      yerr=errors, capsize=2, error_kw={"elinewidth": 0.8, "ecolor": "#333333"})
         else:
-            values = _percent([published_values.get((m, benchmark), np.nan) for m in models])
             axes.bar(x + offset, values, width, color="white", edgecolor=colours[benchmark], hatch="///",
                      linewidth=0.8, label=f"{benchmark} (published)")
+    sort_by = sort_by or benchmarks[0]
     axes.set_xticks(x, models, rotation=30, ha="right")
     axes.set_ylabel("Accuracy (%)")
     axes.set_xlabel(f"Model (sorted by accuracy on {sort_by})")
     axes.set_ylim(0, 105)
     axes.set_title("Accuracy per model and benchmark")
-    axes.legend(loc="upper right", ncols=min(2, len(series)), frameon=False)
+    axes.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
     return save_figure(figure, out_png)
 
 
