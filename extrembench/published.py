@@ -54,11 +54,11 @@ def load_published(path: str | Path = "data/published") -> pd.DataFrame:
     if not files or not files[0].exists():
         raise FileNotFoundError(f"{path}: no published-accuracy CSV found (expected data/published/*.csv)")
     table = pd.concat([_read_one(f) for f in files], ignore_index=True)
+    table["model"] = table["model"].map(normalise_name)
     duplicated = table[table.duplicated(["benchmark", "model"], keep=False)]
     if not duplicated.empty:
         pairs = sorted(set(zip(duplicated["benchmark"], duplicated["model"])))
         raise ValueError(f"{path}: (benchmark, model) given more than once: {pairs}; keep one row per pair")
-    table["model"] = table["model"].map(normalise_name)
     table["accuracy_percent"] = table["accuracy_percent"].astype(float)
     table["accuracy"] = table["accuracy_percent"] / 100.0
     table["exact"] = table["exact"].str.lower().ne("false")
@@ -100,6 +100,7 @@ def compare_published(leaderboard: pd.DataFrame, published: pd.DataFrame) -> pd.
     )
     table = reproduced.merge(quoted, on=["benchmark", "model"], how="outer")
     table["difference"] = table["accuracy_reproduced"] - table["accuracy_published"]
-    table["inside_ci"] = (table["accuracy_published"] >= table["ci_low"]) & (table["accuracy_published"] <= table["ci_high"])
-    table.loc[table["accuracy_reproduced"].isna() | table["accuracy_published"].isna(), "inside_ci"] = pd.NA
+    inside = (table["accuracy_published"] >= table["ci_low"]) & (table["accuracy_published"] <= table["ci_high"])
+    both = table["accuracy_reproduced"].notna() & table["accuracy_published"].notna()
+    table["inside_ci"] = inside.astype("boolean").where(both, pd.NA)  # NA: nothing to compare
     return table.sort_values(["benchmark", "model"], kind="stable").reset_index(drop=True)
