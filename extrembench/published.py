@@ -53,12 +53,13 @@ def load_published(path: str | Path = "data/published") -> pd.DataFrame:
     files = sorted(path.glob("*.csv")) if path.is_dir() else [path]
     if not files or not files[0].exists():
         raise FileNotFoundError(f"{path}: no published-accuracy CSV found (expected data/published/*.csv)")
-    table = pd.concat([_read_one(f) for f in files], ignore_index=True)
+    table = pd.concat([_read_one(f).assign(_file=str(f)) for f in files], ignore_index=True)
     table["model"] = table["model"].map(normalise_name)
     duplicated = table[table.duplicated(["benchmark", "model"], keep=False)]
     if not duplicated.empty:
         pairs = sorted(set(zip(duplicated["benchmark"], duplicated["model"])))
-        raise ValueError(f"{path}: (benchmark, model) given more than once: {pairs}; keep one row per pair")
+        where = ", ".join(sorted(set(duplicated["_file"])))
+        raise ValueError(f"{where}: (benchmark, model) given more than once: {pairs}; keep one row per pair")
     table["accuracy_percent"] = table["accuracy_percent"].astype(float)
     table["accuracy"] = table["accuracy_percent"] / 100.0
     table["exact"] = table["exact"].str.lower().ne("false")
