@@ -1,4 +1,5 @@
-"""Ingest of the official benchmarks from the local copies in ../shared/data (offline mode)."""
+"""Ingest of the official benchmarks from the local copies in ../shared/data (offline mode), and the
+download code exercised on those copies (never the network)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from extrembench.download import copy_verified, download_plan, fetch_dataset, store_verified
+from extrembench.download import main as download_main
 from extrembench.ingest import (
     DATASETS,
     ChecksumError,
@@ -219,3 +222,73 @@ def test_registry_pins_every_local_file_and_says_where_it_comes_from():
         assert spec.license and spec.citation
         # a revision is a full commit sha or explicitly unknown, never a branch name
         assert spec.revision is None or len(spec.revision) == 40
+
+
+# --- download code, exercised on the local copies only (never the network) -----------------------
+
+SHA = "0123456789abcdef0123456789abcdef01234567"
+
+
+@pytest.mark.parametrize(
+    "name, revision, relative, url",
+    [
+        ("math500", SHA, "test.jsonl", f"https://huggingface.co/datasets/HuggingFaceH4/MATH-500/resolve/{SHA}/test.jsonl"),
+        ("math500", None, "test.jsonl", "https://raw.githubusercontent.com/inclusionAI/AReaL/"
+         "f55fe685c661b0117d888fcae47d6f46e9a85087/evaluation/data/math_500/test.jsonl"),
+        ("aime2025", None, "matharena/aime_2025_II/problems/7.tex", "https://raw.githubusercontent.com/eth-sri/"
+         "matharena/81f103e38b1df076afa65ee0a3ffbe148d42e6d2/data/aime/aime_2025_II/problems/7.tex"),
+    ],
+)
+def test_download_plan_urls(name, revision, relative, url):
+    plan = {p.relative: p for p in download_plan(DATASETS[name], revision)}
+    assert set(plan) == set(DATASETS[name].files)
+    assert plan[relative].url == url
+    assert plan[relative].sha256 == DATASETS[name].files[relative]
+
+
+@pytest.mark.parametrize(
+    "name, revision, reason",
+    [
+        ("amo-bench", None, "gold_from_reference_solutions.jsonl \\(derived here"),
+        ("extrem-bench", SHA, "no pinned files"),
+        ("math500", "main", "not a 40-hex commit sha"),
+    ],
+)
+def test_download_plan_refuses(name, revision, reason):
+    with pytest.raises(DatasetError, match=reason):
+        download_plan(DATASETS[name], revision)
+
+
+def _chunks(path: Path, size: int = 4096):
+    data = path.read_bytes()
+    return [data[i:i + size] for i in range(0, len(data), size)]
+
+
+def test_store_verified_writes_the_pinned_bytes(tmp_path):
+    source = local_root("math500") / "test.jsonl"
+    target = store_verified(_chunks(source), tmp_path / "m" / "test.jsonl", DATASETS["math500"].files["test.jsonl"], source="local")
+    assert target.read_bytes() == source.read_bytes()
+
+
+def test_store_verified_rejects_other_bytes_and_leaves_nothing(tmp_path):
+    source = local_root("amo-bench") / "partial_prompts_only/test.jsonl"
+    expected = DATASETS["math500"].files["test.jsonl"]
+    with pytest.raises(ChecksumError) as caught:
+        store_verified(_chunks(source), tmp_path / "test.jsonl", expected, source="https://example.invalid/x")
+    assert expected in str(caught.value) and sha256_file(source) in str(caught.value)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_fetch_keeps_verified_files_without_network(tmp_path):
+    dest = copy_verified(DATASETS["aime2025"], local_root("aime2025"), tmp_path / "aime")
+    # every file is present and verified, so fetch_dataset has nothing to download
+    assert fetch_dataset("aime2025", dest) == dest
+    assert len(load_benchmark("aime2025", dest)) == 30
+
+
+def test_download_cli_offline_copy(tmp_path, capsys):
+    dest = tmp_path / "amo"
+    assert download_main(["amo-bench-p", str(dest), "--from-local", str(local_root("amo-bench"))]) == 0
+    assert len(load_benchmark("amo-bench-p", dest)) == 39
+    assert download_main(["amo-bench", str(tmp_path / "x"), "--revision", "main"]) == 1
+    assert "not a 40-hex commit sha" in capsys.readouterr().err
