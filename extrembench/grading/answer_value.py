@@ -109,15 +109,41 @@ def drop_qualifier(text: str) -> str:
     return text
 
 
-def stated_value(text: str) -> str:
-    """'f(1,1,1) = 3' -> '3'; '\\frac{\\sqrt3}{2} \\approx 0.866' -> '\\frac{\\sqrt3}{2}'.
+_NAME = re.compile(
+    r"^(?:[A-Za-z]+|\\[A-Za-z]+)(?:_\{?[^{}=]*\}?)?(?:\^\{?[^{}=]*\}?)?(?:\([^()=]*\))?('*)$"
+)
 
-    The last side of an equality chain is the value. Of an approximation, the exact side is
-    kept: it is what the model claims, the decimal only illustrates it.
-    """
+
+def _is_name(side: str) -> bool:
+    """'S', 'a_n', 'S_{\\min}', 'f(n)', 'P(1,1,1)', '\\min': something a value is given to."""
+    return bool(_NAME.match(side.strip()))
+
+
+def _value_of_equality(text: str) -> str:
+    """The last side of an equality chain, when the chain states a value: either that side is
+    constant ('a+b+c = 3') or the side before names the value ('f(n) = n^2+2'). An equation
+    between expressions ('2x+4y-3 = x') is returned whole, as a relation."""
     sides = [s for s in split_top_level(text, ("=",)) if s]
-    value = sides[-1] if sides else text
+    if len(sides) < 2:
+        return text
+    if _is_constant(sides[-1]) or _is_name(sides[-2]):
+        return sides[-1]
+    return text
+
+
+def stated_value(text: str) -> str:
+    """'f(1,1,1) = 3' -> '3'; '\\frac{\\sqrt3}{2} \\approx 0.866' -> '\\frac{\\sqrt3}{2}';
+    'AB = 4, CD = 5' -> '4, 5'.
+
+    Of an approximation, the exact side is kept: it is what the model claims, the decimal only
+    illustrates it.
+    """
+    clauses = [c for c in split_top_level(text, (",", ";", r"\quad")) if c]
+    if len(clauses) >= 2 and all(len(split_top_level(c, ("=",))) >= 2 for c in clauses):
+        return ", ".join(_value_of_equality(c) for c in clauses)
+    value = _value_of_equality(text)
     approx = [s for s in split_top_level(value, (r"\approx", r"\simeq", r"\sim")) if s]
     if len(approx) > 1:
-        value = approx[0]
+        exact = [s for s in approx if not _VARIABLE.match(s)]
+        value = exact[0] if exact else approx[-1]
     return value

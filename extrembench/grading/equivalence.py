@@ -28,7 +28,8 @@ logging.getLogger("math_verify").setLevel(logging.ERROR)
 
 _PARSE_TARGETS = (LatexExtractionConfig(boxed_match_priority=0), ExprExtractionConfig())
 MIN_DECIMAL_PLACES = 4
-DECIMAL_TOLERANCE = sympy.Rational(1, 10**MIN_DECIMAL_PLACES)
+# Correctly rounded at 4 places: within half a unit of the 4th decimal.
+DECIMAL_TOLERANCE = sympy.Rational(1, 2 * 10**MIN_DECIMAL_PLACES)
 _EVAL_DIGITS = 50
 _EXACT_TOLERANCE = sympy.Float("1e-35", _EVAL_DIGITS)
 
@@ -83,7 +84,21 @@ def decimal_verdict(gold_text: str, gold_obj, pred_text: str, pred_obj) -> bool 
     difference = abs(gold_value - pred_value)
     if difference <= _EXACT_TOLERANCE * max(1, abs(gold_value)):
         return True
-    return min(places) >= MIN_DECIMAL_PLACES and difference < DECIMAL_TOLERANCE
+    if min(places) < MIN_DECIMAL_PLACES:
+        return False
+    if difference <= DECIMAL_TOLERANCE:
+        return True
+    return _is_truncation(pred_text, gold_value) or _is_truncation(gold_text, pred_value)
+
+
+def _is_truncation(decimal_text: str, exact_value: sympy.Float) -> bool:
+    """'0.6666' for 2/3: the digits of the value cut off (not rounded) after the places written."""
+    if not _SINGLE_DECIMAL.match(decimal_text):
+        return False
+    places = decimal_places(decimal_text)
+    written = Fraction(decimal_text) * 10**places
+    cut = int(abs(exact_value) * 10**places)  # int() truncates toward zero
+    return written == (cut if exact_value >= 0 else -cut)
 
 
 # Names models and problems use for integer parameters; they are sampled at integers so

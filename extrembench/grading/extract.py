@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 
 from extrembench.grading.answer_value import drop_qualifier, is_witness, stated_value
-from extrembench.grading.normalize import normalize_unicode, strip_delimiters
+from extrembench.grading.normalize import normalize_unicode, strip_delimiters, strip_presentation
 
 _THINK_OPEN = re.compile(r"<think(?:ing)?>", re.IGNORECASE)
 _THINK_CLOSE = re.compile(r"</think(?:ing)?>", re.IGNORECASE)
@@ -30,6 +30,10 @@ _TAIL_FOR_PHRASE = 3000
 class Extraction:
     answer: str | None  # None: the response states no final answer
     reason: str
+
+
+# Chat-template tokens leaked into the text: whatever follows one is not the model's answer.
+_TEMPLATE_TOKEN = re.compile(r"<\|(?:im_start|im_end|endoftext|eot_id|end)\|>")
 
 
 def final_content(response: str) -> tuple[str | None, str]:
@@ -96,13 +100,19 @@ def _last_value_box(text: str) -> tuple[str | None, str]:
 
 _MATH_SPAN = r"\$\$(.+?)\$\$|\$(.+?)\$|\\\((.+?)\\\)|\\\[(.+?)\\\]|\*\*(.+?)\*\*"
 _PLAIN_SPAN = r"([^\s$*][^\n]*?)(?=\.\s|\.?$|\n|,\s+(?:which|attained|achieved|when|at)\b)"
+_SEPARATOR = r"(?:\s*(?:is|equals|=|:|为|是))"
+_FILLER = r"(?:[^.\n$]|\$[^$\n]{0,40}\$){0,80}?"
+_VALUE_WORDS = (r"(?:minimum|maximum|minimal|maximal|least|greatest|smallest|largest|min|max)"
+                r"(?:\s+possible)?\s+value|最小值|最大值")
 _PHRASE = re.compile(
-    r"(?:(?:minimum|maximum|minimal|maximal|least|greatest|smallest|largest|min|max)"
-    r"(?:\s+possible)?\s+value"
-    r"|(?:final\s+)?answer)"
-    r"[^.\n$]{0,80}?\s*(?:is|equals|=|:)\s*(?:" + _MATH_SPAN + "|" + _PLAIN_SPAN + ")",
+    r"(?:(?:" + _VALUE_WORDS + ")" + _FILLER + _SEPARATOR + "+"
+    r"|(?:final\s+)?answer" + _FILLER + _SEPARATOR + "*|答案" + _SEPARATOR + "*)"
+    r"\s*(?:" + _MATH_SPAN + "|" + _PLAIN_SPAN + ")",
     re.IGNORECASE | re.DOTALL,
 )
+_FINAL_ANSWER_WORDS = re.compile(r"final\s+answer", re.IGNORECASE)
+_LAST_IS = re.compile(r".*\b(?:is|equals|=)\s+(.+)$", re.IGNORECASE | re.DOTALL)
+_PROSE_WORD = re.compile(r"(?<![\\A-Za-z{])[A-Za-z]{3,}")
 
 
 def _phrase_answer(text: str) -> str | None:
@@ -112,9 +122,26 @@ def _phrase_answer(text: str) -> str | None:
         last = match
     if last is None:
         return None
-    span = next(g for g in last.groups() if g is not None)
-    value = stated_value(drop_qualifier(strip_delimiters(span)))
+    span = strip_delimiters(next(g for g in last.groups() if g is not None).lstrip(":*： "))
+    # "Final Answer: The largest $n$ is 34" -> "34"
+    inner = _LAST_IS.match(span)
+    if _PROSE_WORD.search(re.sub(r"\$[^$]*\$", "", span)) and inner:
+        span = strip_delimiters(inner.group(1))
+    if _PROSE_WORD.search(strip_presentation(span)):
+        return None
+    value = stated_value(drop_qualifier(span))
     return value or None
+
+
+_MAX_BARE_LENGTH = 200
+
+
+def _bare_answer(content: str) -> str | None:
+    """Content that is nothing but a short formula ('$9$', '\\frac{1}{2}') is the answer."""
+    text = strip_delimiters(content.strip())
+    if not text or len(text) > _MAX_BARE_LENGTH or "\n" in text or _PROSE_WORD.search(strip_presentation(text)):
+        return None
+    return stated_value(text)
 
 
 def extract_answer(response: str, answer_type: str = "number") -> Extraction:
@@ -122,6 +149,9 @@ def extract_answer(response: str, answer_type: str = "number") -> Extraction:
     content, think_reason = final_content(normalize_unicode(response))
     if content is None:
         return Extraction(None, think_reason)
+    leak = _TEMPLATE_TOKEN.search(content)
+    if leak:
+        content = content[: leak.start()]
     if not content.strip():
         return Extraction(None, "empty-after-think" if think_reason == "think-closed" else "empty")
 
@@ -137,6 +167,14 @@ def extract_answer(response: str, answer_type: str = "number") -> Extraction:
             return Extraction(boxes[-1].strip(), "boxed")
         return Extraction(content[-_TAIL_FOR_DESCRIPTION:].strip(), "content-tail")
 
+    # "Final Answer: X" written after the last box overrides that (intermediate) box.
+    final_phrases = list(_FINAL_ANSWER_WORDS.finditer(section[-_TAIL_FOR_PHRASE:]))
+    if final_phrases:
+        offset = max(0, len(section) - _TAIL_FOR_PHRASE) + final_phrases[-1].start()
+        if offset > max(section.rfind("\\boxed"), section.rfind("\\fbox")):
+            late = _phrase_answer(section[offset:])
+            if late is not None and not is_witness(late):
+                return Extraction(late, "final-answer-phrase")
     value, box_reason = _last_value_box(section)
     if value is not None:
         return Extraction(value, f"{source}-boxed" if markers else "boxed")
@@ -145,4 +183,7 @@ def extract_answer(response: str, answer_type: str = "number") -> Extraction:
         return Extraction(phrase, f"{source}-phrase" if markers else "phrase")
     if markers and section.strip():
         return Extraction(stated_value(strip_delimiters(section.strip())), source)
+    bare = _bare_answer(content)
+    if bare is not None and box_reason == "no-box":
+        return Extraction(bare, "bare")
     return Extraction(None, box_reason if box_reason == "witness-only-box" else "no-answer-found")

@@ -33,6 +33,7 @@ class GradeResult:
 
 
 def _verdict(correct: bool, extracted: str, reason: str) -> GradeResult:
+    correct = bool(correct)  # sympy may hand back its own Boolean
     return GradeResult(correct, extracted, "correct" if correct else "wrong", reason)
 
 

@@ -52,8 +52,10 @@ _SPACING = re.compile(r"\\(?:[,;:! ]|q?quad\b|enspace\b|thinspace\b)|~")
 _STYLE = re.compile(r"\\(?:displaystyle|textstyle|scriptstyle)\b")
 _LEFT_RIGHT = re.compile(r"\\(?:left|right|bigl|bigr|Bigl|Bigr|big|Big)\b\s*(\.)?")
 _FRAC_VARIANTS = re.compile(r"\\[dt]frac\b")
-_TEXT_LIKE = re.compile(r"\\(?:text|textrm|textbf|textit|mathrm|mathbf|mathit|mbox)\s*\{([^{}]*)\}")
-_WORD = re.compile(r"[A-Za-z]{2,}")
+_TEXT_LIKE = re.compile(
+    r"\\(?:text|textrm|textbf|textit|mathrm|mathbf|mathit|mbox)\s*\{((?:[^{}]|\{[^{}]*\})*)\}"
+)
+_WORD = re.compile(r"(?<![\\A-Za-z])[A-Za-z]{2,}")  # a word, not a command like \frac
 _TRAILING_PUNCT = re.compile(r"[\s.,;:]+$")
 
 
@@ -65,11 +67,13 @@ def _unwrap_text(match: re.Match) -> str:
 
 def strip_presentation(latex: str) -> str:
     """Remove LaTeX that changes how an answer looks but not what it is."""
-    text = _STYLE.sub("", latex)
+    text = _STYLE.sub("", latex).replace("\\$", "")  # a currency sign is not part of the value
     text = _FRAC_VARIANTS.sub(r"\\frac", text)
     text = _LEFT_RIGHT.sub("", text)
     text = _SPACING.sub(" ", text)
-    text = _TEXT_LIKE.sub(_unwrap_text, text)
+    without_words = _TEXT_LIKE.sub(_unwrap_text, text)
+    # An answer that is only text ('\\text{odd}') keeps its words.
+    text = without_words if without_words.strip() else _TEXT_LIKE.sub(r"\1", text)
     return re.sub(r"\s+", " ", text).strip()
 
 
@@ -89,7 +93,7 @@ def strip_delimiters(text: str) -> str:
     return text
 
 
-_GROUPED_NUMBER = re.compile(r"^([-+]?)(\d{1,3}(?:(?:,|\{,\}| )\d{3})+)(\.\d+)?$")
+_GROUPED_NUMBER = re.compile(r"^([-+]?)(\d{1,3}(?:(?:, ?|\{,\} ?| )\d{3})+)(\.\d+)?$")
 
 
 def remove_thousands_separators(text: str) -> str:

@@ -21,10 +21,10 @@ def main(target: str) -> int:
     for line in sys.stdin:
         index, argument = json.loads(line)
         try:
-            reply = [index, function(argument), None]
+            encoded = json.dumps([index, function(argument), None])
         except Exception as exc:  # reported to the parent, which marks the task ungraded
-            reply = [index, None, f"{type(exc).__name__}: {exc}"[:300]]
-        protocol_out.write(json.dumps(reply) + "\n")
+            encoded = json.dumps([index, None, f"{type(exc).__name__}: {exc}"[:300]])
+        protocol_out.write(encoded + "\n")
         protocol_out.flush()
     return 0
 
