@@ -595,7 +595,8 @@ def formalize_statement(problem_id: str, statement: str, answer) -> dict:
     unsupported = _UNSUPPORTED.search(prose)
     if unsupported:
         raise FormalizeError(f"the statement mentions {unsupported.group()!r}, which a spec over real variables cannot express")
-    senses = {_SENSE_WORDS[w] for w in re.findall(r"\b(" + "|".join(_SENSE_WORDS) + r")(?:imum)?\b", prose)}
+    # "at least" / "at most" are conditions, not what is asked for
+    senses = {_SENSE_WORDS[w] for w in re.findall(r"(?<!\bat )\b(" + "|".join(_SENSE_WORDS) + r")(?:imum)?\b", prose)}
     objectives = list(_OBJECTIVE.finditer(prose))
     if len(objectives) != 1:
         raise FormalizeError(

@@ -145,6 +145,9 @@ def test_standard_fixture_spec_is_exact():
          "max", {"x": "real"}, [], "x*(1 - x)"),
         (r"Let $x_1, x_2 > 0$ satisfy $x_1 x_2 = 1$. Find the minimum value of $x_1 + x_2$.",
          "min", {"x_1": "positive", "x_2": "positive"}, ["x_1*x_2 = 1"], "x_1 + x_2"),
+        (r"For positive real numbers $a, b$ with $ab = 1$ (so at least one of them is at least one), find the "
+         r"maximum value of $\frac{1}{1+a}+\frac{1}{1+b}$.",  # "at least" is not a second sense word
+         "max", {"a": "positive", "b": "positive"}, ["a*b = 1"], "1/(1 + a) + 1/(1 + b)"),
         (r"Let $\alpha$ be a real number. Find the maximum value of $\sin\alpha\cos\alpha$.",
          "max", {"alpha": "real"}, [], "sin(alpha)*cos(alpha)"),
     ],
