@@ -197,7 +197,8 @@ def _structured_starts(model: _Model) -> list[np.ndarray]:
 
 
 def _penalised(model: _Model, values: np.ndarray, violation: np.ndarray) -> np.ndarray:
-    merit = np.where(np.isfinite(values), values, np.inf) + 1e3 * (1 + np.abs(np.nan_to_num(values))) * violation
+    with np.errstate(all="ignore"):
+        merit = np.where(np.isfinite(values), values, np.inf) + 1e3 * (1 + np.abs(np.nan_to_num(values))) * violation
     return np.where(np.isfinite(merit), merit, np.inf)
 
 
@@ -207,8 +208,10 @@ def _local(model: _Model, start: np.ndarray, limit: float | None = None) -> _Can
     start = np.clip(start, [b[0] for b in bounds], [b[1] for b in bounds])
 
     def objective(t):
+        # asinh: same minimisers, but an objective running to -1e40 no longer drowns the
+        # constraint terms, so SLSQP follows a diverging path while staying feasible
         f, _ = model.values(model.x(t))
-        return float(f) if np.isfinite(f) else 1e30
+        return float(np.arcsinh(f)) if np.isfinite(f) else 1e3
 
     constraints = []
     for func, scale in model.equalities:
@@ -296,49 +299,59 @@ def search_extremum(problem_or_spec: Problem | ExtremalSpec, *, seed: int, time_
 
 # ---------------------------------------------------------------- high-precision re-check
 
-def _snap(value: float, max_denominator: int = 24) -> Fraction | None:
-    fraction = Fraction(value).limit_denominator(max_denominator)
-    return fraction if abs(float(fraction) - value) <= 1e-5 * max(1.0, abs(value)) else None
+def _snap(value: float, max_denominator: int = 24) -> sympy.Expr | None:
+    """A simple closed form near `value`: p/q, ±sqrt(p/q) or p/q*pi with q <= max_denominator
+    (the equality cases of olympiad inequalities); None when none is within 1e-4 relative."""
+    tolerance = 1e-4 * max(1.0, abs(value))  # loose: a wrong snap fails the exact re-check anyway
+    candidates = []
+    for transform, back in ((lambda v: v, lambda r: r),
+                            (lambda v: v * v, lambda r: sympy.sqrt(r) if value > 0 else -sympy.sqrt(r)),
+                            (lambda v: v / math.pi, lambda r: r * sympy.pi)):
+        fraction = Fraction(transform(value)).limit_denominator(max_denominator)
+        candidate = back(sympy.Rational(fraction.numerator, fraction.denominator))
+        candidates.append((abs(float(candidate) - value), len(candidates), candidate))
+    error, _, closest = min(candidates)
+    return closest if error <= tolerance else None
 
 
-def _mp_point(model: _Model, x: list[float], exact: bool) -> dict | None:
-    """Witness in 50-digit numbers: snapped to rationals when `exact`, else the float itself
-    projected back onto the equality constraints by Newton steps."""
+def _mp_point(model: _Model, x: list[float], mode: str) -> dict | None:
+    """Witness in 50-digit numbers. mode 'exact': every coordinate snapped to a closed form (None
+    if one does not snap); 'mixed': the coordinates that snap are snapped; 'numeric': none. The
+    coordinates left as floats are projected back onto the equality constraints by Newton steps."""
     parsed = model.parsed
-    point = {}
+    point, free = {}, []
     for s, value in zip(model.symbols, x):
-        if exact:
-            fraction = _snap(float(value))
-            if fraction is None:
-                return None
-            point[s] = sympy.Rational(fraction.numerator, fraction.denominator)
-        else:
+        closed_form = _snap(float(value)) if mode != "numeric" else None
+        if closed_form is None and mode == "exact":
+            return None
+        if closed_form is None:
+            free.append(s)
             point[s] = sympy.Float(float(value), HP_DIGITS)
-    if exact or not any(op == "=" for _, op, _ in parsed.constraints):
-        return point
+        else:
+            point[s] = closed_form
     residuals = [lhs - rhs for lhs, op, rhs in parsed.constraints if op == "="]
-    free = [s for s in model.symbols if not _is_at_closed_end(parsed.domains[s], point[s])]
-    if len(free) < len(residuals):
+    free = [s for s in free if not _is_at_closed_end(parsed.domains[s], point[s])]
+    if not free or not residuals or len(free) < len(residuals):
         return point
-    g = sympy.Matrix(residuals)
+    g = sympy.Matrix(residuals).subs({s: v for s, v in point.items() if s not in free})
     jacobian = g.jacobian(free)
     with mpmath.workdps(HP_DIGITS + 10):
-        g_f = sympy.lambdify(model.symbols, g, "mpmath")
-        j_f = sympy.lambdify(model.symbols, jacobian, "mpmath")
-        values = [mpmath.mpf(str(point[s])) for s in model.symbols]
-        index = [model.symbols.index(s) for s in free]
+        g_f = sympy.lambdify(free, g, "mpmath")
+        j_f = sympy.lambdify(free, jacobian, "mpmath")
+        values = [mpmath.mpf(str(point[s])) for s in free]
         for _ in range(30):
-            residual = mpmath.matrix(g_f(*values))
-            if mpmath.norm(residual) < mpmath.mpf(10) ** (-HP_DIGITS):
-                break
-            jac = mpmath.matrix(j_f(*values))
             try:
+                residual = mpmath.matrix(g_f(*values))
+                if mpmath.norm(residual) < mpmath.mpf(10) ** (-HP_DIGITS):
+                    break
+                jac = mpmath.matrix(j_f(*values))
                 step = jac.T * mpmath.lu_solve(jac * jac.T, residual)
-            except ZeroDivisionError:
+            except (ZeroDivisionError, ValueError, TypeError):
                 break
-            for k, i in enumerate(index):
-                values[i] -= step[k]
-        return {s: sympy.Float(mpmath.nstr(v, HP_DIGITS + 5), HP_DIGITS) for s, v in zip(model.symbols, values)}
+            values = [v - step[k] for k, v in enumerate(values)]
+        for s, v in zip(free, values):
+            point[s] = sympy.Float(mpmath.nstr(v, HP_DIGITS + 5), HP_DIGITS)
+    return point
 
 
 def _is_at_closed_end(domain: Domain, value) -> bool:
@@ -414,18 +427,19 @@ def _attainment(model: _Model, candidates: list[_Candidate], answer: sympy.Expr)
     limit_seen = None
     for candidate in candidates[:6]:
         x = model.x(np.array(candidate.t))
-        if _at_limit(model, candidate) or _escapes(model, x):
-            limit_seen = limit_seen or (candidate, "the value is approached as some variable runs to 0 or infinity")
+        escaping = _escaping(model, candidate)
+        if escaping:
+            limit_seen = limit_seen or (candidate, f"the value is only approached, as {escaping}")
             continue
         verdict, point, detail = _best_recheck(model, x, answer)
         if verdict == "ok":
-            kind = "exact rational witness" if detail == "exact" else "witness re-checked to 50 digits"
+            kind = "exact closed-form witness" if detail == "exact" else "witness re-checked to 50 digits"
             t = np.array([c.t(float(point[s])) for c, s in zip(model.coords, model.symbols)])
             value, _ = model.values(model.x(t))
             confirmed = replace(candidate, t=tuple(t), value=float(value))
             return "confirmed", confirmed, f"{kind}: constraints hold and the objective equals the answer"
         if verdict == "boundary":
-            limit_seen = limit_seen or (candidate, f"the value is reached only in the limit ({detail})")
+            limit_seen = limit_seen or (candidate, f"the value is reached only in the limit, where {detail}")
         elif detail:
             notes.append(detail)
     if limit_seen:
@@ -438,33 +452,40 @@ def _best_recheck(model: _Model, x: list, answer: sympy.Expr) -> tuple[str, dict
     projection of the float. An exact snap landing on an open end with the answer's value settles
     it as a limit point: the float near that end must not then pass on a looser tolerance."""
     failure = ""
-    for exact, tol in ((True, EXACT_TOL), (False, NUMERIC_TOL)):
+    for mode, tol in (("exact", EXACT_TOL), ("mixed", NUMERIC_TOL), ("numeric", NUMERIC_TOL)):
         for scaled in _scalings(model, x):
-            point = _mp_point(model, scaled, exact)
+            point = _mp_point(model, scaled, mode)
             if point is None:
                 continue
             verdict, detail = _recheck(model, point, answer, tol)
             if verdict == "ok":
-                return "ok", point, "exact" if exact else "numeric"
+                return "ok", point, mode
             if verdict == "boundary":
                 return "boundary", point, detail
             failure = failure or detail
     return "fail", None, failure
 
 
-def _escapes(model: _Model, x: list) -> bool:
-    """A coordinate that is relatively tiny next to an open end, or huge, marks an approach to the
-    boundary rather than an attained optimum."""
-    magnitudes = [abs(float(v)) for v in x]
+def _escaping(model: _Model, candidate: _Candidate) -> str | None:
+    """Which variables run to an open end or to infinity at this point ("b -> 0; c -> infinity"),
+    or None. A coordinate at the search's scale limit, relatively tiny next to an open end, or
+    huge next to the others marks an approach to the boundary rather than an attained optimum."""
+    x = [float(v) for v in model.x(np.array(candidate.t))]
+    magnitudes = [abs(v) for v in x]
     scale = max(magnitudes + [1e-300])
-    for c, value, domain in zip(model.coords, x, (model.parsed.domains[s] for s in model.symbols)):
-        if c.kind == "exp" and abs(float(value) - c.offset) <= BOUNDARY_RATIO * min(scale, 1.0):
-            return True
-        if c.kind != "box" and abs(float(value)) >= 1e12 * max(1.0, min(m for m in magnitudes if m > 0) if any(magnitudes) else 1.0):
-            return True
-        if c.kind == "box" and _near_open_end(domain, sympy.Float(float(value)), {0: scale}):
-            return True
-    return False
+    smallest = min([m for m in magnitudes if m > 0] or [1.0])
+    found = []
+    for name, c, t, value, s in zip(model.names, model.coords, candidate.t, x, model.symbols):
+        domain = model.parsed.domains[s]
+        if c.kind != "box" and (t >= LOG_LIMIT - 1 or abs(value) >= 1e12 * max(1.0, smallest)):
+            if c.kind != "exp" or c.sign * (value - c.offset) > 1:
+                found.append(f"{name} -> {'-' if value < 0 else ''}infinity")
+                continue
+        if c.kind == "exp" and (t <= -LOG_LIMIT + 1 or abs(value - c.offset) <= BOUNDARY_RATIO * min(scale, 1.0)):
+            found.append(f"{name} -> {_end_text(domain, sympy.Float(value))}")
+        elif c.kind == "box" and _near_open_end(domain, sympy.Float(value), {0: scale}):
+            found.append(f"{name} -> {_end_text(domain, sympy.Float(value))}")
+    return "; ".join(found) or None
 
 
 def _scalings(model: _Model, x: list) -> list[list[float]]:

@@ -1,0 +1,138 @@
+"""The validator: each status on small hand-made problems, the statement check, the CLI."""
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from extrembench import cli
+from extrembench.problem import load_problem, problem_from_dict
+from extrembench.validate import CheckResult, check_problem, search_extremum
+
+FIXTURES = Path(__file__).parent / "fixtures" / "problems"
+POS3 = {"a": "positive", "b": "positive", "c": "positive"}
+
+
+def make(sense, variables, objective, answer, constraints=(), statement=None):
+    data = {"id": "v", "sense": sense, "variables": variables, "constraints": list(constraints),
+            "objective": objective, "answer": answer}
+    if statement is not None:
+        data["statement"] = statement
+    return problem_from_dict(data)
+
+
+@pytest.mark.parametrize("name, status", [
+    ("titu-cyclic.yaml", "confirmed"),
+    ("nesbitt-homogeneous.yaml", "confirmed"),          # scale invariant, no constraint
+    ("schur-corner.yaml", "confirmed"),                 # several optima, one on the boundary
+    ("single-point.yaml", "confirmed"),                 # feasible set is one point
+    ("nonsmooth-max.yaml", "confirmed"),                # Max/Abs objective
+    ("huge-scale.yaml", "confirmed"),                   # abc = 10^12
+    ("circle-irrational.yaml", "confirmed"),            # witness (1/sqrt5, 2/sqrt5)
+    ("cyclic-sum-not-attained.yaml", "not_attained"),   # sup approached at infinity
+    ("unbounded.yaml", "refuted"),
+    ("pwned.yaml", "invalid"),
+])
+def test_fixture_statuses(name, status):
+    result = check_problem(FIXTURES / name)
+    assert result.status == status, result.reason
+
+
+@pytest.mark.parametrize("sense, variables, objective, answer, constraints, status, reason", [
+    ("min", POS3, "a^2/b + b^2/c + c^2/a", "3.003", ["a + b + c = 3"], "refuted", "below the claimed"),
+    ("min", POS3, "a^2/b + b^2/c + c^2/a", "2.997", ["a + b + c = 3"], "refuted", "never reached nor approached"),
+    ("max", POS3, "a^2/b + b^2/c + c^2/a", "3", ["a + b + c = 3"], "refuted", "unbounded above"),
+    ("min", {"a": "positive", "b": "positive"}, "a + b + 1", "1", [], "not_attained", "a -> 0"),
+    ("min", {"x": "(0, 1]"}, "x + 1", "1", [], "not_attained", "x -> 0"),
+    ("min", {"x": "real", "y": "real"}, "x^2 + y^2", "2.5", ["x + y = 2"], "refuted", "below the claimed"),
+    ("min", {"x": "real", "y": "real"}, "x + y", "2", ["x*y > 1", "x >= 0"], "not_attained", "strict constraint"),
+    ("min", {"a": "positive", "b": "positive"}, "a", "0", ["a + b = -1"], "invalid", "feasible set appears empty"),
+    ("max", {"x": "[0, 1]", "y": "[0, 1]"}, "x + y - x*y + Abs(x - y)", "2", [], "confirmed", "exact"),
+    ("min", POS3, "(a + b + c)*10^4", "3", ["a*b*c = 10^-12"], "confirmed", ""),
+    ("min", {"t": "[0, pi]"}, "sin(t) + cos(t)", "-1", [], "confirmed", "exact"),
+    ("max", {"x": "real"}, "-Abs(x - 2/7)", "0", [], "confirmed", "exact"),
+])
+def test_statuses(sense, variables, objective, answer, constraints, status, reason):
+    result = check_problem(make(sense, variables, objective, answer, constraints))
+    assert result.status == status, result.reason
+    assert reason in result.reason
+
+
+def test_confirmed_witness_reaches_the_answer():
+    result = check_problem(load_problem(FIXTURES / "schur-corner.yaml"))
+    assert result.best_value == pytest.approx(0.0, abs=1e-12)
+    assert sum(result.witness.values()) == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("statement, status, reason", [
+    ("Let $a, b$ be positive real numbers such that $a + b = 2$. Find the minimum value of $\\frac{1}{a} + \\frac{1}{b}$.",
+     "confirmed", ""),
+    ("Let $a, b > 0$ with $a + b = 2$. Find the minimum value of $\\frac{1}{a} + \\frac{2}{b}$.",
+     "invalid", "no formula in the statement equals the objective"),
+    ("Let $a, b$ be positive real numbers such that $a + b = 3$. Find the minimum value of $\\frac{1}{a} + \\frac{1}{b}$.",
+     "invalid", "fails at a feasible point"),
+    ("Let $a, b$ be positive real numbers such that $a + b = 2$. Find the maximum value of $\\frac{1}{a} + \\frac{1}{b}$.",
+     "invalid", "asks for the maximum"),
+    ("Let $a, b$ be positive real numbers. Find the minimum value of $\\frac{1}{a} + \\frac{1}{b}$.",
+     "invalid", "states 0 relation(s)"),
+])
+def test_statement_consistency(statement, status, reason):
+    item = make("min", {"a": "positive", "b": "positive"}, "1/a + 1/b", "2", ["a + b = 2"], statement)
+    result = check_problem(item)
+    assert result.status == status, result.reason
+    assert reason in result.reason
+
+
+def test_source_disagreement_is_invalid():
+    item = problem_from_dict({"id": "d", "sense": "min", "variables": {"a": "positive"}, "objective": "a + 1/a",
+                              "answer": "3", "source": {"inequality": {"lhs": "a + 1/a", "relation": ">=", "rhs": "2"}}})
+    result = check_problem(item)
+    assert result.status == "invalid" and "disagrees with the curated fields" in result.reason
+
+
+def test_path_errors_become_invalid_results(tmp_path):
+    missing = check_problem(tmp_path / "nope.yaml")
+    assert missing.status == "invalid" and "cannot read" in missing.reason
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("id: bad-1\nsense: min\nvariables: {a: positive}\nobjective: 'a + b'\nanswer: '1'\n")
+    result = check_problem(bad)
+    assert (result.id, result.status) == ("bad-1", "invalid")
+    assert f"{bad}: objective: column 5: unknown name 'b'" in result.reason
+
+
+def test_deterministic_for_a_seed():
+    item = load_problem(FIXTURES / "titu-cyclic.yaml")
+    assert check_problem(item, seed=3) == check_problem(item, seed=3)
+
+
+def test_search_extremum_alone():
+    result = search_extremum(load_problem(FIXTURES / "circle-irrational.yaml"), seed=0, time_budget=5)
+    assert result.best_value == pytest.approx(5 ** 0.5, rel=1e-9) and not result.unbounded
+    assert search_extremum(load_problem(FIXTURES / "unbounded.yaml"), seed=0, time_budget=5).unbounded
+
+
+def test_to_json_keys():
+    result = CheckResult("x", "confirmed", 1.0, {"a": 1.0}, "ok")
+    assert result.to_json() == {"id": "x", "status": "confirmed", "best_value": 1.0, "witness": {"a": 1.0}, "reason": "ok"}
+
+
+def test_cli_prints_json_lines_and_runs_no_code(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    files = [str(FIXTURES / "pwned.yaml"), str(FIXTURES / "titu-cyclic.yaml")]
+    assert cli.main(["check", *files]) == 0
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [(r["id"], r["status"]) for r in lines] == [("fixture-pwned", "invalid"), ("fixture-titu-cyclic", "confirmed")]
+    assert set(lines[1]) == {"id", "status", "best_value", "witness", "reason"}
+    assert not os.path.exists(tmp_path / "pwned")
+    assert cli.main(["check", "--expect-confirmed", *files]) == 1
+
+
+def test_cli_expect_declared(tmp_path, capsys):
+    rejected = tmp_path / "wrong.yaml"
+    rejected.write_text("id: w\nsense: min\nvariables: {a: positive}\nobjective: 'a + 1/a'\nanswer: '3'\n"
+                        "expected_status: refuted\n")
+    assert cli.main(["check", "--expect-declared", str(rejected)]) == 0
+    rejected.write_text(rejected.read_text().replace("refuted", "confirmed"))
+    assert cli.main(["check", "--expect-declared", str(rejected)]) == 1
+    assert "expected status confirmed, got refuted" in capsys.readouterr().err
