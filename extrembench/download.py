@@ -52,6 +52,8 @@ def download_plan(spec: DatasetSpec, revision: str | None = None) -> list[Planne
         )
     plan, unavailable = [], []
     for relative, sha in spec.files.items():
+        if relative in spec.derived:
+            continue  # rebuilt from the downloaded files, see fetch_dataset
         hub_path = spec.hub_paths.get(relative)
         if hub_path is not None and revision is not None:
             url = HUB_URL.format(hub_id=spec.hub_id, revision=revision, path=hub_path)
@@ -134,7 +136,15 @@ def fetch_dataset(name: str, dest: Path, *, revision: str | None = None) -> Path
             continue
         chunks = _hub_chunks(spec, planned) if planned.hub_path else _https_chunks(planned.url)
         store_verified(chunks, target, planned.sha256, source=planned.url)
+    store_derived(spec, dest)
     return dest
+
+
+def store_derived(spec: DatasetSpec, root: Path) -> None:
+    """Rebuild the derived files of `spec` under `root` from the others, verified like downloads."""
+    for relative, derive in spec.derived.items():
+        store_verified([derive(Path(root))], Path(root) / relative, spec.files[relative],
+                       source=f"{relative} rebuilt by {derive.__name__}")
 
 
 def copy_verified(spec: DatasetSpec, source_root: Path, dest: Path) -> Path:

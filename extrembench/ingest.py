@@ -18,6 +18,7 @@ import csv
 import hashlib
 import json
 import re
+from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -52,6 +53,8 @@ class DatasetSpec:
     mirrors: Mapping[str, str] = field(default_factory=dict)  # file -> raw URL at a pinned git commit
     origin: Mapping[str, str] = field(default_factory=dict)  # file -> where the bytes come from
     subset_of: str | None = None  # same files as another benchmark, filtered
+    # file -> function(root) -> bytes that rebuilds it from the other files (for files no release holds)
+    derived: Mapping[str, Callable[[Path], bytes]] = field(default_factory=dict)
 
 
 def sha256_file(path: Path) -> str:
@@ -153,8 +156,8 @@ def read_aime2025(root: Path) -> list[dict]:
             if reader.fieldnames != ["id", "answer"]:
                 raise DatasetError(f"{answers_path}: header must be 'id,answer', got {reader.fieldnames}")
             answers = {row["id"]: row["answer"] for row in reader}
-        if sorted(answers, key=int) != [str(n) for n in range(1, 16)]:
-            raise DatasetError(f"{answers_path}: ids must be 1..15, got {sorted(answers, key=int)}")
+        if sorted(answers) != sorted(str(n) for n in range(1, 16)):
+            raise DatasetError(f"{answers_path}: ids must be 1..15, got {sorted(answers)}")
         for number in range(1, 16):
             answer = answers[str(number)].strip()
             if not (answer.isdigit() and 0 <= int(answer) <= 999):
@@ -214,8 +217,7 @@ def read_math500(root: Path) -> list[dict]:
 
 
 def _require_unique(ids: list[str], path: Path) -> None:
-    seen: set[str] = set()
-    duplicates = sorted({i for i in ids if i in seen or seen.add(i)})
+    duplicates = sorted(i for i, count in Counter(ids).items() if count > 1)
     if duplicates:
         raise DatasetError(f"{path}: duplicate problem ids {duplicates[:5]}")
 
@@ -224,6 +226,8 @@ def _require_unique(ids: list[str], path: Path) -> None:
 
 AMO_PROMPTS = "partial_prompts_only/test.jsonl"
 AMO_GOLD = "gold_from_reference_solutions.jsonl"
+AMO_SOLUTIONS = "reference_solutions/example.jsonl"
+AMO_FINAL_ANSWER = "### The final answer is:"
 _FORMULA_VARIABLES = re.compile(r"must be a formula containing ([^.\n]+)\.")
 
 
@@ -296,6 +300,46 @@ def read_amo_bench(root: Path) -> list[dict]:
     return records
 
 
+def last_boxed(text: str) -> str | None:
+    """The content of the last \\boxed{...} in `text` (braces matched), or None."""
+    start = text.rfind("\\boxed{")
+    if start < 0:
+        return None
+    depth, position = 1, start + len("\\boxed{")
+    for index in range(position, len(text)):
+        depth += {"{": 1, "}": -1}.get(text[index], 0)
+        if depth == 0:
+            return text[position:index]
+    return None
+
+
+def derive_amo_gold(root: Path) -> bytes:
+    """Rebuild gold_from_reference_solutions.jsonl from the prompts and the official reference solutions.
+
+    The answer is what follows the last "### The final answer is:" of each reference solution: the
+    last \\boxed{} content for number/set/variable types, the whole text for description types; the
+    type comes from the prompt's format instruction. Reproduces the shared file byte for byte.
+    """
+    prompts_path, solutions_path = root / AMO_PROMPTS, root / AMO_SOLUTIONS
+    solutions = {}
+    for line_number, row in enumerate(_read_jsonl(solutions_path), start=1):
+        _require(row, ("question_id", "model_response"), f"{solutions_path}:{line_number}")
+        solutions[row["question_id"]] = row["model_response"]
+    lines = []
+    for line_number, row in enumerate(_read_jsonl(prompts_path), start=1):
+        _require(row, ("id", "problem"), f"{prompts_path}:{line_number}")
+        response = solutions.get(row["id"])
+        if response is None or AMO_FINAL_ANSWER not in response:
+            raise DatasetError(f"{solutions_path}: no reference solution with {AMO_FINAL_ANSWER!r} for id {row['id']}")
+        answer_type = amo_answer_type_from_prompt(row["problem"])
+        final = response.rsplit(AMO_FINAL_ANSWER, 1)[1]
+        answer = final.strip() if answer_type == "description" else last_boxed(final)
+        if answer is None:
+            raise DatasetError(f"{solutions_path}: id {row['id']}: no \\boxed{{}} after {AMO_FINAL_ANSWER!r}")
+        lines.append((row["id"], {"question_id": row["id"], "answer_type": answer_type, "answer": answer}))
+    return "".join(json.dumps(item) + "\n" for _id, item in sorted(lines, key=lambda pair: pair[0])).encode()
+
+
 def read_amo_bench_p(root: Path) -> list[dict]:
     """AMO-Bench-P: the 39 problems graded by a parser (every type but description)."""
     return [r for r in read_amo_bench(root) if r["answer_type"] != "description"]
@@ -351,6 +395,7 @@ _AIME_FILES = {
 _AMO_FILES = {
     AMO_PROMPTS: "7e0550ac9d5f6d662b5044127d7c20c2b54d39cfbc8759a5baea7b983814f984",
     AMO_GOLD: "b0aeec913c9e37aed929d2799a9a3ab6d8041ce4deba33a587510a88df1effc1",
+    AMO_SOLUTIONS: "121b9410ba4252f17ba1dbf501a4e917322ad6533f96bac28943e23c53ad7991",
 }
 _AMO_COMMON = dict(
     hub_id="meituan-longcat/AMO-Bench",
@@ -365,13 +410,18 @@ _AMO_COMMON = dict(
     mirrors={
         AMO_PROMPTS: "https://raw.githubusercontent.com/ezoicoder/AReaL/"
         "04da7fd9876d526125573e22776dc1c70b831252/evaluation/data/amo_bench/test.jsonl",
+        AMO_SOLUTIONS: "https://raw.githubusercontent.com/meituan-longcat/AMO-Bench/"
+        "52e1f378e4bcb0c593e860be38f9251b1a192571/model_responses/example.jsonl",
     },
+    derived={AMO_GOLD: derive_amo_gold},
     origin={
         AMO_PROMPTS: "byte-identical copy of ezoicoder/AReaL@04da7fd9 evaluation/data/amo_bench/test.jsonl "
         "(all 50 official prompts; its 'answer' field is a placeholder and is not used). Not a Hub file.",
         AMO_GOLD: "derived here: the final answer of each official reference solution "
         "(meituan-longcat/AMO-Bench@52e1f378 model_responses/example.jsonl, scored 100% by the official "
-        "grader), so equivalent to, but not byte-identical with, the Hub gold. Cannot be downloaded.",
+        "grader), so equivalent to, but not byte-identical with, the Hub gold. Rebuilt by derive_amo_gold.",
+        AMO_SOLUTIONS: "byte-identical to meituan-longcat/AMO-Bench@52e1f378 model_responses/example.jsonl "
+        "(the 50 official reference solutions). Not a Hub file.",
     },
 )
 

@@ -10,14 +10,17 @@ from pathlib import Path
 
 import pytest
 
-from extrembench.download import copy_verified, download_plan, fetch_dataset, store_verified
+from extrembench.download import copy_verified, download_plan, fetch_dataset, store_derived, store_verified
 from extrembench.download import main as download_main
 from extrembench.ingest import (
     DATASETS,
     ChecksumError,
     DatasetError,
+    DatasetSpec,
     amo_answer_type_from_prompt,
     amo_answer_variables,
+    derive_amo_gold,
+    last_boxed,
     load_benchmark,
     local_root,
     math500_problem_id,
@@ -249,7 +252,6 @@ def test_download_plan_urls(name, revision, relative, url):
 @pytest.mark.parametrize(
     "name, revision, reason",
     [
-        ("amo-bench", None, "gold_from_reference_solutions.jsonl \\(derived here"),
         ("extrem-bench", SHA, "no pinned files"),
         ("math500", "main", "not a 40-hex commit sha"),
     ],
@@ -257,6 +259,69 @@ def test_download_plan_urls(name, revision, relative, url):
 def test_download_plan_refuses(name, revision, reason):
     with pytest.raises(DatasetError, match=reason):
         download_plan(DATASETS[name], revision)
+
+
+def test_download_plan_for_amo_bench_leaves_the_derived_gold_out():
+    plan = {p.relative: p.url for p in download_plan(DATASETS["amo-bench"])}
+    assert plan == {
+        "partial_prompts_only/test.jsonl": "https://raw.githubusercontent.com/ezoicoder/AReaL/"
+        "04da7fd9876d526125573e22776dc1c70b831252/evaluation/data/amo_bench/test.jsonl",
+        "reference_solutions/example.jsonl": "https://raw.githubusercontent.com/meituan-longcat/AMO-Bench/"
+        "52e1f378e4bcb0c593e860be38f9251b1a192571/model_responses/example.jsonl",
+    }
+
+
+@pytest.mark.parametrize(
+    "spec, revision, reason",
+    [
+        (DatasetSpec("hub-only", "org/data", None, {"a.jsonl": "0" * 64}, "MIT", "c", hub_paths={"a.jsonl": "a.jsonl"}),
+         None, r"a.jsonl \(on the Hub: pass revision=<commit sha of org/data>\)"),
+        (DatasetSpec("nowhere", None, None, {"a.jsonl": "0" * 64}, "MIT", "c", origin={"a.jsonl": "kept by hand"}),
+         None, r"a.jsonl \(kept by hand\)"),
+    ],
+)
+def test_download_plan_names_files_without_a_source(spec, revision, reason):
+    with pytest.raises(DatasetError, match=reason):
+        download_plan(spec, revision)
+
+
+def test_derive_amo_gold_reproduces_the_shared_file():
+    root = local_root("amo-bench")
+    assert derive_amo_gold(root) == (root / "gold_from_reference_solutions.jsonl").read_bytes()
+
+
+@pytest.mark.parametrize(
+    "text, content",
+    [
+        (r"so $\boxed{6}$.", "6"),
+        (r"$\boxed{1}$ then $\boxed{\{1, 2\}}$", r"\{1, 2\}"),
+        (r"$\boxed{\frac{a}{b}}$", r"\frac{a}{b}"),
+        ("no box", None),
+        (r"$\boxed{unclosed", None),
+    ],
+)
+def test_last_boxed(text, content):
+    assert last_boxed(text) == content
+
+
+def test_derived_gold_is_rebuilt_and_verified(tmp_path):
+    spec = DATASETS["amo-bench"]
+    root = tmp_path / "amo"
+    for relative in ("partial_prompts_only/test.jsonl", "reference_solutions/example.jsonl"):
+        (root / relative).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(local_root("amo-bench") / relative, root / relative)
+    store_derived(spec, root)
+    assert len(load_benchmark("amo-bench", root)) == 50
+
+
+def test_derived_gold_from_altered_solutions_is_refused(tmp_path):
+    root = _copy_dataset("amo-bench", tmp_path)
+    (root / "gold_from_reference_solutions.jsonl").unlink()
+    solutions = root / "reference_solutions/example.jsonl"
+    solutions.write_text(solutions.read_text().replace("boxed{6}", "boxed{7}", 1))
+    with pytest.raises(ChecksumError, match="rebuilt by derive_amo_gold"):
+        store_derived(DATASETS["amo-bench"], root)
+    assert not (root / "gold_from_reference_solutions.jsonl").exists()
 
 
 def _chunks(path: Path, size: int = 4096):
