@@ -117,10 +117,10 @@ def tokenize_latex(latex: str) -> list[Tok]:
 
 
 class _LatexParser:
-    def __init__(self, latex: str, variables: Collection[str]):
+    def __init__(self, latex: str, variables: Collection[str], tokens: list[Tok] | None = None):
         self.latex = latex
         self.variables = set(variables)
-        self.tokens = tokenize_latex(latex)
+        self.tokens = tokenize_latex(latex) if tokens is None else [*tokens, Tok("end", "")]
         self.pos = 0
         self.abs_depth = 0
         self.names: set[str] = set()
@@ -510,8 +510,7 @@ def _plain_number(tokens: list[Tok]) -> str | None:
     """The plain text of a constant (no names), or None."""
     if not tokens or any(t.kind in ("name", "rel") or t.text == "," for t in tokens):
         return None
-    parser = _LatexParser("", ())
-    parser.tokens = list(tokens) + [Tok("end", "")]
+    parser = _LatexParser(" ".join(t.text for t in tokens), (), tokens)
     try:
         tree = parser.expr()
         parser.finish()
