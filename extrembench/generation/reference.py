@@ -1,0 +1,39 @@
+"""The non-LLM baseline: the validator's numeric optimizer answers each structured problem.
+
+It abstains on problems without a spec (companion benchmarks). Its answer is the best value it
+found, written as a decimal in a box, so the grader's 4-decimal rule decides whether it counts.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+from extrembench.convert import ExtremalSpec
+from extrembench.validate import search_extremum
+
+
+def answer(identity: dict[str, Any]) -> dict[str, Any]:
+    started = time.monotonic()
+    response = {"content": None, "reasoning_content": None, "finish_reason": "abstain",
+                "prompt_tokens": None, "completion_tokens": None, "error": None}
+    if identity["spec_json"]:
+        spec = json.loads(identity["spec_json"])
+        # The spec carries no answer (the solver must not see it); the search never reads the
+        # claim, but the spec type needs a parseable one.
+        problem = ExtremalSpec(sense=spec["sense"], variables=spec["variables"],
+                               constraints=tuple(spec["constraints"]), objective=spec["objective"],
+                               answer="0", statement="")
+        result = search_extremum(problem, seed=identity["seed"], time_budget=identity["time_budget_s"])
+        if result.unbounded:
+            text = "The objective is unbounded: \\boxed{\\infty}" if spec["sense"] == "max" else \
+                "The objective is unbounded: \\boxed{-\\infty}"
+        elif result.best_value is None:
+            text = None
+        else:
+            value = f"{result.best_value:.{identity['digits']}g}"
+            text = f"The {'minimum' if spec['sense'] == 'min' else 'maximum'} value is \\boxed{{{value}}}."
+        response.update(content=text, finish_reason="stop" if text else "abstain")
+    response["latency_s"] = round(time.monotonic() - started, 3)
+    return response

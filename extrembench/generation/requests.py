@@ -1,0 +1,119 @@
+"""Plan the requests of one generate job: one per (problem, trial), each with its own seed and key.
+
+Everything that determines a response goes into the request identity (and so the cache key):
+the rendered messages, model id + revision, every sampling parameter, the seed, the clamped
+max_tokens, and the engine with its version. The served model name and the port do not: they
+change between runs without changing the answer.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from dataclasses import dataclass
+from importlib import metadata
+from typing import Any
+
+from extrembench import __version__
+from extrembench.generation.cache import cache_key
+
+ASKED_STATUSES = ("confirmed", "ingested")
+
+
+@dataclass(frozen=True)
+class PlannedSample:
+    problem: dict[str, Any]  # a row of the problems table
+    trial: int
+    seed: int
+    identity: dict[str, Any]  # what the cache key is computed over
+    key: str
+
+
+def sample_seed(model: str, benchmark: str, problem_id: str, trial: int) -> int:
+    """Distinct, deterministic seed per sample (SGLang's default seed is the same for all)."""
+    digest = hashlib.sha256(f"{model}\x1f{benchmark}\x1f{problem_id}\x1f{trial}".encode()).digest()
+    return int.from_bytes(digest[:4], "big") & 0x7FFFFFFF
+
+
+def engine_version(model_cfg: dict[str, Any]) -> str:
+    backend = model_cfg["backend"]
+    package = {"llamacpp": "llama-cpp-python", "sglang": "sglang"}.get(backend)
+    if backend == "reference-solver":
+        return __version__
+    if package is None:
+        return "api"
+    try:
+        return metadata.version(package)
+    except metadata.PackageNotFoundError:
+        return "unknown"
+
+
+def render_messages(model_cfg: dict[str, Any], statement: str) -> list[dict[str, str]]:
+    # str.replace, not str.format: templates contain literal braces such as \boxed{}.
+    prompt = model_cfg["prompt_template"].replace("{statement}", statement)
+    messages = []
+    if model_cfg.get("system_prompt"):
+        messages.append({"role": "system", "content": model_cfg["system_prompt"]})
+    messages.append({"role": "user", "content": prompt})
+    return messages
+
+
+def estimate_prompt_tokens(messages: list[dict[str, str]]) -> int:
+    """Upper estimate (≈ 1 token per 2 bytes + template overhead): only used to clamp max_tokens;
+    an underestimate is caught by the server's 400, which becomes an error row."""
+    size = sum(len(m["content"].encode()) for m in messages)
+    return math.ceil(size / 2) + 16 * len(messages)
+
+
+def clamp_max_tokens(max_tokens: int, context_length: int, prompt_tokens: int) -> int:
+    return max(1, min(max_tokens, context_length - prompt_tokens))
+
+
+def plan_samples(problems: list[dict[str, Any]], *, benchmark: str, model: str,
+                 model_cfg: dict[str, Any], trials: int) -> list[PlannedSample]:
+    version = engine_version(model_cfg)
+    planned = []
+    for problem in sorted(problems, key=lambda p: p["problem_id"]):
+        if problem["status"] not in ASKED_STATUSES:
+            continue
+        for trial in range(trials):
+            seed = sample_seed(model, benchmark, problem["problem_id"], trial)
+            if model_cfg["backend"] == "reference-solver":
+                identity = {
+                    "engine": "reference-solver", "engine_version": version,
+                    "spec_json": problem["spec_json"], "seed": seed,
+                    "time_budget_s": model_cfg["reference"]["time_budget_s"],
+                    "digits": model_cfg["reference"]["digits"],
+                }
+            else:
+                messages = render_messages(model_cfg, problem["statement"])
+                sampling = dict(model_cfg["sampling"])
+                sampling["max_tokens"] = clamp_max_tokens(
+                    sampling["max_tokens"], model_cfg["context_length"], estimate_prompt_tokens(messages))
+                if sampling.get("reasoning_effort") is None:
+                    sampling.pop("reasoning_effort", None)
+                identity = {
+                    "engine": model_cfg["backend"], "engine_version": version,
+                    "model_id": model_cfg.get("hf_id") or model, "revision": model_cfg.get("revision"),
+                    "messages": messages, "sampling": sampling, "seed": seed,
+                }
+            planned.append(PlannedSample(problem=problem, trial=trial, seed=seed,
+                                         identity=identity, key=cache_key(identity)))
+    return planned
+
+
+def chat_payload(sample: PlannedSample, served_model: str) -> dict[str, Any]:
+    """The JSON body sent: every sampling parameter explicit, so no server default leaks in."""
+    identity = sample.identity
+    return {"model": served_model, "messages": identity["messages"], "seed": identity["seed"],
+            **identity["sampling"]}
+
+
+def sampling_json(sample: PlannedSample) -> str:
+    identity = sample.identity
+    if identity["engine"] == "reference-solver":
+        fields = {k: identity[k] for k in ("seed", "time_budget_s", "digits")}
+    else:
+        fields = {**identity["sampling"], "seed": identity["seed"]}
+    return json.dumps(fields, sort_keys=True)

@@ -1,0 +1,168 @@
+"""The generate stage for one (benchmark, model, shard): plan, serve from cache, send the rest.
+
+Only requests missing from the cache reach a backend; each response is cached the moment it
+arrives, and the output Parquet is written (atomically) only after every planned sample has a
+response, so a killed job leaves no partial output and loses no finished request.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import socket
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from extrembench.artifacts import read_artifact, write_artifact
+from extrembench.generation.cache import GenerationCache
+from extrembench.generation.client import ChatClient, ChatRequest
+from extrembench.generation.requests import PlannedSample, chat_payload, plan_samples, sampling_json
+from extrembench.generation.server import ManagedServer, free_port
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Progress:
+    """Done / cached / failed counts and tokens/s, logged at most every few seconds."""
+
+    total: int
+    cached: int = 0
+    sent: int = 0
+    failed: int = 0
+    tokens: int = 0
+    started: float = field(default_factory=time.monotonic)
+    last_report: float = 0.0
+
+    def record(self, response: dict[str, Any]) -> None:
+        self.sent += 1
+        self.failed += response.get("finish_reason") == "error"
+        self.tokens += response.get("completion_tokens") or 0
+        now = time.monotonic()
+        if now - self.last_report > 5 or self.sent + self.cached == self.total:
+            self.last_report = now
+            elapsed = max(now - self.started, 1e-9)
+            log.info("progress %d/%d done (cached %d, sent %d, failed %d) %.1f tok/s",
+                     self.cached + self.sent, self.total, self.cached, self.sent, self.failed,
+                     self.tokens / elapsed)
+
+
+def produced_by(engine: str, version: str) -> dict[str, Any]:
+    return {
+        "host": socket.gethostname(),
+        # The SLURM jobstep strips SLURM_* variables; the profile passes the id through as
+        # EXTREMBENCH_SLURM_JOB_ID when it can.
+        "slurm_job_id": os.environ.get("SLURM_JOB_ID") or os.environ.get("EXTREMBENCH_SLURM_JOB_ID"),
+        "engine": engine,
+        "engine_version": version,
+        "created_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+    }
+
+
+def _send_chat(missing: list[PlannedSample], model_cfg: dict[str, Any], cache: GenerationCache,
+               progress: Progress, *, base_url: str, served_model: str, api_key_env: str | None,
+               alive_check=None) -> None:
+    by_key = {s.key: s for s in missing}
+    client = ChatClient(base_url, api_key_env=api_key_env, concurrency=model_cfg["concurrency"],
+                        timeout_s=model_cfg["request_timeout_s"], max_retries=model_cfg["max_retries"],
+                        alive_check=alive_check)
+    requests = [ChatRequest(key=s.key, payload=chat_payload(s, served_model)) for s in missing]
+
+    def on_response(request: ChatRequest, response: dict[str, Any]) -> None:
+        sample = by_key[request.key]
+        cache.put(sample.key, sample.identity, response,
+                  produced_by(sample.identity["engine"], sample.identity["engine_version"]))
+        progress.record(response)
+
+    asyncio.run(client.run(requests, on_response))
+
+
+def _serve_missing(missing: list[PlannedSample], model: str, model_cfg: dict[str, Any],
+                   cache: GenerationCache, progress: Progress, *, cache_dir: Path, server_log: Path) -> None:
+    backend = model_cfg["backend"]
+    if backend == "reference-solver":
+        from extrembench.generation import reference
+
+        for sample in missing:
+            response = reference.answer(sample.identity)
+            cache.put(sample.key, sample.identity, response,
+                      produced_by("reference-solver", sample.identity["engine_version"]))
+            progress.record(response)
+    elif backend == "openai":
+        settings = model_cfg["openai"]
+        _send_chat(missing, model_cfg, cache, progress, base_url=settings["base_url"],
+                   served_model=model_cfg.get("hf_id") or model, api_key_env=settings.get("api_key_env"))
+    elif backend == "llamacpp":
+        from extrembench.generation import llamacpp
+
+        port = free_port()
+        command = llamacpp.server_command(model_cfg, llamacpp.model_file(model_cfg, cache_dir), port)
+        with ManagedServer(command, port=port, ready_path="/v1/models", log_path=server_log,
+                           startup_timeout_s=model_cfg["llamacpp"]["startup_timeout_s"]) as server:
+            _send_chat(missing, model_cfg, cache, progress, base_url=server.base_url,
+                       served_model=llamacpp.SERVED_NAME, api_key_env=None, alive_check=server.check_alive)
+    elif backend == "sglang":
+        from extrembench.generation import sglang
+
+        port = free_port()
+        command = sglang.server_command(model_cfg, port)
+        with ManagedServer(command, port=port, ready_path="/health", log_path=server_log,
+                           startup_timeout_s=model_cfg["sglang"]["startup_timeout_s"]) as server:
+            _send_chat(missing, model_cfg, cache, progress, base_url=server.base_url,
+                       served_model=model_cfg["hf_id"], api_key_env=None, alive_check=server.check_alive)
+    else:
+        raise ValueError(f"models.{model}.backend: unknown backend {backend!r}")
+
+
+def generation_row(sample: PlannedSample, entry: dict[str, Any], *, benchmark: str, model: str,
+                   model_cfg: dict[str, Any], dag_node: str) -> dict[str, Any]:
+    response, origin = entry["response"], entry["produced_by"]
+    return {
+        "benchmark": benchmark, "model": model, "problem_id": sample.problem["problem_id"],
+        "trial": sample.trial, "source_sha256": sample.problem["source_sha256"], "cache_key": sample.key,
+        "model_id": model_cfg.get("hf_id") or model, "model_revision": model_cfg.get("revision"),
+        "engine": origin["engine"], "engine_version": origin["engine_version"],
+        "sampling_json": sampling_json(sample), "seed": sample.seed,
+        "content": response.get("content"), "reasoning_content": response.get("reasoning_content"),
+        "finish_reason": response.get("finish_reason"), "error": response.get("error"),
+        "prompt_tokens": response.get("prompt_tokens"), "completion_tokens": response.get("completion_tokens"),
+        "latency_s": response.get("latency_s"), "host": origin.get("host"),
+        "slurm_job_id": origin.get("slurm_job_id"), "dag_node": dag_node,
+    }
+
+
+def generate_shard(*, problems_path: Path, output: Path, stats_path: Path, benchmark: str, model: str,
+                   config: dict[str, Any], dag_node: str, server_log: Path) -> dict[str, int]:
+    model_cfg = config["models"][model]
+    trials = config["benchmarks"][benchmark]["trials"]
+    problems = read_artifact(problems_path, "problems").to_pylist()
+    planned = plan_samples(problems, benchmark=benchmark, model=model, model_cfg=model_cfg, trials=trials)
+    cache_dir = Path(config["cache_dir"])
+    cache = GenerationCache(cache_dir)
+    missing = [s for s in planned if s.key not in cache]
+    progress = Progress(total=len(planned), cached=len(planned) - len(missing))
+    log.info("%s / %s / %s: %d samples planned, %d cached, %d to request",
+             benchmark, model, problems_path.name, len(planned), progress.cached, len(missing))
+    if missing:
+        _serve_missing(missing, model, model_cfg, cache, progress, cache_dir=cache_dir, server_log=server_log)
+    rows = []
+    for sample in planned:
+        entry = cache.get(sample.key)
+        if entry is None:
+            raise RuntimeError(f"no response for {sample.problem['problem_id']} trial {sample.trial} "
+                               f"(cache key {sample.key}) after generation; rerun the job")
+        rows.append(generation_row(sample, entry, benchmark=benchmark, model=model,
+                                   model_cfg=model_cfg, dag_node=dag_node))
+    write_artifact(rows, output, "generations", inputs=[problems_path])
+    is_llm = model_cfg["backend"] != "reference-solver"
+    stats = {"benchmark": benchmark, "model": model, "shard": output.stem, "planned": len(planned),
+             "cached": progress.cached, "sent": len(missing) if is_llm else 0,
+             "computed": 0 if is_llm else len(missing), "failed": progress.failed}
+    stats_path.write_text(json.dumps(stats, sort_keys=True) + "\n", encoding="utf-8")
+    log.info("done: %s", stats)
+    return stats

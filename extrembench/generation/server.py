@@ -1,0 +1,113 @@
+"""Start an inference server as a child process on 127.0.0.1, wait until it answers, stop it by PID.
+
+Shared by the llama.cpp and SGLang backends: the readiness probe watches the process too, so a
+server that dies while loading fails fast with the tail of its log instead of a long timeout.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import socket
+import subprocess
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+import httpx
+
+log = logging.getLogger(__name__)
+
+
+class ServerError(RuntimeError):
+    """The server could not start, or died; the message carries the tail of its log."""
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def log_tail(path: Path, lines: int = 40) -> str:
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except FileNotFoundError:
+        return "<no server log>"
+    return "\n".join(text.splitlines()[-lines:])
+
+
+class ManagedServer:
+    """A server process we own: `with ManagedServer(cmd, ...) as server: server.base_url`."""
+
+    def __init__(self, command: Sequence[str], *, port: int, ready_path: str, log_path: Path,
+                 startup_timeout_s: float, env: dict[str, str] | None = None) -> None:
+        self.command = list(command)
+        self.port = port
+        self.ready_path = ready_path
+        self.log_path = Path(log_path)
+        self.startup_timeout_s = startup_timeout_s
+        self.env = env
+        self.process: subprocess.Popen | None = None
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def __enter__(self) -> "ManagedServer":
+        self.start()
+        try:
+            self.wait_ready()
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+    def start(self) -> None:
+        self.log_path.parent.mkdir(parents=True, exist_ok=True)
+        log_handle = open(self.log_path, "ab")
+        log.info("starting server: %s (log: %s)", " ".join(self.command), self.log_path)
+        # Own process group, so stop() also reaches workers the server forks (SGLang does).
+        self.process = subprocess.Popen(self.command, stdout=log_handle, stderr=subprocess.STDOUT,
+                                         stdin=subprocess.DEVNULL, env=self.env, start_new_session=True)
+        log_handle.close()
+
+    def check_alive(self) -> None:
+        if self.process is None or self.process.poll() is not None:
+            code = None if self.process is None else self.process.returncode
+            raise ServerError(f"server exited (code {code}); last lines of {self.log_path}:\n{log_tail(self.log_path)}")
+
+    def wait_ready(self) -> None:
+        deadline = time.monotonic() + self.startup_timeout_s
+        url = self.base_url + self.ready_path
+        while True:
+            self.check_alive()
+            try:
+                if httpx.get(url, timeout=5.0).status_code == 200:
+                    log.info("server ready at %s (pid %d)", self.base_url, self.process.pid)
+                    return
+            except httpx.HTTPError:
+                pass
+            if time.monotonic() > deadline:
+                raise ServerError(f"server not ready after {self.startup_timeout_s:.0f}s at {url}; "
+                                  f"last lines of {self.log_path}:\n{log_tail(self.log_path)}")
+            time.sleep(0.5)
+
+    def stop(self, grace_s: float = 20.0) -> None:
+        if self.process is None or self.process.poll() is not None:
+            return
+        pid = self.process.pid
+        log.info("stopping server pid %d", pid)
+        try:
+            os.killpg(pid, signal.SIGTERM)
+        except ProcessLookupError:
+            return
+        try:
+            self.process.wait(timeout=grace_s)
+        except subprocess.TimeoutExpired:
+            os.killpg(pid, signal.SIGKILL)
+            self.process.wait()

@@ -1,0 +1,181 @@
+"""Shard-level runners of the build and evaluation stages: read artifacts, call the stage's
+library, write artifacts. The Snakemake scripts are one call into here.
+
+A problem file that cannot be read or converted never stops a shard: it becomes a row with the
+file, field and reason, and validate marks it `invalid`, so the run goes on and ends with a
+summary naming it.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from extrembench.artifacts import read_artifact, sha256_file, write_artifact
+
+log = logging.getLogger(__name__)
+
+
+def _raw_yaml(path: Path) -> tuple[dict[str, Any] | None, str | None]:
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (yaml.YAMLError, UnicodeDecodeError) as exc:
+        return None, f"YAML error: {exc}".replace("\n", " ")
+    if not isinstance(data, dict):
+        return None, "the file must hold a YAML mapping"
+    return data, None
+
+
+def translate_shard(problem_files: Sequence[str], output: Path, *, benchmark: str, dag_node: str) -> None:
+    """Curated translation where the file has one; the original where it is already English."""
+    rows = []
+    for path in sorted(map(Path, problem_files)):
+        data, error = _raw_yaml(path)
+        source = (data or {}).get("source") or {}
+        if not isinstance(source, dict):
+            source, error = {}, error or "source: must be a mapping"
+        language = source.get("language")
+        if source.get("translation"):
+            translation, translated_by = source["translation"], "curated"
+        elif language in (None, "en"):
+            translation, translated_by = source.get("text"), "original"
+        else:
+            translation, translated_by = None, "none"
+        rows.append({
+            "benchmark": benchmark, "problem_id": path.stem, "source_path": str(path),
+            "source_sha256": sha256_file(path), "language": language, "source_text": source.get("text"),
+            "translation": translation, "translated_by": translated_by, "error": error, "dag_node": dag_node,
+        })
+    write_artifact(rows, output, "translations", inputs=[*problem_files])
+    log.info("translated %d problems (%d curated)", len(rows), sum(r["translated_by"] == "curated" for r in rows))
+
+
+def convert_shard(problem_files: Sequence[str], translations: Path, output: Path, *, benchmark: str,
+                  dag_node: str) -> None:
+    from extrembench.convert import convert_problem
+    from extrembench.problem import ProblemError, load_problem
+
+    rows = []
+    for path in sorted(map(Path, problem_files)):
+        row = {"benchmark": benchmark, "problem_id": path.stem, "source_path": str(path),
+               "source_sha256": sha256_file(path), "sense": None, "variables_json": None,
+               "constraints_json": None, "objective": None, "answer": None, "statement": None,
+               "technique": [], "difficulty": None, "converted_by": None, "error": None,
+               "error_field": None, "dag_node": dag_node}
+        try:
+            problem = load_problem(path)
+            if problem.id != path.stem:
+                raise ProblemError(str(path), "id", f"{problem.id!r} must equal the file name stem {path.stem!r}")
+            spec, origin = convert_problem(problem)
+        except ProblemError as exc:
+            row.update(error=exc.reason, error_field=exc.field)
+            log.warning("convert: %s", exc)
+        else:
+            row.update(sense=spec.sense, variables_json=json.dumps(spec.variables),
+                       constraints_json=json.dumps(list(spec.constraints)), objective=spec.objective,
+                       answer=spec.answer, statement=spec.statement, technique=list(problem.technique),
+                       difficulty=problem.difficulty, converted_by=origin)
+        rows.append(row)
+    write_artifact(rows, output, "conversions", inputs=[*problem_files, translations])
+
+
+def validate_shard(problem_files: Sequence[str], conversions: Path, output: Path, *, benchmark: str,
+                   dag_node: str, time_budget_s: float, seed: int) -> None:
+    from extrembench.validate import check_problem
+
+    rows = []
+    for conv in read_artifact(conversions, "conversions").to_pylist():
+        spec = None
+        if conv["error"] is not None:
+            status, reason, best, witness = "invalid", f"{conv['source_path']}: {conv['error_field']}: {conv['error']}", None, None
+        else:
+            result = check_problem(conv["source_path"], seed=seed, time_budget=time_budget_s)
+            status, reason, best, witness = result.status, result.reason, result.best_value, result.witness
+            spec = {"id": conv["problem_id"], "sense": conv["sense"],
+                    "variables": json.loads(conv["variables_json"]),
+                    "constraints": json.loads(conv["constraints_json"]), "objective": conv["objective"]}
+        log.info("%s: %s %s", conv["problem_id"], status, "" if status == "confirmed" else reason)
+        rows.append({
+            "benchmark": benchmark, "problem_id": conv["problem_id"], "source_path": conv["source_path"],
+            "source_sha256": conv["source_sha256"], "statement": conv["statement"], "answer": conv["answer"],
+            "answer_type": "number", "sense": conv["sense"], "technique": conv["technique"],
+            "difficulty": conv["difficulty"], "spec_json": json.dumps(spec, sort_keys=True) if spec else None,
+            "status": status, "reason": reason, "best_value": best,
+            "witness_json": json.dumps(witness, sort_keys=True) if witness is not None else None,
+            "dag_node": dag_node,
+        })
+    write_artifact(rows, output, "problems", inputs=[*problem_files, conversions])
+
+
+def grade_shard(generations: Path, problems: Path, output: Path, *, dag_node: str, mode: str,
+                timeout_s: float, judge=None) -> None:
+    """Grade the final content (never the reasoning) in every mode; the row's verdict is `mode`'s,
+    and the other modes' verdicts are kept so disagreements are counted, not hidden."""
+    from extrembench.grading import GRADER_NAME, GRADER_VERSION, MODES, grade_many
+
+    by_id = {p["problem_id"]: p for p in read_artifact(problems, "problems").to_pylist()}
+    samples = read_artifact(generations, "generations").to_pylist()
+    cases = []
+    for sample in samples:
+        problem = by_id[sample["problem_id"]]
+        cases.append({"id": f"{sample['problem_id']}#{sample['trial']}", "gold": problem["answer"],
+                      "response": sample["content"] or "", "answer_type": problem["answer_type"],
+                      "question": problem["statement"]})
+    verdicts = {m: grade_many(cases, mode=m, timeout=timeout_s, judge=judge) for m in MODES}
+    rows = []
+    for index, sample in enumerate(samples):
+        problem = by_id[sample["problem_id"]]
+        result = verdicts[mode][index]
+        if sample["content"] is None:
+            # No final content: cut off inside reasoning, engine error, or the solver abstained.
+            result = type(result)(correct=False, extracted=None, status="no_answer",
+                                  reason=f"no content (finish_reason={sample['finish_reason']})")
+        by_mode = {m: verdicts[m][index].correct if sample["content"] is not None else False for m in MODES}
+        known = {v for v in by_mode.values() if v is not None}
+        rows.append({
+            "benchmark": sample["benchmark"], "model": sample["model"], "problem_id": sample["problem_id"],
+            "trial": sample["trial"], "source_sha256": sample["source_sha256"], "cache_key": sample["cache_key"],
+            "gold": problem["answer"], "answer_type": problem["answer_type"], "sense": problem["sense"],
+            "technique": problem["technique"], "difficulty": problem["difficulty"],
+            "extracted": result.extracted, "correct": result.correct, "status": result.status,
+            "reason": result.reason, "correct_math_verify": by_mode["math-verify"],
+            "correct_amo_official": by_mode["amo-official"], "modes_disagree": len(known) > 1,
+            "finish_reason": sample["finish_reason"], "prompt_tokens": sample["prompt_tokens"],
+            "completion_tokens": sample["completion_tokens"], "grader": GRADER_NAME,
+            "grader_version": GRADER_VERSION, "dag_node": dag_node,
+        })
+    write_artifact(rows, output, "grades", inputs=[generations, problems])
+    log.info("graded %d samples: %d correct", len(rows), sum(bool(r["correct"]) for r in rows))
+
+
+def aggregate(grade_files: Sequence[str], *, parquet: Path, csv: Path, markdown: Path,
+              config: dict[str, Any], seed: int = 0) -> None:
+    """Leaderboard per (benchmark, model), each row stamped with the lineage of its number."""
+    import pandas as pd
+    import pyarrow as pa
+
+    from extrembench import provenance
+    from extrembench.artifacts import file_record
+    from extrembench.config import config_hash
+    from extrembench.grading import equivalent
+    from extrembench.leaderboard import build_leaderboard, write_markdown
+
+    grades = pd.concat([read_artifact(p, "grades").to_pandas() for p in grade_files], ignore_index=True)
+    board = build_leaderboard(grades, equivalent=equivalent, seed=seed)
+    records = [file_record(p) for p in grade_files]
+    git = provenance.git_state()
+    board["inputs_sha256"] = provenance.inputs_hash(records)
+    board["config_sha256"] = config_hash(config)
+    board["git_commit"] = git["git_commit"]
+    board["git_dirty"] = git["git_dirty"]
+    board["versions_json"] = json.dumps(provenance.versions(), sort_keys=True)
+    table = pa.Table.from_pandas(board, preserve_index=False)
+    write_artifact(table, parquet, "leaderboard", schema=table.schema, inputs=grade_files)
+    board.to_csv(csv, index=False, float_format="%.6g", lineterminator="\n")
+    write_markdown(board, markdown)
+    log.info("leaderboard: %d rows from %d grade files", len(board), len(grade_files))

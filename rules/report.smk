@@ -1,0 +1,44 @@
+# Aggregate every grade table into the leaderboard, then draw the figures.
+
+
+rule aggregate:
+    input:
+        grades=all_grade_tables(),
+    output:
+        parquet=LEADERBOARD["parquet"],
+        csv=report(
+            LEADERBOARD["csv"],
+            caption="../report/leaderboard.rst",
+            category="Leaderboard",
+        ),
+        md=LEADERBOARD["md"],
+    log:
+        f"{RESULTS}/logs/aggregate.log",
+    params:
+        code=CODE["aggregate"],
+    resources:
+        mem_mb=lambda wc: config["resources"]["cpu"]["mem_mb"],
+        runtime=lambda wc: config["resources"]["cpu"]["runtime"],
+    script:
+        "../scripts/aggregate.py"
+
+
+rule plot:
+    input:
+        leaderboard=LEADERBOARD["parquet"],
+        grades=all_grade_tables(),
+    output:
+        main=report(
+            FIGURES["main"],
+            caption="../report/accuracy_by_model.rst",
+            category="Figures",
+        ),
+    log:
+        f"{RESULTS}/logs/plot.log",
+    params:
+        code=CODE["plot"],
+    resources:
+        mem_mb=lambda wc: config["resources"]["cpu"]["mem_mb"],
+        runtime=lambda wc: config["resources"]["cpu"]["runtime"],
+    script:
+        "../scripts/plot.py"

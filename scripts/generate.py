@@ -1,0 +1,12 @@
+"""generate: one (benchmark, model, shard) (rules/evaluate.smk)."""
+
+from pathlib import Path
+
+from extrembench.generation.run import generate_shard
+from extrembench.workflow import start_job
+
+node = start_job(snakemake)  # noqa: F821 (injected by Snakemake)
+smk = snakemake  # noqa: F821
+generate_shard(problems_path=Path(smk.input.problems), output=Path(smk.output.generations),
+               stats_path=Path(smk.output.stats), benchmark=smk.wildcards.benchmark, model=smk.wildcards.model,
+               config=smk.config, dag_node=node, server_log=Path(smk.log.server))

@@ -1,0 +1,12 @@
+"""grade: one (benchmark, model, shard) (rules/evaluate.smk)."""
+
+from pathlib import Path
+
+from extrembench import stages
+from extrembench.workflow import start_job
+
+node = start_job(snakemake)  # noqa: F821 (injected by Snakemake)
+smk = snakemake  # noqa: F821
+settings = smk.config["grading"]
+stages.grade_shard(Path(smk.input.generations), Path(smk.input.problems), Path(smk.output.grades),
+                   dag_node=node, mode=settings["mode"], timeout_s=settings["timeout_s"])
