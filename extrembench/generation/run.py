@@ -136,6 +136,16 @@ def generation_row(sample: PlannedSample, entry: dict[str, Any], *, benchmark: s
     }
 
 
+def count_missing(problems_path: Path, *, benchmark: str, model: str, config: dict[str, Any]) -> int:
+    """How many of this job's requests the cache cannot serve (0 → the job needs no GPU)."""
+    model_cfg = config["models"][model]
+    problems = read_artifact(problems_path, "problems").to_pylist()
+    planned = plan_samples(problems, benchmark=benchmark, model=model, model_cfg=model_cfg,
+                           trials=config["benchmarks"][benchmark]["trials"])
+    cache = GenerationCache(Path(config["cache_dir"]))
+    return sum(s.key not in cache for s in planned)
+
+
 def generate_shard(*, problems_path: Path, output: Path, stats_path: Path, benchmark: str, model: str,
                    config: dict[str, Any], dag_node: str, server_log: Path) -> dict[str, int]:
     model_cfg = config["models"][model]
