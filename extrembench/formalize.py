@@ -66,7 +66,7 @@ _IGNORED = {r"\left", r"\right", r"\big", r"\Big", r"\bigg", r"\Bigg", r"\bigl",
             r"\Bigr", r"\biggl", r"\biggr", r"\Biggl", r"\Biggr", r"\displaystyle", r"\textstyle",
             r"\quad", r"\qquad", r"\limits"}
 _GREEK = {"alpha", "beta", "gamma", "delta", "theta", "lambda", "mu", "phi", "psi", "omega", "sigma", "tau"}
-_STRUCTURES = {r"\frac", r"\dfrac", r"\tfrac", r"\sqrt", r"\mathbb", r"\mathrm", r"\operatorname"}
+_STRUCTURES = {r"\frac", r"\dfrac", r"\tfrac", r"\sqrt", r"\mathbb", r"\mathrm", r"\text", r"\sum", r"\prod"}
 
 
 def tokenize_latex(latex: str) -> list[Tok]:
@@ -119,6 +119,8 @@ def tokenize_latex(latex: str) -> list[Tok]:
 class _LatexParser:
     def __init__(self, latex: str, variables: Collection[str], tokens: list[Tok] | None = None):
         self.latex = latex
+        # declaration order: \sum_{cyc} rotates the variables in this order
+        self.order = list(variables) if isinstance(variables, (list, tuple, dict)) else sorted(variables)
         self.variables = set(variables)
         self.tokens = tokenize_latex(latex) if tokens is None else [*tokens, Tok("end", "")]
         self.pos = 0
@@ -333,13 +335,75 @@ class _LatexParser:
             if index == ("num", "3"):
                 return ("call", "cbrt", [radicand])
             return ("^", radicand, ("/", ("num", "1"), index))
+        if command in (r"\sum", r"\prod"):
+            return self.cyclic(command)
         if command == r"\mathrm":
             self.expect("{")
             if self.at("name", "e"):
                 self.advance()
                 self.expect("}")
                 return ("const", "E")
-        raise self.error(f"unsupported {command}")
+        raise self.error(f"unsupported LaTeX '{command}'")
+
+
+    def cyclic(self, command: str):
+        """\\sum_{cyc} body: the body once per cyclic rotation of the declared variables."""
+        label = ""
+        if self.at("op", "_"):
+            self.advance()
+            if self.at("op", "{"):
+                self.advance()
+                styled = self.at("cmd", r"\text") or self.at("cmd", r"\mathrm")
+                if styled:
+                    self.advance()
+                    self.expect("{")
+                label = self.read_letters()
+                if styled and self.at("op", "}"):
+                    self.advance()
+                if not self.at("op", "}"):
+                    label += "..."
+                self.advance()
+        if label not in ("cyc", "cyclic"):
+            raise self.error(f"only the cyclic {command}_{{cyc}} is supported (index ranges and symmetric sums are not)")
+        body = self.term()
+        used = _tree_names(body)
+        if not used or not used <= self.variables:
+            raise self.error(f"{command}_{{cyc}} needs a body over the declared variables")
+        count = len(self.order)
+        terms = [
+            _rename(body, {name: self.order[(i + shift) % count] for i, name in enumerate(self.order)})
+            for shift in range(count)
+        ]
+        self.names.update(self.order)
+        combined = terms[0]
+        for term in terms[1:]:
+            combined = ("+" if command == r"\sum" else "*", combined, term)
+        return combined
+
+    def read_letters(self) -> str:
+        letters = []
+        while self.at("name"):
+            letters.append(self.advance().text)
+        return "".join(letters)
+
+
+def _tree_names(node) -> set[str]:
+    if node[0] == "name":
+        return {node[1]}
+    if node[0] in ("num", "const"):
+        return set()
+    children = node[2] if node[0] == "call" else node[1:]
+    return set().union(*(_tree_names(child) for child in children))
+
+
+def _rename(node, mapping: dict[str, str]):
+    if node[0] == "name":
+        return ("name", mapping.get(node[1], node[1]))
+    if node[0] in ("num", "const"):
+        return node
+    if node[0] == "call":
+        return ("call", node[1], [_rename(arg, mapping) for arg in node[2]])
+    return (node[0], *(_rename(child, mapping) for child in node[1:]))
 
 
 _PRECEDENCE = {"+": 1, "-": 1, "*": 2, "/": 2, "neg": 3, "^": 4}

@@ -65,6 +65,25 @@ def test_latex_to_text(latex, text):
     assert latex_to_text(latex, VARIABLES) == text
 
 
+@pytest.mark.parametrize(
+    "latex, text",
+    [
+        (r"\sum_{cyc} \frac{a^2}{b}", "a^2/b + b^2/c + c^2/a"),
+        (r"\sum_{\text{cyc}} a^2b + 1", "a^2*b + b^2*c + c^2*a + 1"),
+        (r"\sum_{\mathrm{cyc}} a \cdot b", "a*b + b*c + c*a"),
+        (r"2\sum_{cyc} ab", "2*(a*b + b*c + c*a)"),
+        (r"\prod_{cyc}(1+a)", "(1 + a)*(1 + b)*(1 + c)"),
+        (r"\sum_{cyclic} \sqrt{a+b}", "sqrt(a + b) + sqrt(b + c) + sqrt(c + a)"),
+    ],
+)
+def test_cyclic_sums_rotate_the_declared_variables(latex, text):
+    assert latex_to_text(latex, {"a": "positive", "b": "positive", "c": "positive"}) == text
+
+
+def test_cyclic_sum_follows_declaration_order():
+    assert latex_to_text(r"\sum_{cyc} x^2y", ["x", "y", "z", "w"]) == "x^2*y + y^2*z + z^2*w + w^2*x"
+
+
 def test_e_is_a_variable_when_declared():
     assert latex_to_text("a+e", {"a", "e"}) == "a + e"
     assert latex_to_text("a+e", {"a"}) == "a + E"
@@ -87,7 +106,10 @@ def test_latex_relations(latex, relations):
 @pytest.mark.parametrize(
     "latex, reason",
     [
-        (r"\sum_{i=1}^n a_i", r"unsupported LaTeX '\\sum' in formula '\\sum_\{i=1\}"),
+        (r"\sum_{i=1}^n a_i", r"only the cyclic \\sum_\{cyc\} is supported"),
+        (r"\sum_{sym} a^2b", r"only the cyclic \\sum_\{cyc\} is supported"),
+        (r"\sum a", r"only the cyclic \\sum_\{cyc\} is supported"),
+        (r"\sum_{cyc} 2", "needs a body over the declared variables"),
         (r"a_1 + \cdots + a_n", r"unsupported LaTeX '\\cdots'"),
         (r"\log a", r"unsupported LaTeX '\\log'"),  # base is ambiguous; \ln is accepted
         (r"\text{max}", r"unsupported LaTeX"),
@@ -181,7 +203,8 @@ def test_answer_forms(answer, text):
         ("Let $a, b$ be positive reals. Find the minimum value of $a + c$.", "0", "undeclared c"),
         ("Let $a, b$ satisfy $a+b=1$. Find the minimum value of $a^2 + b^2$.", "1/2", "no domain stated for a, b"),
         ("Find the minimum value of $x^2 + 1$.", "1", "no variable declaration"),
-        ("For positive reals $a, b$, find the minimum value of $\\sum a$.", "0", "unsupported LaTeX"),
+        ("For positive reals $a, b$, find the minimum value of $\\sum_{i=1}^{2} a$.", "0", "only the cyclic"),
+        ("For positive reals $a, b$, find the minimum value of $\\int a$.", "0", "unsupported LaTeX"),
         ("For positive reals $a, b$, find the minimum value of $a + b$.", "x", "not a number"),
         ("For positive reals $a, b$, find the minimum value of $a+b=2$.", "2", "found a relation"),
         ("For positive reals $a, b$, find the minimum value of $a+b.", "2", "unbalanced \\$"),
@@ -251,6 +274,7 @@ def test_fixtures_are_many_and_all_formalize():
 STATEMENT_GRAMMAR_GAPS = {
     "fx-spread-max-min": r"latex_formula does not read \max\{...\}",
     "fx-named-objective": "latex_formula reads '$P = ...$' as a relation, not as the objective",
+    "fx-nesbitt-cyclic": r"latex_formula does not expand \sum_{cyc}",
 }
 
 
