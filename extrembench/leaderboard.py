@@ -61,8 +61,10 @@ def _graded_flags(frame: pd.DataFrame) -> pd.Series:
 
 def correctness_by_problem(frame: pd.DataFrame) -> list[np.ndarray]:
     """Per problem (sorted by id), its trials' correctness ordered by trial (NaN = ungraded)."""
-    flags = frame.assign(_flag=_graded_flags(frame)).sort_values(["problem_id", "trial"])
-    return [group["_flag"].to_numpy() for _, group in flags.groupby("problem_id", sort=True)]
+    ordered = frame.sort_values(["problem_id", "trial"])
+    flags = _graded_flags(ordered).to_numpy()
+    groups = ordered.groupby("problem_id").indices  # positions into `ordered`
+    return [flags[groups[problem]] for problem in sorted(groups)]
 
 
 def pass_at_k_values(n_trials: int) -> list[int]:
@@ -86,12 +88,17 @@ def _mean_pass_at_k(per_problem: list[np.ndarray], k: int) -> float:
 
 def _mean_maj_at_k(frame: pd.DataFrame, k: int, equivalent: Callable[[str, str], bool]) -> float:
     """Mean over problems with at least k graded samples of maj@k."""
+    ordered = frame.sort_values(["problem_id", "trial"])
+    flags = _graded_flags(ordered).to_numpy()
+    answers = [None if pd.isna(a) else str(a) for a in ordered["extracted"]]
     values = []
-    for _, group in frame.sort_values(["problem_id", "trial"]).groupby("problem_id", sort=True):
-        correct = [None if pd.isna(v) else bool(v) for v in group["correct"]]
-        if sum(v is not None for v in correct) >= k:
-            answers = [None if pd.isna(a) else str(a) for a in group["extracted"]]
-            values.append(metrics.maj_at_k(answers, correct, k, equivalent))
+    groups = ordered.groupby("problem_id").indices  # positions into `ordered`
+    for problem in sorted(groups):
+        positions = groups[problem]
+        graded = flags[positions]
+        if np.count_nonzero(~np.isnan(graded)) >= k:
+            correct = [None if np.isnan(v) else bool(v) for v in graded]
+            values.append(metrics.maj_at_k([answers[i] for i in positions], correct, k, equivalent))
     return float(np.mean(values)) if values else float("nan")
 
 

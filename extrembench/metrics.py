@@ -7,8 +7,10 @@ Definitions are spelled out in docs/metrics.md.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Sequence
+from fractions import Fraction
 
 import numpy as np
 from scipy import stats
@@ -28,18 +30,22 @@ def pass_at_k(n: int, c: int, k: int) -> float:
 
 
 def group_wrong_answers(answers: Sequence[str], equivalent: Callable[[str, str], bool]) -> list[int]:
-    """Sizes of the classes of mutually equivalent answers; each answer joins the first class
-    whose representative (its earliest member) it is equivalent to."""
+    """Sizes of the classes of mutually equivalent answers. Identical strings are merged first, so
+    `equivalent` (possibly slow: a symbolic check) is called only between distinct strings; each
+    distinct string joins the first class whose representative (earliest member) it matches."""
+    counts: dict[str, int] = {}
+    for answer in answers:
+        counts[answer] = counts.get(answer, 0) + 1
     representatives: list[str] = []
     sizes: list[int] = []
-    for answer in answers:
+    for answer, count in counts.items():
         for index, representative in enumerate(representatives):
-            if answer == representative or equivalent(representative, answer):
-                sizes[index] += 1
+            if equivalent(representative, answer):
+                sizes[index] += count
                 break
         else:
             representatives.append(answer)
-            sizes.append(1)
+            sizes.append(count)
     return sizes
 
 
@@ -49,32 +55,34 @@ def majority_credit(n_correct: int, wrong_class_sizes: Sequence[int], n_silent: 
     The correct samples form one class, each wrong class votes for itself, silent samples (no
     answer) vote for nothing. A subset scores 1 when the correct class has strictly the most votes,
     1/(t+1) when it ties with t wrong classes (a uniformly random tie-break), 0 otherwise and when
-    nobody votes. Counted by a generating polynomial over (samples picked, classes tied) per vote
-    count s of the correct class, so the cost is polynomial in n rather than C(n, k)."""
+    nobody votes. Counted per vote count s of the correct class by a generating polynomial over
+    (samples picked, classes tied); a wrong class smaller than s can neither tie nor win, so it
+    joins the free pool with the silent samples. Cost is polynomial in n rather than C(n, k)."""
     n = n_correct + sum(wrong_class_sizes) + n_silent
     if not (1 <= k <= n):
         raise ValueError(f"majority_credit: need 1 <= k <= n, got n={n}, k={k}")
-    max_ties = len(wrong_class_sizes)
-    total = 0.0
+    # Exact integer counts (object arrays of Python ints): C(n, k) overflows a float past n ≈ 1000.
+    # Tie credit 1/(t+1) is scaled by lcm(1..J+1) to stay integral.
+    scale = math.lcm(*range(1, len(wrong_class_sizes) + 2))
+    total = 0
     for s in range(1, min(k, n_correct) + 1):
         rest = k - s
-        # ways[p, t]: ways to pick p of the non-correct samples with t wrong classes at exactly s votes
-        # and none above s.
-        ways = np.zeros((rest + 1, max_ties + 1))
-        ways[0, 0] = 1.0
-        for size in wrong_class_sizes:
+        contenders = [size for size in wrong_class_sizes if size >= s]
+        free = n - n_correct - sum(contenders)
+        # ways[p, t]: ways to pick p non-correct samples with t contenders at exactly s votes, none above
+        ways = np.zeros((rest + 1, len(contenders) + 1), dtype=object)
+        ways[0, 0] = 1
+        for size in contenders:
             new = np.zeros_like(ways)
-            for a in range(0, min(s - 1, size, rest) + 1):
+            for a in range(0, min(s - 1, rest) + 1):
                 new[a:, :] += math.comb(size, a) * ways[: rest + 1 - a, :]
-            if s <= size and s <= rest:
+            if s <= rest:
                 new[s:, 1:] += math.comb(size, s) * ways[: rest + 1 - s, :-1]
             ways = new
-        silent = np.zeros_like(ways)
-        for a in range(0, min(n_silent, rest) + 1):
-            silent[a:, :] += math.comb(n_silent, a) * ways[: rest + 1 - a, :]
-        credit = float(np.sum(silent[rest, :] / np.arange(1, max_ties + 2)))
-        total += math.comb(n_correct, s) * credit
-    return total / math.comb(n, k)
+        tie_credit = np.array([scale // (t + 1) for t in range(len(contenders) + 1)], dtype=object)
+        free_ways = np.array([math.comb(free, rest - p) for p in range(rest + 1)], dtype=object)
+        total += math.comb(n_correct, s) * int(free_ways.dot(ways.dot(tie_credit)))
+    return float(Fraction(total, scale * math.comb(n, k)))
 
 
 def maj_at_k(
@@ -98,7 +106,13 @@ def maj_at_k(
     n_correct = sum(1 for _, c in graded if c)
     wrong = [a for a, c in graded if not c and a]
     n_silent = len(graded) - n_correct - len(wrong)
-    return majority_credit(n_correct, group_wrong_answers(wrong, equivalent), n_silent, k)
+    return _cached_majority_credit(n_correct, tuple(sorted(group_wrong_answers(wrong, equivalent))), n_silent, k)
+
+
+@functools.lru_cache(maxsize=65536)
+def _cached_majority_credit(n_correct: int, wrong_class_sizes: tuple[int, ...], n_silent: int, k: int) -> float:
+    # Many problems share a vote pattern (all correct, one wrong answer, ...): count each once.
+    return majority_credit(n_correct, wrong_class_sizes, n_silent, k)
 
 
 def _per_problem_arrays(correct_matrix) -> tuple[np.ndarray, np.ndarray]:
