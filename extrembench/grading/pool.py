@@ -38,6 +38,17 @@ class _Worker:
         )
         self.task: int | None = None
         self.deadline = 0.0
+        self.ready = False
+
+    def wait_ready(self, timeout: float = 300.0) -> None:
+        """Block until the worker has finished importing (its first line is "ready")."""
+        if self.ready:
+            return
+        readable, _, _ = select.select([self], [], [], timeout)
+        message = self.receive() if readable else None
+        if message is None or message[0] != "ready":
+            raise RuntimeError(f"grading worker did not start within {timeout:.0f}s")
+        self.ready = True
 
     def fileno(self) -> int:
         return self.process.stdout.fileno()
@@ -88,6 +99,7 @@ class HardTimeoutPool:
         while len(outcomes) < total:
             while idle and pending:
                 worker = idle.pop()
+                worker.wait_ready()
                 worker.task, argument = pending.pop()
                 worker.deadline = time.monotonic() + timeout
                 try:
