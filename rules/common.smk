@@ -1,5 +1,5 @@
+import functools
 import glob
-import hashlib
 import json
 import os
 import re
@@ -10,7 +10,10 @@ from pathlib import Path
 from snakemake.exceptions import WorkflowError
 
 from extrembench.config import ConfigError, validate_config
+from extrembench.generation.run import count_missing
+from extrembench.resources import job_request
 from extrembench.provenance import code_hash
+from extrembench.shards import shard_of
 
 workflow_start = time.time()
 
@@ -40,7 +43,8 @@ wildcard_constraints:
 # `script:` rules are tracked by mtime only and their imports not at all: each stage gets a
 # params entry hashing what it runs, so a real code edit reruns it and a `touch` does not.
 def _stage_code(*paths):
-    return code_hash(["extrembench/artifacts.py", "extrembench/stages.py", *paths], base=BASE)
+    common = ["extrembench/artifacts.py", "extrembench/stages.py", "extrembench/workflow.py", "extrembench/provenance.py"]
+    return code_hash([*common, *paths], base=BASE)
 
 
 CODE = {
@@ -62,11 +66,6 @@ CODE = {
 
 
 # ---------------------------------------------------------------- problems and shards
-def shard_of(problem_id, n_shards):
-    """Stable hash bucket: the same id always lands in the same shard, whatever else changes."""
-    return int(hashlib.sha256(problem_id.encode()).hexdigest(), 16) % n_shards
-
-
 def problem_files(benchmark):
     bench = config["benchmarks"][benchmark]
     files = sorted(glob.glob(os.path.join(bench["problems"], "*.yaml")))
@@ -112,8 +111,43 @@ def all_targets():
 
 
 # ---------------------------------------------------------------- resources
+# Every job's cluster request comes from a size class in config `resources` via
+# extrembench.resources.job_request: generate from its model's class, every other rule from `cpu`.
+# Memory and runtime double with each retry (`attempt`), so a job killed for either reruns bigger.
 def size_resources(model):
     return config["resources"][config["models"][model]["size_class"]]
+
+
+def cpu_resource(key):
+    """One `resources:` entry of a CPU rule (the `cpu` size class, CPU partition)."""
+    return lambda wildcards, attempt: job_request("cpu", config["resources"]["cpu"], config["cluster"], attempt).get(key)
+
+
+@functools.lru_cache(maxsize=4096)
+def _generate_request(model, benchmark, problems_path, problems_stamp, attempt):
+    size_class = config["models"][model]["size_class"]
+    size = config["resources"][size_class]
+    # A shard whose every request is already cached needs no GPU: send it to the CPU partition.
+    # Before the problems table exists (a dry run) the model's full ask is shown.
+    if size["gpu"] and problems_stamp is not None:
+        if count_missing(Path(problems_path), benchmark=benchmark, model=model, config=config) == 0:
+            size_class, size = "cpu", config["resources"]["cpu"]
+    return job_request(size_class, size, config["cluster"], attempt)
+
+
+def generate_resource(key):
+    """One `resources:` entry of generate; takes `input`, so Snakemake evaluates it again just
+    before submission, when the shard's problems table is built and the cache can be asked."""
+
+    def evaluate(wildcards, input, attempt):
+        try:
+            stat = os.stat(input.problems)
+            stamp = (stat.st_mtime_ns, stat.st_size)
+        except FileNotFoundError:
+            stamp = None
+        return _generate_request(wildcards.model, wildcards.benchmark, input.problems, stamp, attempt).get(key)
+
+    return evaluate
 
 
 def model_settings(wildcards):

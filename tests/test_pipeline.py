@@ -1,0 +1,152 @@
+"""The whole chain for real: Snakemake on a tiny config with the reference solver and gemma3-270m
+behind a real llama.cpp server; then edit one problem, rerun, and count what was sent."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pyarrow.parquet as pq
+import pytest
+import yaml
+
+from extrembench.shards import shard_of
+
+pytestmark = pytest.mark.slow
+
+REPO = Path(__file__).resolve().parents[1]
+FIXTURES = REPO / "tests" / "fixtures" / "pipeline"
+TRIALS = 2
+N_SHARDS = 2
+
+TINY_CONFIG = {
+    "benchmarks": {"extrem": {"kind": "extremal", "problems": "problems", "shards": N_SHARDS, "trials": TRIALS}},
+    "models": {
+        "reference-solver": {"backend": "reference-solver", "reference": {"time_budget_s": 1}},
+        "gemma3-270m": {
+            "backend": "llamacpp", "hf_id": "google/gemma-3-270m", "revision": "gguf-1.0.0",
+            "context_length": 1024, "concurrency": 1,
+            "sampling": {"temperature": 0.6, "top_p": 0.95, "top_k": 20, "min_p": 0.0, "max_tokens": 8},
+        },
+    },
+    "evaluate": {"models": ["reference-solver", "gemma3-270m"], "benchmarks": ["extrem"]},
+    "resources": {"cpu": {"mem_mb": 1000, "runtime": 10}},
+    "cache_dir": "cache",
+}
+
+
+def snakemake(workdir: Path, *args: str) -> subprocess.CompletedProcess:
+    command = [sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile"),
+               "--directory", str(workdir), "--profile", str(REPO / "profiles" / "local"), *args]
+    return subprocess.run(command, capture_output=True, text=True, timeout=900)
+
+
+def sent_counts(output: str) -> tuple[int, int]:
+    match = re.search(r"(\d+) LLM request\(s\) sent, \d+ reference-solver answer\(s\) computed, (\d+) served from cache",
+                      output)
+    assert match, f"no request summary in snakemake output:\n{output[-3000:]}"
+    return int(match.group(1)), int(match.group(2))
+
+
+def planned_jobs(dry_run_output: str) -> dict[str, list[str]]:
+    """rule name -> wildcards strings of the jobs a dry run plans."""
+    jobs: dict[str, list[str]] = {}
+    for block in dry_run_output.split("\n\n"):
+        rule = re.search(r"^(?:local)?rule (\w+):", block, re.M)
+        if rule:
+            wildcards = re.search(r"^\s+wildcards: (.*)$", block, re.M)
+            jobs.setdefault(rule.group(1), []).append(wildcards.group(1) if wildcards else "")
+    return jobs
+
+
+@pytest.fixture(scope="module")
+def workdir(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("pipeline")
+    shutil.copytree(FIXTURES, root / "problems")
+    (root / "config.yaml").write_text(yaml.safe_dump(TINY_CONFIG, sort_keys=False))
+    result = snakemake(root)
+    assert result.returncode == 0, result.stderr[-5000:]
+    assert sent_counts(result.stderr) == (3 * TRIALS, 0)
+    return root
+
+
+def test_first_run_writes_leaderboard_and_figure(workdir):
+    board = pd.read_csv(workdir / "results" / "leaderboard.csv")
+    for column in ("benchmark", "model", "n_problems", "n_trials", "accuracy_mean", "accuracy_std"):
+        assert column in board.columns
+    assert sorted(board["model"]) == ["gemma3-270m", "reference-solver"]
+    assert set(board["n_problems"]) == {3} and set(board["n_trials"]) == {TRIALS}
+    solver = board.set_index("model").loc["reference-solver"]
+    # the numeric optimum of each tiny problem is its exact answer to far more than 4 decimals
+    assert solver["accuracy_mean"] == 1.0
+    assert (workdir / "results" / "figures" / "accuracy_by_model.png").stat().st_size > 0
+
+
+def test_generation_rows_carry_provenance(workdir):
+    rows = pq.read_table(next((workdir / "results" / "extrem" / "generate" / "gemma3-270m").glob("*.parquet")))
+    rows = rows.to_pylist()
+    assert rows and all(r["engine"] == "llamacpp" and r["cache_key"] and r["host"] for r in rows)
+    assert len({r["seed"] for r in rows}) == len(rows)
+    assert all(r["dag_node"].startswith("generate[benchmark=extrem,model=gemma3-270m,shard=") for r in rows)
+
+
+def test_nothing_to_do_and_touch_reruns_nothing(workdir):
+    assert "Nothing to be done" in snakemake(workdir, "-n").stdout
+    (workdir / "problems" / "tiny-parabola.yaml").touch()
+    assert "Nothing to be done" in snakemake(workdir, "-n").stdout
+
+
+def test_audit_passes_then_names_a_changed_grade_file(workdir):
+    command = [sys.executable, "-m", "extrembench.cli", "audit", "--benchmark", "extrem", "--model", "gemma3-270m"]
+    ok = subprocess.run(command, cwd=workdir, capture_output=True, text=True)
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    grade_file = workdir / "results" / "extrem" / "grade" / "gemma3-270m" / "shard-0.parquet"
+    original = grade_file.read_bytes()
+    try:
+        data = bytearray(original)
+        data[len(data) // 2] ^= 0x01
+        grade_file.write_bytes(bytes(data))
+        broken = subprocess.run(command, cwd=workdir, capture_output=True, text=True)
+        assert broken.returncode != 0
+        assert "results/extrem/grade/gemma3-270m/shard-0.parquet: changed" in broken.stderr
+    finally:
+        grade_file.write_bytes(original)
+
+
+def test_editing_one_problem_reruns_its_shard_and_sends_models_times_trials(workdir):
+    edited = workdir / "problems" / "tiny-sum-of-squares.yaml"
+    shard = shard_of(edited.stem, N_SHARDS)
+    edited.write_text(edited.read_text().replace('objective: "a^2 + b^2"', 'objective: "b^2 + a^2"'))
+    plan = planned_jobs(snakemake(workdir, "-n").stdout)
+    for rule in ("translate", "convert", "validate"):
+        assert plan[rule] == [f"benchmark=extrem, shard={shard}"], plan
+    for rule in ("generate", "grade"):
+        assert sorted(plan[rule]) == sorted(f"benchmark=extrem, model={m}, shard={shard}"
+                                            for m in TINY_CONFIG["evaluate"]["models"]), plan
+    assert set(plan) == {"translate", "convert", "validate", "generate", "grade", "aggregate", "plot", "all"}
+    rerun = snakemake(workdir)
+    assert rerun.returncode == 0, rerun.stderr[-5000:]
+    n_llm_models = 1
+    sent, cached = sent_counts(rerun.stderr)
+    problems_in_shard = sum(shard_of(p.stem, N_SHARDS) == shard for p in (workdir / "problems").glob("*.yaml"))
+    assert sent == n_llm_models * TRIALS
+    assert cached == (problems_in_shard - 1) * TRIALS * 2  # the shard's other problems, both models
+
+
+def test_malformed_problem_is_invalid_and_the_run_goes_on(workdir):
+    bad = workdir / "problems" / "tiny-broken.yaml"
+    bad.write_text("id: tiny-broken\nsense: min\nvariables: {x: positive}\nconstraints: []\n"
+                   "objective: \"__import__('os').system('touch pwned')\"\nanswer: \"0\"\n")
+    try:
+        result = snakemake(workdir)
+        assert result.returncode == 0, result.stderr[-5000:]
+        assert re.search(r"problem tiny-broken is invalid \(not asked\): .*tiny-broken\.yaml: objective", result.stderr)
+        assert not (workdir / "pwned").exists()
+        board = pd.read_csv(workdir / "results" / "leaderboard.csv")
+        assert set(board["n_problems"]) == {3}
+    finally:
+        bad.unlink()
