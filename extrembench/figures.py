@@ -9,6 +9,7 @@ Every function works with one model and one benchmark (the tiny default run).
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 import matplotlib
@@ -50,9 +51,20 @@ def save_figure(figure: Figure, out_png: str | Path) -> tuple[Path, Path]:
     return out_png, out_pdf
 
 
+def styled(draw):
+    """Run a figure function inside the project style: rcParams are read when each artist is
+    created, so the whole drawing, not just the Figure() call, must be inside the context."""
+
+    @functools.wraps(draw)
+    def wrapper(*args, **kwargs):
+        with matplotlib.rc_context(STYLE):
+            return draw(*args, **kwargs)
+
+    return wrapper
+
+
 def _new_figure(width: float, height: float) -> Figure:
-    with matplotlib.rc_context(STYLE):
-        return Figure(figsize=(width, height), layout="constrained")
+    return Figure(figsize=(width, height), layout="constrained")
 
 
 def benchmark_order(leaderboard: pd.DataFrame) -> list[str]:
@@ -103,6 +115,7 @@ def main_figure_bars(
     return bars[["model", "benchmark", "kind", "value", "low", "high"]].reset_index(drop=True)
 
 
+@styled
 def plot_main(
     leaderboard: pd.DataFrame, out_png: str | Path, *, published: pd.DataFrame | None = None, sort_by: str | None = None
 ) -> tuple[Path, Path]:
@@ -134,6 +147,7 @@ def plot_main(
                      linewidth=0.8, label=f"{benchmark} (published)")
     sort_by = sort_by or benchmarks[0]
     axes.set_xticks(x, models, rotation=30, ha="right")
+    axes.xaxis.grid(False)  # vertical lines through the bar groups only add clutter
     axes.set_ylabel("Accuracy (%)")
     axes.set_xlabel(f"Model (sorted by accuracy on {sort_by})")
     axes.set_ylim(0, 105)
@@ -142,6 +156,7 @@ def plot_main(
     return save_figure(figure, out_png)
 
 
+@styled
 def _message_figure(out_png: str | Path, title: str, message: str) -> tuple[Path, Path]:
     """A figure that says why there is nothing to plot (e.g. one benchmark, no tokens)."""
     figure = _new_figure(4.5, 2.5)
@@ -152,6 +167,7 @@ def _message_figure(out_png: str | Path, title: str, message: str) -> tuple[Path
     return save_figure(figure, out_png)
 
 
+@styled
 def plot_scatter(
     leaderboard: pd.DataFrame,
     out_png: str | Path,
@@ -202,6 +218,7 @@ def plot_scatter(
     return save_figure(figure, out_png)
 
 
+@styled
 def plot_accuracy_vs_tokens(leaderboard: pd.DataFrame, out_png: str | Path) -> tuple[Path, Path]:
     """Accuracy against mean output tokens (reasoning + answer), log x, one marker per model,
     one colour per benchmark. Rows without positive token counts (e.g. a non-LLM baseline) are
@@ -234,6 +251,7 @@ def plot_accuracy_vs_tokens(leaderboard: pd.DataFrame, out_png: str | Path) -> t
     return save_figure(figure, out_png)
 
 
+@styled
 def plot_pass_at_k(leaderboard: pd.DataFrame, out_png: str | Path) -> tuple[Path, Path]:
     """pass@k against k (log2 x), one panel per benchmark, one line per model."""
     benchmarks = benchmark_order(leaderboard)
@@ -262,6 +280,7 @@ def plot_pass_at_k(leaderboard: pd.DataFrame, out_png: str | Path) -> tuple[Path
     return save_figure(figure, out_png)
 
 
+@styled
 def plot_heatmap(grades: pd.DataFrame, out_png: str | Path, *, max_labelled_problems: int = 40) -> tuple[Path, Path]:
     """Per benchmark, a models × problems grid of solve rates (share of graded trials correct);
     problems sorted from easiest to hardest across models, models from strongest to weakest.

@@ -8,7 +8,6 @@ repository names; a run names its benchmarks and models freely in config.yaml, s
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from pathlib import Path
 
