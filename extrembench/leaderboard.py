@@ -10,6 +10,7 @@ wrong and counted in `no_answer_rate`. Every random draw is seeded from `seed` a
 from __future__ import annotations
 
 import hashlib
+import inspect
 from collections.abc import Callable
 from pathlib import Path
 
@@ -27,7 +28,6 @@ REQUIRED_COLUMNS = (
     "status",
     "extracted",
     "sense",
-    "technique",
     "modes_disagree",
     "finish_reason",
     "completion_tokens",
@@ -86,11 +86,40 @@ def _mean_pass_at_k(per_problem: list[np.ndarray], k: int) -> float:
     return float(np.mean(values)) if values else float("nan")
 
 
-def _mean_maj_at_k(frame: pd.DataFrame, k: int, equivalent: Callable[[str, str], bool]) -> float:
+class AnswerEquivalence:
+    """The `equivalent` given to build_leaderboard, bound to one problem's answer type and
+    memoised across problems: the same pair of wrong answers ('2' vs '3') recurs often, and each
+    call may be a symbolic check. A callable with an `answer_type` keyword (the grader's
+    `extrembench.grading.equivalent`) receives the problem's answer type."""
+
+    def __init__(self, equivalent: Callable[..., bool]):
+        self._equivalent = equivalent
+        try:
+            parameters = inspect.signature(equivalent).parameters
+        except (TypeError, ValueError):  # builtins without a signature: plain (a, b)
+            parameters = {}
+        self._takes_answer_type = "answer_type" in parameters
+        self._verdicts: dict[tuple[str | None, str, str], bool] = {}
+
+    def for_answer_type(self, answer_type: str | None) -> Callable[[str, str], bool]:
+        def bound(a: str, b: str) -> bool:
+            key = (answer_type, a, b)
+            if key not in self._verdicts:
+                if self._takes_answer_type and answer_type:
+                    self._verdicts[key] = bool(self._equivalent(a, b, answer_type=answer_type))
+                else:
+                    self._verdicts[key] = bool(self._equivalent(a, b))
+            return self._verdicts[key]
+
+        return bound
+
+
+def _mean_maj_at_k(frame: pd.DataFrame, k: int, equivalence: AnswerEquivalence) -> float:
     """Mean over problems with at least k graded samples of maj@k."""
     ordered = frame.sort_values(["problem_id", "trial"])
     flags = _graded_flags(ordered).to_numpy()
     answers = [None if pd.isna(a) else str(a) for a in ordered["extracted"]]
+    answer_types = ordered["answer_type"].tolist() if "answer_type" in ordered.columns else None
     values = []
     groups = ordered.groupby("problem_id").indices  # positions into `ordered`
     for problem in sorted(groups):
@@ -98,7 +127,10 @@ def _mean_maj_at_k(frame: pd.DataFrame, k: int, equivalent: Callable[[str, str],
         graded = flags[positions]
         if np.count_nonzero(~np.isnan(graded)) >= k:
             correct = [None if np.isnan(v) else bool(v) for v in graded]
-            values.append(metrics.maj_at_k([answers[i] for i in positions], correct, k, equivalent))
+            answer_type = answer_types[positions[0]] if answer_types is not None else None
+            values.append(
+                metrics.maj_at_k([answers[i] for i in positions], correct, k, equivalence.for_answer_type(answer_type))
+            )
     return float(np.mean(values)) if values else float("nan")
 
 
@@ -122,7 +154,7 @@ def _trial_accuracies(frame: pd.DataFrame) -> np.ndarray:
 
 
 def _leaderboard_row(
-    benchmark: str, model: str, frame: pd.DataFrame, ks: list[int], equivalent, seed: int
+    benchmark: str, model: str, frame: pd.DataFrame, ks: list[int], equivalence: AnswerEquivalence, seed: int
 ) -> dict:
     per_problem = correctness_by_problem(frame)
     trial_acc = _trial_accuracies(frame)
@@ -150,7 +182,7 @@ def _leaderboard_row(
     }
     for k in ks:
         row[f"pass_at_{k}"] = _mean_pass_at_k(per_problem, k) if k <= n_trials else float("nan")
-    row["maj_at_k"] = _mean_maj_at_k(frame, n_trials, equivalent)
+    row["maj_at_k"] = _mean_maj_at_k(frame, n_trials, equivalence)
     row.update(
         {
             "truncation_rate": float((frame["finish_reason"] == "length").mean()),
@@ -169,17 +201,21 @@ def _leaderboard_row(
 
 
 def build_leaderboard(
-    grades: pd.DataFrame, *, equivalent: Callable[[str, str], bool] | None = None, seed: int = 0
+    grades: pd.DataFrame, *, equivalent: Callable[..., bool] | None = None, seed: int = 0
 ) -> pd.DataFrame:
-    """One row per (benchmark, model), sorted by benchmark then model. `equivalent` groups wrong
-    answers for maj@k (default: equality of the stripped strings). Columns: see docs/metrics.md."""
+    """One row per (benchmark, model), sorted by benchmark then model. Columns: docs/metrics.md.
+
+    `equivalent(a, b[, answer_type=...])` groups wrong answers for maj@k (default: equality of the
+    stripped strings); it sees extracted model answers, which are untrusted, so it must be safe and
+    bounded in time on any string (the grader's checks are; pass them a timeout-guarded wrapper if
+    they are not)."""
     _check_columns(grades)
-    equivalent = equivalent or string_equality
+    equivalence = AnswerEquivalence(equivalent or string_equality)
     if grades.empty:
         raise ValueError("grade table is empty: no (benchmark, model) to report; check the grade rule's inputs")
     ks = pass_at_k_values(int(grades.groupby(["benchmark", "model"])["trial"].nunique().max()))
     rows = [
-        _leaderboard_row(benchmark, model, frame, ks, equivalent, seed)
+        _leaderboard_row(benchmark, model, frame, ks, equivalence, seed)
         for (benchmark, model), frame in grades.groupby(["benchmark", "model"], sort=True)
     ]
     return pd.DataFrame(rows).sort_values(["benchmark", "model"], kind="stable").reset_index(drop=True)

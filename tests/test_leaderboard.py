@@ -236,3 +236,20 @@ def test_markdown_leaderboard(tmp_path):
     assert len(lines) == 1
     assert f"{100 * EXPECTED_ALPHA['accuracy_mean']:.1f} ± {100 * EXPECTED_ALPHA['accuracy_std']:.1f}" in lines[0]
     assert "extrembench audit --benchmark B --model M" in text
+
+
+def test_leaderboard_passes_the_answer_type_and_asks_each_pair_once(tmp_path):
+    calls = []
+
+    def typed_equivalent(a: str, b: str, *, answer_type: str = "number") -> bool:
+        calls.append((a, b, answer_type))
+        return same_number(a, b)
+
+    answers = ["3", "1/2", "0.5", "1/2", "0.5"]
+    rows = [
+        grade_row(problem_id=p, trial=t, correct=(a == "3"), extracted=a, gold="3", answer_type="set")
+        for p in ("q1", "q2") for t, a in enumerate(answers)
+    ]
+    board = build_leaderboard(grades_table(rows, tmp_path), equivalent=typed_equivalent)
+    assert board.iloc[0]["maj_at_k"] == 0.0  # '1/2' ≡ '0.5': 4 wrong votes against 1
+    assert calls == [("1/2", "0.5", "set")]  # identical strings merged, the pair memoised across problems
