@@ -310,7 +310,8 @@ def _percent(value: float) -> str:
 def markdown_table(leaderboard: pd.DataFrame) -> str:
     """The leaderboard as a Markdown table, accuracies in percent."""
     pass_columns = [c for c in leaderboard.columns if c.startswith("pass_at_")]
-    header = ["benchmark", "model", "problems", "trials", "accuracy % (mean ± std)", "95 % CI", *pass_columns,
+    header = ["benchmark", "model", "problems", "trials", "accuracy % (mean ± std)", "95 % CI",
+              *(c.replace("pass_at_", "pass@") for c in pass_columns),
               "maj@k", "truncated %", "no answer %", "ungraded %", "mean output tokens"]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for row in leaderboard.itertuples(index=False):
