@@ -55,20 +55,27 @@ class GenerationCache:
         return self.get(key) is not None
 
     def put(self, key: str, request: Mapping[str, Any], response: Mapping[str, Any],
-            produced_by: Mapping[str, Any]) -> dict[str, Any]:
+            produced_by: Mapping[str, Any], *, fsync: bool = True) -> dict[str, Any]:
         entry = {"key": key, "request": dict(request), "response": dict(response),
                  "produced_by": dict(produced_by)}
+        self.write_text(key, canonical_json(entry), fsync=fsync)
+        return entry
+
+    def write_text(self, key: str, text: str, *, fsync: bool = True) -> None:
+        """Store an already-serialized entry. Without fsync the rename still makes it atomic and
+        survives a killed process; a power loss may leave a torn file, which get() reads as absent
+        (so that response is requested again, never misread). The generation journal
+        (journal.py) writes this way and syncs the filesystem in batches instead."""
         path = self.path(key)
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{key[:8]}.", suffix=".tmp")
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                handle.write(canonical_json(entry))
-                handle.flush()
-                os.fsync(handle.fileno())
+                handle.write(text)
+                if fsync:
+                    handle.flush()
+                    os.fsync(handle.fileno())
             os.replace(tmp, path)
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
             raise
-        return entry
-

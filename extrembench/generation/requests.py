@@ -41,6 +41,9 @@ def engine_version(model_cfg: dict[str, Any]) -> str:
     package = {"llamacpp": "llama-cpp-python", "sglang": "sglang"}.get(backend)
     if backend == "reference-solver":
         return __version__
+    if backend == "sglang" and model_cfg["sglang"].get("version"):
+        # The pin, not the local install: the CPU host that counts cached requests has no sglang.
+        return model_cfg["sglang"]["version"]
     if package is None:
         return "api"
     try:

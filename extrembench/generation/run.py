@@ -21,6 +21,7 @@ from typing import Any
 from extrembench.artifacts import read_artifact, write_artifact
 from extrembench.generation.cache import GenerationCache
 from extrembench.generation.client import ChatClient, ChatRequest
+from extrembench.generation.journal import ResponseJournal, recover_journals
 from extrembench.generation.requests import PlannedSample, chat_payload, plan_samples, sampling_json
 from extrembench.generation.server import ManagedServer, free_port
 
@@ -64,59 +65,66 @@ def produced_by(engine: str, version: str) -> dict[str, Any]:
     }
 
 
-def _send_chat(missing: list[PlannedSample], model_cfg: dict[str, Any], cache: GenerationCache,
-               progress: Progress, *, base_url: str, served_model: str, api_key_env: str | None,
-               alive_check=None) -> None:
+def _send_chat(missing: list[PlannedSample], model_cfg: dict[str, Any], journal: ResponseJournal,
+               progress: Progress, fresh: dict[str, dict[str, Any]], *, base_url: str, served_model: str,
+               api_key_env: str | None, alive_check=None) -> None:
     by_key = {s.key: s for s in missing}
     client = ChatClient(base_url, api_key_env=api_key_env, concurrency=model_cfg["concurrency"],
                         timeout_s=model_cfg["request_timeout_s"], max_retries=model_cfg["max_retries"],
-                        alive_check=alive_check)
+                        initial_backoff_s=model_cfg["retry_initial_backoff_s"],
+                        max_backoff_s=model_cfg["retry_max_backoff_s"], alive_check=alive_check)
     requests = [ChatRequest(key=s.key, payload=chat_payload(s, served_model)) for s in missing]
+    origin = produced_by(missing[0].identity["engine"], missing[0].identity["engine_version"])
 
     def on_response(request: ChatRequest, response: dict[str, Any]) -> None:
         sample = by_key[request.key]
-        cache.put(sample.key, sample.identity, response,
-                  produced_by(sample.identity["engine"], sample.identity["engine_version"]))
+        fresh[sample.key] = journal.record(sample.key, sample.identity, response, origin)
         progress.record(response)
 
     asyncio.run(client.run(requests, on_response))
 
 
 def _serve_missing(missing: list[PlannedSample], model: str, model_cfg: dict[str, Any],
-                   cache: GenerationCache, progress: Progress, *, cache_dir: Path, server_log: Path) -> None:
+                   cache: GenerationCache, progress: Progress, fresh: dict[str, dict[str, Any]], *,
+                   cache_dir: Path, server_log: Path) -> None:
+    """Answer every missing sample; each response is durable (journal) the moment it arrives and
+    also lands in `fresh`, so the rows need not read it back."""
     backend = model_cfg["backend"]
     if backend == "reference-solver":
         from extrembench.generation import reference
 
         for sample in missing:
             response = reference.answer(sample.identity)
-            cache.put(sample.key, sample.identity, response,
-                      produced_by("reference-solver", sample.identity["engine_version"]))
+            fresh[sample.key] = cache.put(sample.key, sample.identity, response,
+                                          produced_by("reference-solver", sample.identity["engine_version"]))
             progress.record(response)
-    elif backend == "openai":
+        return
+    if backend == "openai":
         settings = model_cfg["openai"]
-        _send_chat(missing, model_cfg, cache, progress, base_url=settings["base_url"],
-                   served_model=model_cfg.get("hf_id") or model, api_key_env=settings.get("api_key_env"))
-    elif backend == "llamacpp":
+        with ResponseJournal(cache) as journal:
+            _send_chat(missing, model_cfg, journal, progress, fresh, base_url=settings["base_url"],
+                       served_model=model_cfg.get("hf_id") or model, api_key_env=settings.get("api_key_env"))
+        return
+    if backend == "llamacpp":
         from extrembench.generation import llamacpp
 
         port = free_port()
         command = llamacpp.server_command(model_cfg, llamacpp.model_file(model_cfg, cache_dir), port)
-        with ManagedServer(command, port=port, ready_path="/v1/models", log_path=server_log,
-                           startup_timeout_s=model_cfg["llamacpp"]["startup_timeout_s"]) as server:
-            _send_chat(missing, model_cfg, cache, progress, base_url=server.base_url,
-                       served_model=llamacpp.SERVED_NAME, api_key_env=None, alive_check=server.check_alive)
+        ready_path, startup_s, served = "/v1/models", model_cfg["llamacpp"]["startup_timeout_s"], llamacpp.SERVED_NAME
     elif backend == "sglang":
         from extrembench.generation import sglang
 
+        sglang.check_version(model_cfg, model)
         port = free_port()
         command = sglang.server_command(model_cfg, port)
-        with ManagedServer(command, port=port, ready_path="/health", log_path=server_log,
-                           startup_timeout_s=model_cfg["sglang"]["startup_timeout_s"]) as server:
-            _send_chat(missing, model_cfg, cache, progress, base_url=server.base_url,
-                       served_model=model_cfg["hf_id"], api_key_env=None, alive_check=server.check_alive)
+        ready_path, startup_s, served = "/health", model_cfg["sglang"]["startup_timeout_s"], model_cfg["hf_id"]
     else:
         raise ValueError(f"models.{model}.backend: unknown backend {backend!r}")
+    # Server first, journal second: the server is forked before the journal's writer thread exists.
+    with ManagedServer(command, port=port, ready_path=ready_path, log_path=server_log,
+                       startup_timeout_s=startup_s) as server, ResponseJournal(cache) as journal:
+        _send_chat(missing, model_cfg, journal, progress, fresh, base_url=server.base_url,
+                   served_model=served, api_key_env=None, alive_check=server.check_alive)
 
 
 def generation_row(sample: PlannedSample, entry: dict[str, Any], *, benchmark: str, model: str,
@@ -154,15 +162,20 @@ def generate_shard(*, problems_path: Path, output: Path, stats_path: Path, bench
     planned = plan_samples(problems, benchmark=benchmark, model=model, model_cfg=model_cfg, trials=trials)
     cache_dir = Path(config["cache_dir"])
     cache = GenerationCache(cache_dir)
-    missing = [s for s in planned if s.key not in cache]
+    recover_journals(cache)  # responses a killed job received but had not filed yet
+    entries = {s.key: cache.get(s.key) for s in planned}
+    missing = [s for s in planned if entries[s.key] is None]
     progress = Progress(total=len(planned), cached=len(planned) - len(missing))
     log.info("%s / %s / %s: %d samples planned, %d cached, %d to request",
              benchmark, model, problems_path.name, len(planned), progress.cached, len(missing))
     if missing:
-        _serve_missing(missing, model, model_cfg, cache, progress, cache_dir=cache_dir, server_log=server_log)
+        fresh: dict[str, dict[str, Any]] = {}
+        _serve_missing(missing, model, model_cfg, cache, progress, fresh, cache_dir=cache_dir,
+                       server_log=server_log)
+        entries.update(fresh)
     rows = []
     for sample in planned:
-        entry = cache.get(sample.key)
+        entry = entries.get(sample.key)
         if entry is None:
             raise RuntimeError(f"no response for {sample.problem['problem_id']} trial {sample.trial} "
                                f"(cache key {sample.key}) after generation; rerun the job")

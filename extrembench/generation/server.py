@@ -6,11 +6,14 @@ server that dies while loading fails fast with the tail of its log instead of a 
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import logging
 import os
 import signal
 import socket
 import subprocess
+import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -18,6 +21,16 @@ from pathlib import Path
 import httpx
 
 log = logging.getLogger(__name__)
+
+
+_PR_SET_PDEATHSIG = 1
+_LIBC = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True) if sys.platform == "linux" else None
+
+
+def _terminate_with_parent() -> None:
+    """Runs in the child between fork and exec (Linux): SIGTERM it when the parent dies."""
+    if _LIBC is not None:
+        _LIBC.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
 class ServerError(RuntimeError):
@@ -71,10 +84,13 @@ class ManagedServer:
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
         log_handle = open(self.log_path, "ab")
         log.info("starting server: %s (log: %s)", " ".join(self.command), self.log_path)
-        # Own process group, so stop() also reaches workers the server forks (SGLang does).
+        # Own process group, so stop() also reaches workers the server forks (SGLang does); and a
+        # parent-death signal, so a generate job killed with SIGKILL does not leave it running.
         self.process = subprocess.Popen(self.command, stdout=log_handle, stderr=subprocess.STDOUT,
-                                         stdin=subprocess.DEVNULL, env=self.env, start_new_session=True)
+                                         stdin=subprocess.DEVNULL, env=self.env, start_new_session=True,
+                                         preexec_fn=_terminate_with_parent)
         log_handle.close()
+        log.info("server pid %d", self.process.pid)
 
     def check_alive(self) -> None:
         if self.process is None or self.process.poll() is not None:
