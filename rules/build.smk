@@ -12,8 +12,10 @@ rule translate:
     params:
         code=CODE["build"],
     resources:
-        mem_mb=lambda wc: config["resources"]["cpu"]["mem_mb"],
-        runtime=lambda wc: config["resources"]["cpu"]["runtime"],
+        mem_mb=cpu_resource("mem_mb"),
+        runtime=cpu_resource("runtime"),
+        cpus_per_task=cpu_resource("cpus_per_task"),
+        slurm_partition=cpu_resource("slurm_partition"),
     script:
         "../scripts/build.py"
 
@@ -29,8 +31,10 @@ rule convert:
     params:
         code=CODE["build"],
     resources:
-        mem_mb=lambda wc: config["resources"]["cpu"]["mem_mb"],
-        runtime=lambda wc: config["resources"]["cpu"]["runtime"],
+        mem_mb=cpu_resource("mem_mb"),
+        runtime=cpu_resource("runtime"),
+        cpus_per_task=cpu_resource("cpus_per_task"),
+        slurm_partition=cpu_resource("slurm_partition"),
     script:
         "../scripts/build.py"
 
@@ -49,7 +53,9 @@ rule validate:
         code=CODE["build"],
         settings=lambda wc: json.dumps(config["validation"], sort_keys=True),
     resources:
-        mem_mb=lambda wc: config["resources"]["cpu"]["mem_mb"],
-        runtime=lambda wc: config["resources"]["cpu"]["runtime"],
+        mem_mb=cpu_resource("mem_mb"),
+        runtime=cpu_resource("runtime"),
+        cpus_per_task=cpu_resource("cpus_per_task"),
+        slurm_partition=cpu_resource("slurm_partition"),
     script:
         "../scripts/build.py"

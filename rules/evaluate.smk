@@ -19,9 +19,14 @@ rule generate:
         trials=lambda wc: config["benchmarks"][wc.benchmark]["trials"],
     threads: 1
     resources:
-        gpu=lambda wc: size_resources(wc.model)["gpu"],
-        mem_mb=lambda wc: size_resources(wc.model)["mem_mb"],
-        runtime=lambda wc: size_resources(wc.model)["runtime"],
+        # from the model's size class; a shard already fully cached goes to the CPU partition, gpu=0
+        gpu=generate_resource("gpu"),
+        gpu_model=generate_resource("gpu_model"),
+        cpus_per_gpu=generate_resource("cpus_per_gpu"),
+        cpus_per_task=generate_resource("cpus_per_task"),
+        mem_mb=generate_resource("mem_mb"),
+        runtime=generate_resource("runtime"),
+        slurm_partition=generate_resource("slurm_partition"),
     script:
         "../scripts/generate.py"
 
@@ -38,7 +43,9 @@ rule grade:
         code=CODE["grade"],
         settings=lambda wc: json.dumps(config["grading"], sort_keys=True),
     resources:
-        mem_mb=lambda wc: config["resources"]["cpu"]["mem_mb"],
-        runtime=lambda wc: config["resources"]["cpu"]["runtime"],
+        mem_mb=cpu_resource("mem_mb"),
+        runtime=cpu_resource("runtime"),
+        cpus_per_task=cpu_resource("cpus_per_task"),
+        slurm_partition=cpu_resource("slurm_partition"),
     script:
         "../scripts/grade.py"

@@ -17,8 +17,10 @@ rule aggregate:
     params:
         code=CODE["aggregate"],
     resources:
-        mem_mb=lambda wc: config["resources"]["cpu"]["mem_mb"],
-        runtime=lambda wc: config["resources"]["cpu"]["runtime"],
+        mem_mb=cpu_resource("mem_mb"),
+        runtime=cpu_resource("runtime"),
+        cpus_per_task=cpu_resource("cpus_per_task"),
+        slurm_partition=cpu_resource("slurm_partition"),
     script:
         "../scripts/aggregate.py"
 
@@ -38,7 +40,9 @@ rule plot:
     params:
         code=CODE["plot"],
     resources:
-        mem_mb=lambda wc: config["resources"]["cpu"]["mem_mb"],
-        runtime=lambda wc: config["resources"]["cpu"]["runtime"],
+        mem_mb=cpu_resource("mem_mb"),
+        runtime=cpu_resource("runtime"),
+        cpus_per_task=cpu_resource("cpus_per_task"),
+        slurm_partition=cpu_resource("slurm_partition"),
     script:
         "../scripts/plot.py"
