@@ -1,0 +1,272 @@
+"""The chat client and request planning: retries on 429/5xx/timeouts, error rows for deterministic
+rejections, HTTP framing, the API key kept out of logs and artifacts, seeds and max_tokens."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+from extrembench.artifacts import write_artifact
+from extrembench.config import validate_config
+from extrembench.generation.client import (ChatClient, ChatRequest, EndpointError, read_response,
+                                           retry_delay)
+from extrembench.generation.requests import clamp_max_tokens, plan_samples, render_messages
+from extrembench.generation.run import generate_shard
+
+
+def chat_body(content: str) -> dict:
+    return {"choices": [{"message": {"content": content}, "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": 7, "completion_tokens": 3}}
+
+
+class ScriptedEndpoint:
+    """A loopback OpenAI-style endpoint that answers each POST from a script of (status, delay_s)
+    steps (the last step repeats), recording every request's headers and body."""
+
+    def __init__(self, script: list[tuple[int, float]], headers: dict[str, str] | None = None) -> None:
+        self.script = list(script)
+        self.extra_headers = headers or {}
+        self.requests: list[dict] = []
+        self.lock = threading.Lock()
+        endpoint = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_POST(self):
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                with endpoint.lock:
+                    endpoint.requests.append({"headers": dict(self.headers), "body": body})
+                    step = endpoint.script.pop(0) if len(endpoint.script) > 1 else endpoint.script[0]
+                status, delay = step
+                time.sleep(delay)
+                data = json.dumps(chat_body(f"\\boxed{{{body.get('seed')}}}") if status == 200
+                                  else {"error": {"message": f"status {status}"}}).encode()
+                self.send_response(status)
+                for name, value in endpoint.extra_headers.items():
+                    self.send_header(name, value)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def log_message(self, *args):
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.server.server_address[1]}"
+
+    def __enter__(self):
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def run_client(client: ChatClient, payloads: list[dict]) -> list[dict]:
+    responses = []
+    requests = [ChatRequest(key=f"{i:064x}", payload=p) for i, p in enumerate(payloads)]
+    asyncio.run(client.run(requests, lambda request, response: responses.append(response)))
+    return responses
+
+
+@pytest.mark.parametrize("script, attempts", [
+    ([(429, 0), (200, 0)], 2),
+    ([(503, 0), (502, 0), (200, 0)], 3),
+    ([(500, 0), (200, 0)], 2),
+    ([(200, 0.8), (200, 0)], 2),  # the first attempt times out
+])
+def test_transient_failures_are_retried_until_an_answer(script, attempts):
+    with ScriptedEndpoint(script) as endpoint:
+        client = ChatClient(endpoint.base_url, concurrency=1, timeout_s=0.4, max_retries=3,
+                            initial_backoff_s=0.01)
+        [response] = run_client(client, [{"model": "m", "seed": 11, "messages": []}])
+    assert response["content"] == "\\boxed{11}" and response["finish_reason"] == "stop"
+    assert len(endpoint.requests) == attempts
+
+
+def test_retry_after_header_is_honoured():
+    with ScriptedEndpoint([(429, 0), (200, 0)], headers={"Retry-After": "0.3"}) as endpoint:
+        client = ChatClient(endpoint.base_url, concurrency=1, max_retries=2, initial_backoff_s=0.01)
+        started = time.monotonic()
+        run_client(client, [{"seed": 1}])
+    assert time.monotonic() - started >= 0.3
+
+
+@pytest.mark.parametrize("status", [400, 401, 404, 422])
+def test_deterministic_rejection_becomes_an_error_row_without_retry(status):
+    with ScriptedEndpoint([(status, 0)]) as endpoint:
+        client = ChatClient(endpoint.base_url, concurrency=1, max_retries=3, initial_backoff_s=0.01)
+        [response] = run_client(client, [{"seed": 1}])
+    assert response["finish_reason"] == "error"
+    assert response["error"].startswith(f"HTTP {status}") and f"status {status}" in response["error"]
+    assert response["content"] is None and len(endpoint.requests) == 1
+
+
+def test_persistent_5xx_raises_after_the_last_retry():
+    with ScriptedEndpoint([(503, 0)]) as endpoint:
+        client = ChatClient(endpoint.base_url, concurrency=1, max_retries=2, initial_backoff_s=0.01)
+        with pytest.raises(EndpointError, match="HTTP 503 after 3 attempts"):
+            run_client(client, [{"seed": 1}])
+    assert len(endpoint.requests) == 3
+
+
+def test_unreachable_endpoint_raises_endpoint_error():
+    client = ChatClient("http://127.0.0.1:9", concurrency=1, max_retries=1, initial_backoff_s=0.01)
+    with pytest.raises(EndpointError, match="after 2 attempts"):
+        run_client(client, [{"seed": 1}])
+
+
+def test_alive_check_stops_retrying_a_dead_server():
+    def dead():
+        raise RuntimeError("server exited (code 1)")
+
+    client = ChatClient("http://127.0.0.1:9", concurrency=1, max_retries=5, initial_backoff_s=5,
+                        alive_check=dead)
+    with pytest.raises(RuntimeError, match="server exited"):
+        run_client(client, [{"seed": 1}])
+
+
+def test_every_request_is_answered_once_under_concurrency():
+    with ScriptedEndpoint([(200, 0)]) as endpoint:
+        client = ChatClient(endpoint.base_url, concurrency=8)
+        responses = run_client(client, [{"seed": i} for i in range(50)])
+    assert sorted(r["content"] for r in responses) == sorted(f"\\boxed{{{i}}}" for i in range(50))
+    assert sorted(r["body"]["seed"] for r in endpoint.requests) == list(range(50))
+
+
+@pytest.mark.parametrize("raw, status, body", [
+    (b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello", 200, b"hello"),
+    (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nhel\r\n2;x=y\r\nlo\r\n0\r\n\r\n", 200, b"hello"),
+    (b"HTTP/1.0 503 Service Unavailable\r\n\r\nbusy", 503, b"busy"),
+    (b"HTTP/1.1 429 Too Many Requests\r\ncontent-length: 0\r\nRetry-After: 2\r\n\r\n", 429, b""),
+])
+def test_http_response_framing(raw, status, body):
+    async def parse():
+        reader = asyncio.StreamReader()
+        reader.feed_data(raw)
+        reader.feed_eof()
+        return await read_response(reader)
+
+    reply = asyncio.run(parse())
+    assert (reply.status, reply.body) == (status, body)
+
+
+def test_garbage_status_line_is_a_protocol_error():
+    async def parse():
+        reader = asyncio.StreamReader()
+        reader.feed_data(b"SSH-2.0-OpenSSH\r\n\r\n")
+        reader.feed_eof()
+        return await read_response(reader)
+
+    with pytest.raises(OSError, match="not an HTTP"):
+        asyncio.run(parse())
+
+
+@pytest.mark.parametrize("attempt, retry_after, low, high", [
+    (0, None, 1.0, 1.25),
+    (3, None, 8.0, 10.0),
+    (10, None, 60.0, 75.0),  # capped at max_s (plus jitter)
+    (0, "7", 7.0, 7.0 + 1e-9),
+    (0, "Wed, 21 Oct 2015 07:28:00 GMT", 1.0, 1.25),  # a date: our own backoff
+])
+def test_retry_delay(attempt, retry_after, low, high):
+    delay = retry_delay(attempt, initial_s=1.0, max_s=60.0, retry_after=retry_after)
+    assert low <= delay <= high
+
+
+# ---------------------------------------------------------------- request planning
+
+BASE_CONFIG = {"benchmarks": {"t": {"kind": "ingested", "dataset": "x", "trials": 3}},
+               "evaluate": {"models": ["m"], "benchmarks": ["t"]}, "resources": {"cpu": {}}}
+
+
+def problem_row(problem_id: str, statement: str) -> dict:
+    return {"benchmark": "t", "problem_id": problem_id, "source_path": f"{problem_id}.yaml",
+            "source_sha256": "0" * 64, "statement": statement, "answer": "1", "answer_type": "number",
+            "sense": None, "technique": [], "difficulty": None, "spec_json": None, "status": "ingested",
+            "reason": None, "best_value": None, "witness_json": None, "dag_node": "test"}
+
+
+def model_config(**model) -> dict:
+    return validate_config({**BASE_CONFIG, "models": {"m": model}})
+
+
+@pytest.mark.parametrize("max_tokens, context, prompt, expected", [
+    (100, 1000, 50, 100),
+    (38912, 40960, 1500, 38912),
+    (38912, 40960, 3000, 37960),
+    (100, 100, 150, 1),  # the prompt alone overflows: the server's 400 becomes an error row
+])
+def test_clamp_max_tokens(max_tokens, context, prompt, expected):
+    assert clamp_max_tokens(max_tokens, context, prompt) == expected
+
+
+def test_each_sample_gets_a_distinct_seed_and_explicit_sampling():
+    config = model_config(backend="openai", openai={"base_url": "http://127.0.0.1:1"}, context_length=4096,
+                          sampling={"temperature": 1.0, "top_p": 1.0, "top_k": -1, "max_tokens": 256,
+                                    "reasoning_effort": "high"})
+    problems = [problem_row(f"p{i}", f"What is {i}+{i}?") for i in range(4)]
+    planned = plan_samples(problems, benchmark="t", model="m", model_cfg=config["models"]["m"], trials=3)
+    assert len({s.seed for s in planned}) == len({s.key for s in planned}) == 12
+    assert planned[0].identity["sampling"] == {"temperature": 1.0, "top_p": 1.0, "top_k": -1, "min_p": 0.0,
+                                               "max_tokens": 256, "reasoning_effort": "high"}
+    again = plan_samples(problems, benchmark="t", model="m", model_cfg=config["models"]["m"], trials=3)
+    assert [s.key for s in again] == [s.key for s in planned]
+
+
+def test_prompt_template_keeps_braces_and_system_prompt_is_optional():
+    cfg = model_config(backend="openai", openai={"base_url": "http://x"})["models"]["m"]
+    [message] = render_messages(cfg, "Find {x}.")
+    assert message == {"role": "user", "content": "Find {x}.\n\nPlease reason step by step, and put your "
+                                                   "final answer within \\boxed{}."}
+    cfg = {**cfg, "system_prompt": "Be brief.", "prompt_template": "Q: {statement}"}
+    assert render_messages(cfg, "1+1?") == [{"role": "system", "content": "Be brief."},
+                                            {"role": "user", "content": "Q: 1+1?"}]
+
+
+# ---------------------------------------------------------------- the API key
+
+def test_api_key_is_sent_but_never_logged_cached_or_written(tmp_path, monkeypatch, caplog):
+    secret = "sk-test-DO-NOT-LEAK-0123456789"
+    monkeypatch.setenv("EXTREMBENCH_TEST_KEY", secret)
+    problems = tmp_path / "problems.parquet"
+    write_artifact([problem_row("p1", "1+1?"), problem_row("p2", "2+2?")], problems, "problems")
+    output = tmp_path / "out" / "shard-0.parquet"
+    caplog.set_level(logging.DEBUG)
+    # One 429 and one 400 on the way, so the retry and the error paths log too.
+    with ScriptedEndpoint([(429, 0), (400, 0), (200, 0)]) as endpoint:
+        config = model_config(backend="openai", hf_id="vendor/model", concurrency=1,
+                              retry_initial_backoff_s=0.01,
+                              openai={"base_url": endpoint.base_url, "api_key_env": "EXTREMBENCH_TEST_KEY"})
+        config["cache_dir"] = str(tmp_path / "cache")
+        stats = generate_shard(problems_path=problems, output=output, stats_path=tmp_path / "stats.json",
+                               benchmark="t", model="m", config=config, dag_node="generate[t]",
+                               server_log=tmp_path / "server.log")
+    assert stats["sent"] == 6 and stats["failed"] == 1
+    assert {r["headers"]["Authorization"] for r in endpoint.requests} == {f"Bearer {secret}"}
+    assert secret not in caplog.text
+    written = [p for p in tmp_path.rglob("*") if p.is_file()]
+    assert output in written and any(p.suffix == ".json" and "cache" in p.parts for p in written)
+    for path in written:
+        assert secret.encode() not in path.read_bytes(), path
+
+
+def test_missing_api_key_names_the_variable(tmp_path, monkeypatch):
+    monkeypatch.delenv("EXTREMBENCH_ABSENT_KEY", raising=False)
+    client = ChatClient("http://127.0.0.1:9", api_key_env="EXTREMBENCH_ABSENT_KEY")
+    with pytest.raises(EndpointError, match="EXTREMBENCH_ABSENT_KEY"):
+        run_client(client, [{"seed": 1}])
