@@ -153,9 +153,10 @@ def grade_shard(generations: Path, problems: Path, output: Path, *, dag_node: st
     log.info("graded %d samples: %d correct", len(rows), sum(bool(r["correct"]) for r in rows))
 
 
-def aggregate(grade_files: Sequence[str], *, parquet: Path, csv: Path, markdown: Path,
-              config: dict[str, Any], seed: int = 0) -> None:
-    """Leaderboard per (benchmark, model), each row stamped with the lineage of its number."""
+def aggregate(grade_files: Sequence[str], *, outputs: dict[str, Path], config: dict[str, Any],
+              published_dir: Path, seed: int = 0) -> None:
+    """Leaderboard per (benchmark, model), each row stamped with the lineage of its number, plus
+    the difficulty, technique, correlation and published-vs-reproduced tables."""
     import pandas as pd
     import pyarrow as pa
 
@@ -163,7 +164,9 @@ def aggregate(grade_files: Sequence[str], *, parquet: Path, csv: Path, markdown:
     from extrembench.artifacts import file_record
     from extrembench.config import config_hash
     from extrembench.grading import equivalent
-    from extrembench.leaderboard import build_leaderboard, write_markdown
+    from extrembench.leaderboard import (build_correlations, build_difficulty, build_leaderboard,
+                                         build_technique_table, write_markdown)
+    from extrembench.published import aliases_from_config, align_published, compare_published, load_published
 
     grades = pd.concat([read_artifact(p, "grades").to_pandas() for p in grade_files], ignore_index=True)
     board = build_leaderboard(grades, equivalent=equivalent, seed=seed)
@@ -175,7 +178,40 @@ def aggregate(grade_files: Sequence[str], *, parquet: Path, csv: Path, markdown:
     board["git_dirty"] = git["git_dirty"]
     board["versions_json"] = json.dumps(provenance.versions(), sort_keys=True)
     table = pa.Table.from_pandas(board, preserve_index=False)
-    write_artifact(table, parquet, "leaderboard", schema=table.schema, inputs=grade_files)
-    board.to_csv(csv, index=False, float_format="%.6g", lineterminator="\n")
-    write_markdown(board, markdown)
+    write_artifact(table, outputs["parquet"], "leaderboard", schema=table.schema, inputs=grade_files)
+    write_csv(board, outputs["csv"])
+    write_markdown(board, outputs["md"])
+    write_csv(build_difficulty(grades), outputs["difficulty"])
+    write_csv(build_technique_table(grades), outputs["techniques"])
+    write_csv(build_correlations(board, seed=seed), outputs["correlations"])
+    published = align_published(load_published(published_dir), **dict(zip(("benchmarks", "models"),
+                                                                           aliases_from_config(config))))
+    write_csv(compare_published(board, published), outputs["published"])
     log.info("leaderboard: %d rows from %d grade files", len(board), len(grade_files))
+
+
+def write_csv(frame, path: Path) -> None:
+    """Tables for people: fixed float format and line ends, so equal content gives equal bytes."""
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    frame.to_csv(path, index=False, float_format="%.6g", lineterminator="\n")
+
+
+def ingest_shard(dataset: str, root: Path, output: Path, *, benchmark: str, shard: int, n_shards: int,
+                 limit: int | None, dag_node: str) -> None:
+    """One shard of an official dataset as a problem table (checksums verified on read)."""
+    from extrembench.ingest import DATASETS, load_benchmark
+    from extrembench.shards import shard_of
+
+    records = sorted(load_benchmark(dataset, root), key=lambda r: r["problem_id"])
+    if limit:
+        records = records[:limit]
+    rows = [{
+        "benchmark": benchmark, "problem_id": r["problem_id"], "source_path": r["source_path"],
+        "source_sha256": r["source_sha256"], "statement": r["statement"], "answer": r["answer"],
+        "answer_type": r["answer_type"], "sense": None, "technique": [], "difficulty": None,
+        "spec_json": None, "status": "ingested", "reason": f"{dataset} (checksums verified)",
+        "best_value": None, "witness_json": None, "dag_node": dag_node,
+    } for r in records if shard_of(r["problem_id"], n_shards) == shard]
+    inputs = [root / name for name in DATASETS[dataset].files]
+    write_artifact(rows, output, "problems", inputs=inputs)
+    log.info("ingested %d of %d %s problems into shard %d", len(rows), len(records), dataset, shard)

@@ -3,6 +3,8 @@
 
 
 rule translate:
+    wildcard_constraints:
+        benchmark=EXTREMAL_NAMES,
     input:
         problems=shard_problem_files,
     output:
@@ -16,11 +18,15 @@ rule translate:
         runtime=cpu_resource("runtime"),
         cpus_per_task=cpu_resource("cpus_per_task"),
         slurm_partition=cpu_resource("slurm_partition"),
+    conda:
+        "../envs/pipeline.yaml"
     script:
         "../scripts/build.py"
 
 
 rule convert:
+    wildcard_constraints:
+        benchmark=EXTREMAL_NAMES,
     input:
         problems=shard_problem_files,
         translations=rules.translate.output.translations,
@@ -35,11 +41,15 @@ rule convert:
         runtime=cpu_resource("runtime"),
         cpus_per_task=cpu_resource("cpus_per_task"),
         slurm_partition=cpu_resource("slurm_partition"),
+    conda:
+        "../envs/pipeline.yaml"
     script:
         "../scripts/build.py"
 
 
 rule validate:
+    wildcard_constraints:
+        benchmark=EXTREMAL_NAMES,
     input:
         problems=shard_problem_files,
         conversions=rules.convert.output.conversions,
@@ -57,5 +67,32 @@ rule validate:
         runtime=cpu_resource("runtime"),
         cpus_per_task=cpu_resource("cpus_per_task"),
         slurm_partition=cpu_resource("slurm_partition"),
+    conda:
+        "../envs/pipeline.yaml"
     script:
         "../scripts/build.py"
+
+
+# Companion benchmarks: official datasets read from a local copy, checksums verified.
+rule ingest:
+    wildcard_constraints:
+        benchmark=INGESTED_NAMES,
+    input:
+        dataset=dataset_files,
+    output:
+        problems=f"{RESULTS}/{{benchmark}}/problems/shard-{{shard}}.parquet",
+    log:
+        f"{RESULTS}/logs/ingest/{{benchmark}}/shard-{{shard}}.log",
+    params:
+        code=CODE["ingest"],
+        root=lambda wc: dataset_root(wc.benchmark),
+        settings=lambda wc: json.dumps(config["benchmarks"][wc.benchmark], sort_keys=True),
+    resources:
+        mem_mb=cpu_resource("mem_mb"),
+        runtime=cpu_resource("runtime"),
+        cpus_per_task=cpu_resource("cpus_per_task"),
+        slurm_partition=cpu_resource("slurm_partition"),
+    conda:
+        "../envs/pipeline.yaml"
+    script:
+        "../scripts/ingest.py"

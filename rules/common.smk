@@ -33,6 +33,17 @@ MODELS = config["evaluate"]["models"]
 EXTREMAL = [b for b in BENCHMARKS if config["benchmarks"][b]["kind"] == "extremal"]
 
 
+def _names_of_kind(kind):
+    """Regex matching the configured benchmarks of one kind (never matches when there are none),
+    so validate and ingest never compete for the same problem table."""
+    names = [re.escape(b) for b, spec in config["benchmarks"].items() if spec["kind"] == kind]
+    return "|".join(names) if names else "(?!)"
+
+
+EXTREMAL_NAMES = _names_of_kind("extremal")
+INGESTED_NAMES = _names_of_kind("ingested")
+
+
 wildcard_constraints:
     benchmark="|".join(map(re.escape, config["benchmarks"])),
     model="|".join(map(re.escape, config["models"])),
@@ -56,10 +67,15 @@ CODE = {
         "extrembench/schemas/problem.schema.yaml",
         "scripts/build.py",
     ),
+    "ingest": _stage_code("extrembench/ingest.py", "extrembench/shards.py", "scripts/ingest.py"),
     "generate": _stage_code("extrembench/generation", "extrembench/validate.py", "scripts/generate.py"),
     "grade": _stage_code("extrembench/grading", "scripts/grade.py"),
     "aggregate": _stage_code(
-        "extrembench/metrics.py", "extrembench/leaderboard.py", "extrembench/grading", "scripts/aggregate.py"
+        "extrembench/metrics.py",
+        "extrembench/leaderboard.py",
+        "extrembench/published.py",
+        "extrembench/grading",
+        "scripts/aggregate.py",
     ),
     "plot": _stage_code("extrembench/figures.py", "extrembench/published.py", "scripts/plot.py"),
 }
@@ -77,6 +93,21 @@ def problem_files(benchmark):
 def shard_problem_files(wildcards):
     n_shards = config["benchmarks"][wildcards.benchmark]["shards"]
     return [f for f in problem_files(wildcards.benchmark) if shard_of(Path(f).stem, n_shards) == int(wildcards.shard)]
+
+
+def dataset_root(benchmark):
+    """Local copy of an ingested dataset (offline mode): `root`, else the shared data folder."""
+    from extrembench.ingest import local_root
+
+    bench = config["benchmarks"][benchmark]
+    return bench.get("root") or str(local_root(bench["dataset"]))
+
+
+def dataset_files(wildcards):
+    from extrembench.ingest import DATASETS
+
+    root = Path(dataset_root(wildcards.benchmark))
+    return [str(root / name) for name in DATASETS[config["benchmarks"][wildcards.benchmark]["dataset"]].files]
 
 
 def shards(benchmark):
@@ -101,13 +132,25 @@ LEADERBOARD = {
     "csv": f"{RESULTS}/leaderboard.csv",
     "md": f"{RESULTS}/leaderboard.md",
 }
+TABLES = {
+    "difficulty": f"{RESULTS}/tables/difficulty.csv",
+    "techniques": f"{RESULTS}/tables/techniques.csv",
+    "correlations": f"{RESULTS}/tables/correlations.csv",
+    "published": f"{RESULTS}/tables/published_comparison.csv",
+}
+# Accuracies the source papers report, shown beside reproduced ones (data/published/README.md).
+PUBLISHED_TABLES = sorted(glob.glob(str(BASE / "data" / "published" / "*.csv")))
 FIGURES = {
     "main": f"{RESULTS}/figures/accuracy_by_model.png",
+    "scatter": f"{RESULTS}/figures/benchmark_scatter.png",
+    "tokens": f"{RESULTS}/figures/accuracy_vs_tokens.png",
+    "pass_at_k": f"{RESULTS}/figures/pass_at_k.png",
+    "heatmap": f"{RESULTS}/figures/problem_heatmap.png",
 }
 
 
 def all_targets():
-    return [*LEADERBOARD.values(), *FIGURES.values()]
+    return [*LEADERBOARD.values(), *TABLES.values(), *FIGURES.values()]
 
 
 # ---------------------------------------------------------------- resources
@@ -186,3 +229,10 @@ def print_run_summary(start):
                 flagged += [r for r in table if r["status"] != "confirmed"]
     for row in sorted(flagged, key=lambda r: r["problem_id"]):
         print(f"extrembench: problem {row['problem_id']} is {row['status']} (not asked): {row['reason']}", file=sys.stderr)
+
+
+# ---------------------------------------------------------------- software environments
+def generate_env(wildcards):
+    """Conda env of a generate job: SGLang's CUDA stack only where a model needs it."""
+    backend = config["models"][wildcards.model]["backend"]
+    return {"sglang": "../envs/sglang.yaml", "llamacpp": "../envs/llamacpp.yaml"}.get(backend, "../envs/pipeline.yaml")

@@ -27,6 +27,8 @@ rule generate:
         mem_mb=generate_resource("mem_mb"),
         runtime=generate_resource("runtime"),
         slurm_partition=generate_resource("slurm_partition"),
+    conda:
+        generate_env
     script:
         "../scripts/generate.py"
 
@@ -47,5 +49,7 @@ rule grade:
         runtime=cpu_resource("runtime"),
         cpus_per_task=cpu_resource("cpus_per_task"),
         slurm_partition=cpu_resource("slurm_partition"),
+    conda:
+        "../envs/pipeline.yaml"
     script:
         "../scripts/grade.py"

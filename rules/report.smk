@@ -1,9 +1,11 @@
-# Aggregate every grade table into the leaderboard, then draw the figures.
+# Aggregate every grade table into the leaderboard and tables, then draw the figures.
+# Every output carries a report caption: `snakemake --report results/report.html`.
 
 
 rule aggregate:
     input:
         grades=all_grade_tables(),
+        published=PUBLISHED_TABLES,
     output:
         parquet=LEADERBOARD["parquet"],
         csv=report(
@@ -12,15 +14,38 @@ rule aggregate:
             category="Leaderboard",
         ),
         md=LEADERBOARD["md"],
+        difficulty=report(
+            TABLES["difficulty"],
+            caption="../report/difficulty.rst",
+            category="Tables",
+        ),
+        techniques=report(
+            TABLES["techniques"],
+            caption="../report/techniques.rst",
+            category="Tables",
+        ),
+        correlations=report(
+            TABLES["correlations"],
+            caption="../report/correlations.rst",
+            category="Tables",
+        ),
+        published=report(
+            TABLES["published"],
+            caption="../report/published_comparison.rst",
+            category="Tables",
+        ),
     log:
         f"{RESULTS}/logs/aggregate.log",
     params:
         code=CODE["aggregate"],
+        published=lambda wc, input: os.path.dirname(input.published[0]),
     resources:
         mem_mb=cpu_resource("mem_mb"),
         runtime=cpu_resource("runtime"),
         cpus_per_task=cpu_resource("cpus_per_task"),
         slurm_partition=cpu_resource("slurm_partition"),
+    conda:
+        "../envs/pipeline.yaml"
     script:
         "../scripts/aggregate.py"
 
@@ -28,21 +53,46 @@ rule aggregate:
 rule plot:
     input:
         leaderboard=LEADERBOARD["parquet"],
+        correlations=TABLES["correlations"],
         grades=all_grade_tables(),
+        published=PUBLISHED_TABLES,
     output:
         main=report(
             FIGURES["main"],
             caption="../report/accuracy_by_model.rst",
             category="Figures",
         ),
+        scatter=report(
+            FIGURES["scatter"],
+            caption="../report/scatter.rst",
+            category="Figures",
+        ),
+        tokens=report(
+            FIGURES["tokens"],
+            caption="../report/tokens.rst",
+            category="Figures",
+        ),
+        pass_at_k=report(
+            FIGURES["pass_at_k"],
+            caption="../report/pass_at_k.rst",
+            category="Figures",
+        ),
+        heatmap=report(
+            FIGURES["heatmap"],
+            caption="../report/heatmap.rst",
+            category="Figures",
+        ),
     log:
         f"{RESULTS}/logs/plot.log",
     params:
         code=CODE["plot"],
+        published=lambda wc, input: os.path.dirname(input.published[0]),
     resources:
         mem_mb=cpu_resource("mem_mb"),
         runtime=cpu_resource("runtime"),
         cpus_per_task=cpu_resource("cpus_per_task"),
         slurm_partition=cpu_resource("slurm_partition"),
+    conda:
+        "../envs/pipeline.yaml"
     script:
         "../scripts/plot.py"

@@ -1,4 +1,4 @@
-"""aggregate: every grade table → leaderboard (rules/report.smk)."""
+"""aggregate: every grade table → leaderboard and tables (rules/report.smk)."""
 
 from pathlib import Path
 
@@ -7,5 +7,5 @@ from extrembench.workflow import start_job
 
 start_job(snakemake)  # noqa: F821 (injected by Snakemake)
 smk = snakemake  # noqa: F821
-stages.aggregate(list(smk.input.grades), parquet=Path(smk.output.parquet), csv=Path(smk.output.csv),
-                 markdown=Path(smk.output.md), config=smk.config)
+stages.aggregate(list(smk.input.grades), outputs={k: Path(v) for k, v in smk.output.items()},
+                 config=smk.config, published_dir=Path(smk.params.published))

@@ -1,14 +1,23 @@
-"""plot: the figures from the leaderboard and grade tables (rules/report.smk)."""
+"""plot: the five figures from the leaderboard and grade tables (rules/report.smk)."""
 
 from pathlib import Path
 
 import pandas as pd
 
+from extrembench import figures
 from extrembench.artifacts import read_artifact
-from extrembench.figures import plot_main
+from extrembench.published import aliases_from_config, align_published, load_published
 from extrembench.workflow import start_job
 
 start_job(snakemake)  # noqa: F821 (injected by Snakemake)
 smk = snakemake  # noqa: F821
-leaderboard = pd.read_parquet(smk.input.leaderboard)
-plot_main(leaderboard, Path(smk.output.main))
+board = pd.read_parquet(smk.input.leaderboard)
+grades = pd.concat([read_artifact(p, "grades").to_pandas() for p in smk.input.grades], ignore_index=True)
+correlations = pd.read_csv(smk.input.correlations)
+benchmarks, models = aliases_from_config(smk.config)
+published = align_published(load_published(smk.params.published), benchmarks=benchmarks, models=models)
+figures.plot_main(board, Path(smk.output.main), published=published)
+figures.plot_scatter(board, Path(smk.output.scatter), correlations=correlations)
+figures.plot_accuracy_vs_tokens(board, Path(smk.output.tokens))
+figures.plot_pass_at_k(board, Path(smk.output.pass_at_k))
+figures.plot_heatmap(grades, Path(smk.output.heatmap))

@@ -120,7 +120,9 @@ def test_audit_passes_then_names_a_changed_grade_file(workdir):
 def test_editing_one_problem_reruns_its_shard_and_sends_models_times_trials(workdir):
     edited = workdir / "problems" / "tiny-sum-of-squares.yaml"
     shard = shard_of(edited.stem, N_SHARDS)
-    edited.write_text(edited.read_text().replace('objective: "a^2 + b^2"', 'objective: "b^2 + a^2"'))
+    # a real change of the problem (the rendered statement, hence the prompt, changes too)
+    text = edited.read_text().replace('objective: "a^2 + b^2"', 'objective: "a^2 + b^2 + 1"')
+    edited.write_text(text.replace('answer: "2"', 'answer: "3"'))
     plan = planned_jobs(snakemake(workdir, "-n").stdout)
     for rule in ("translate", "convert", "validate"):
         assert plan[rule] == [f"benchmark=extrem, shard={shard}"], plan
