@@ -1,0 +1,78 @@
+"""The config model: defaults filled, every bad key or value named with what is allowed."""
+
+from __future__ import annotations
+
+import copy
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from extrembench.config import ConfigError, config_hash, load_config_file, validate_config
+
+REPO = Path(__file__).resolve().parents[1]
+DEFAULT = yaml.safe_load((REPO / "config.yaml").read_text())
+
+
+def test_default_config_validates_and_fills_defaults():
+    config = validate_config(DEFAULT)
+    assert config["grading"] == {"mode": "default", "timeout_s": 5, "judge_model": None, "judge_votes": 5}
+    assert config["models"]["gemma3-270m"]["sampling"]["max_tokens"] == DEFAULT["models"]["gemma3-270m"]["sampling"]["max_tokens"]
+    assert config["models"]["reference-solver"]["sampling"]["temperature"] == 0.6
+    assert DEFAULT == yaml.safe_load((REPO / "config.yaml").read_text()), "validation must not mutate its input"
+
+
+def _with(path: str, value):
+    config = copy.deepcopy(DEFAULT)
+    *parents, last = path.split(".")
+    node = config
+    for key in parents:
+        node = node.setdefault(key, {})
+    node[last] = value
+    return config
+
+
+@pytest.mark.parametrize(
+    ("path", "value", "message"),
+    [
+        ("benchmarks.extrem.shardz", 3, "benchmarks.extrem: unknown key(s) ['shardz']"),
+        ("benchmarks.extrem.shards", 0, "benchmarks.extrem.shards: 0 is less than the minimum of 1"),
+        ("benchmarks.extrem.kind", "csv", "benchmarks.extrem.kind: 'csv' is not allowed; choose one of ['extremal', 'ingested']"),
+        ("models.gemma3-270m.backend", "vllm", "choose one of ['sglang', 'openai', 'llamacpp', 'reference-solver']"),
+        ("models.gemma3-270m.sampling.top_p", 1.5, "models.gemma3-270m.sampling.top_p: 1.5 is greater than the maximum of 1"),
+        ("models.gemma3-270m.size_class", "b200-xl", "models.gemma3-270m.size_class: 'b200-xl' has no entry under `resources`"),
+        ("evaluate.models", ["gpt-5"], "evaluate.models: 'gpt-5' is not in the model registry"),
+        ("grading.mode", "lenient", "grading.mode: 'lenient' is not allowed; choose one of ['default', 'math-verify', 'amo-official']"),
+        ("translate.model", "nope", "translate.model: 'nope' is not in the model registry"),
+        ("cache", "x", "<top level>: unknown key(s) ['cache']"),
+    ],
+)
+def test_bad_values_are_named(path, value, message):
+    with pytest.raises(ConfigError) as error:
+        validate_config(_with(path, value))
+    assert message in str(error.value)
+
+
+def test_config_hash_ignores_key_order():
+    config = validate_config(DEFAULT)
+    reordered = dict(reversed(list(config.items())))
+    assert config_hash(config) == config_hash(reordered)
+
+
+def test_load_config_file_rejects_non_mapping(tmp_path):
+    path = tmp_path / "c.yaml"
+    path.write_text("- a\n- b\n")
+    with pytest.raises(ConfigError, match="top level must be a mapping"):
+        load_config_file(path)
+
+
+def test_snakemake_stops_before_any_job_on_a_bad_key(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(yaml.safe_dump({"grading": {"mode": "lenient"}}))
+    result = subprocess.run([sys.executable, "-m", "snakemake", "-n", "--configfile", str(bad)], cwd=REPO,
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode != 0
+    assert "grading.mode: 'lenient' is not allowed" in result.stdout + result.stderr
+    assert "rule translate" not in result.stdout
