@@ -14,6 +14,10 @@ import re
 
 import sympy
 from latex2sympy2_extended import latex2sympy
+from latex2sympy2_extended.latex2sympy2 import ConversionConfig
+
+# keep case: a statement may use A, B, C (angles) next to a, b, c
+_CONVERSION = ConversionConfig(lowercase_symbols=False)
 
 _MATH_RE = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$|\\\((.+?)\\\)|\\\[(.+?)\\\]", re.S)
 _MIN_WORDS = ("minimum", "smallest", "least", "minimal", "infimum")
@@ -38,12 +42,14 @@ def parse_segment(segment: str, names: dict[str, sympy.Symbol]) -> sympy.Basic |
     """sympy form of one math segment with its symbols renamed to the spec's, or None when the
     grammar does not accept it (a list like "a, b, c", a set, prose)."""
     try:
-        parsed = latex2sympy(segment)
+        parsed = latex2sympy(segment, conversion_config=_CONVERSION)
     except Exception:  # the grammar raises a variety of errors on text it does not accept
         return None
     if not isinstance(parsed, sympy.Basic):
         return None
     mapping = {s: names[s.name] for s in parsed.free_symbols if isinstance(s, sympy.Symbol) and s.name in names}
+    if "e" in names:  # the grammar reads a lone e as Euler's number; here it is the variable
+        mapping[sympy.E] = names["e"]
     return parsed.xreplace(mapping)
 
 

@@ -545,6 +545,14 @@ def check_problem(problem: Problem | str | Path, *, seed: int = 0, time_budget: 
             problem = load_problem(problem, ignore_keys=ignore_keys)
         except ProblemError as exc:
             return _invalid(_declared_id(Path(problem)), exc)
+    try:
+        return _check_loaded(problem, seed, time_budget)
+    except Exception as exc:  # a validator failure must not stop a batch; it is reported, not hidden
+        return CheckResult(problem.id, "inconclusive", None, None,
+                           f"the validator failed on this problem: {type(exc).__name__}: {exc}")
+
+
+def _check_loaded(problem: Problem, seed: int, time_budget: float) -> CheckResult:
     started = time.monotonic()
     try:
         spec, _origin = convert_problem(problem)

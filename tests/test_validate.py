@@ -136,3 +136,31 @@ def test_cli_expect_declared(tmp_path, capsys):
     rejected.write_text(rejected.read_text().replace("refuted", "confirmed"))
     assert cli.main(["check", "--expect-declared", str(rejected)]) == 1
     assert "expected status confirmed, got refuted" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("variables, constraints, objective, answer, sense", [
+    ({"A": "(0, pi)", "B": "(0, pi)", "C": "(0, pi)"}, ["A + B + C = pi"], "sin(A) + sin(B) + sin(C)", "3*sqrt(3)/2", "max"),
+    ({"a": "nonnegative", "b": "nonnegative", "c": "nonnegative", "d": "nonnegative", "e": "nonnegative"},
+     ["a + b + c + d + e = 1"], "Max(a + b, b + c, c + d, d + e)", "1/3", "min"),
+    ({"x": "real", "y": "real"}, ["x^2 + y^2 <= 4"], "x + cbrt(y^2 + 1) - Abs(x - y)", "0", "max"),
+])
+def test_rendered_statement_reads_back(variables, constraints, objective, answer, sense):
+    """The rendered statement, parsed back from LaTeX, matches its own spec at feasible points."""
+    from extrembench.convert import render_statement
+
+    statement = render_statement(make(sense, variables, objective, answer, constraints))
+    result = check_problem(make(sense, variables, objective, answer, constraints, statement))
+    assert result.status != "invalid", result.reason
+
+
+@pytest.mark.parametrize("statement, segments, sense", [
+    ("Let $a>0$. Find the minimum value of $a+\\frac1a$.", ["a>0", "a+\\frac1a"], "min"),
+    ("Find the largest value of \\(x(1-x)\\) for $$0 \\le x \\le 1$$", ["0 \\le x \\le 1", "x(1-x)"], "max"),
+    ("Find \\[x^2\\].", ["x^2"], None),
+    ("Find the smallest and the largest value of $x$.", ["x"], None),
+])
+def test_statement_reading(statement, segments, sense):
+    from extrembench.latex_formula import math_segments, statement_sense
+
+    assert sorted(math_segments(statement)) == sorted(segments)
+    assert statement_sense(statement) == sense
