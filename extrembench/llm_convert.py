@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from extrembench.expr import ExpressionError, parse_expression
 from extrembench.formalize import FormalizeError, formalize_statement, latex_to_text
 from extrembench.llm_calls import LLMCaller
 from extrembench.problem import ProblemError, problem_from_dict, problem_to_dict
@@ -114,7 +115,7 @@ def spec_from_reply(problem_id: str, reply: str, *, overrides: dict[str, Any] | 
         raise SpecReplyError(f"{exc.field}: {exc.reason}") from None
 
 
-def _feedback(reason: str) -> dict[str, str]:
+def feedback_message(reason: str) -> dict[str, str]:
     return {"role": "user", "content": f"That reply was rejected: {reason}. "
                                        "Reply again with only the corrected JSON object."}
 
@@ -142,7 +143,7 @@ def request_spec(problem_id: str, messages: list[dict[str, str]], caller: LLMCal
             spec = spec_from_reply(problem_id, result.content, overrides=overrides)
         except SpecReplyError as exc:
             errors.append(str(exc))
-            conversation += [{"role": "assistant", "content": result.content or ""}, _feedback(str(exc))]
+            conversation += [{"role": "assistant", "content": result.content or ""}, feedback_message(str(exc))]
             continue
         return SpecOutcome(spec, caller.label, len(keys), None, tuple(errors), tuple(raws), tuple(keys))
     return SpecOutcome(None, None, len(keys), f"{caller.label}: no valid spec after {len(keys)} attempt(s): {errors[-1]}",
@@ -161,9 +162,11 @@ def dataset_answer_text(answer: Any) -> str | None:
     if not isinstance(answer, str):
         return repr(answer)
     try:
-        return latex_to_text(answer.strip().strip("$"))
-    except FormalizeError:
+        text = latex_to_text(answer.strip().strip("$"))
+        parse_expression(text, ())  # a number: no names left (the rules read 'no idea' as n*o*i*d*E*a)
+    except (FormalizeError, ExpressionError):
         return None
+    return text
 
 
 def formalize_with_fallback(problem_id: str, statement: str, answer: Any, caller: LLMCaller | None, *,
