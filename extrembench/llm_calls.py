@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from extrembench.generation.backends import Endpoint, open_endpoint
+from extrembench.generation.backends import CHAT_BACKENDS, Endpoint, open_endpoint
 from extrembench.generation.cache import GenerationCache, cache_key
 from extrembench.generation.client import ChatClient, ChatRequest, EndpointError
 from extrembench.generation.requests import clamp_max_tokens, engine_version, estimate_prompt_tokens
@@ -61,6 +61,9 @@ class LLMCaller:
 
     def __init__(self, model: str, model_cfg: dict[str, Any], *, cache_dir: Path, server_log: Path,
                  namespace: str = NAMESPACE) -> None:
+        if model_cfg["backend"] not in CHAT_BACKENDS:
+            raise ValueError(f"models.{model}.backend: {model_cfg['backend']!r} cannot answer chat calls; "
+                             f"pick a model with backend {', '.join(CHAT_BACKENDS)}")
         self.model = model
         self.model_cfg = model_cfg
         self.cache_dir = Path(cache_dir)

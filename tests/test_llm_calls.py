@@ -100,6 +100,11 @@ def test_unreachable_endpoint_raises_and_records_nothing(tmp_path):
     assert not (tmp_path / "cache" / NAMESPACE).exists()
 
 
+def test_caller_refuses_a_model_without_chat_endpoint(tmp_path):
+    with pytest.raises(ValueError, match=r"models\.solver\.backend: 'reference-solver' cannot answer chat calls"):
+        LLMCaller("solver", {"backend": "reference-solver"}, cache_dir=tmp_path, server_log=tmp_path / "log")
+
+
 def test_caller_for_names_unknown_model(tmp_path):
     config = make_config(tmp_path, openai_cfg("http://127.0.0.1:9/v"))
     with pytest.raises(ValueError, match=r"model 'nope' is not in the model registry"):
