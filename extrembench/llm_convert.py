@@ -10,6 +10,7 @@ all; then the outcome is a failure that keeps every raw reply and counts the att
 from __future__ import annotations
 
 import json
+import logging
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -18,6 +19,8 @@ from extrembench.expr import ExpressionError, parse_expression
 from extrembench.formalize import FormalizeError, formalize_statement, latex_to_text
 from extrembench.llm_calls import LLMCaller
 from extrembench.problem import ProblemError, problem_from_dict, problem_to_dict
+
+log = logging.getLogger(__name__)
 
 CONVERT_SEED = 0
 SPEC_KEYS = ("sense", "variables", "constraints", "objective", "answer", "statement")
@@ -146,8 +149,9 @@ def request_spec(problem_id: str, messages: list[dict[str, str]], caller: LLMCal
             conversation += [{"role": "assistant", "content": result.content or ""}, feedback_message(str(exc))]
             continue
         return SpecOutcome(spec, caller.label, len(keys), None, tuple(errors), tuple(raws), tuple(keys))
-    return SpecOutcome(None, None, len(keys), f"{caller.label}: no valid spec after {len(keys)} attempt(s): {errors[-1]}",
-                       tuple(errors), tuple(raws), tuple(keys))
+    error = f"{caller.label}: no valid spec after {len(keys)} attempt(s): {errors[-1]}"
+    log.warning("%s: %s", problem_id, error)
+    return SpecOutcome(None, None, len(keys), error, tuple(errors), tuple(raws), tuple(keys))
 
 
 def convert_with_llm(problem_id: str, problem_text: str, caller: LLMCaller, *, max_attempts: int) -> SpecOutcome:

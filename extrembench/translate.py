@@ -12,12 +12,15 @@ LLM, and says which produced the text.
 
 from __future__ import annotations
 
+import logging
 import re
 import unicodedata
 from collections.abc import Mapping
 from typing import Any
 
 from extrembench.llm_calls import LLMCaller
+
+log = logging.getLogger(__name__)
 
 TRANSLATE_SEED = 0
 LANGUAGE_NAMES = {"zh": "Chinese", "ja": "Japanese", "ko": "Korean", "ru": "Russian", "vi": "Vietnamese",
@@ -141,5 +144,6 @@ def translate_fields(source: Mapping[str, Any] | None, caller: LLMCaller | None)
         except TranslationError as exc:
             fields.update(translation_error=f"{caller.label}: {exc.reason}", translation_raw=exc.raw,
                           translation_call_key=exc.key)
+            log.warning("translation failed: %s", fields["translation_error"])
     return fields
 
