@@ -16,6 +16,8 @@ grades = pd.concat([read_artifact(p, "grades").to_pandas() for p in smk.input.gr
 correlations = pd.read_csv(smk.input.correlations)
 benchmarks, models = aliases_from_config(smk.config)
 published = align_published(load_published(smk.params.published), benchmarks=benchmarks, models=models)
+# Published bars only for models this run evaluated: the figure compares, it does not catalogue.
+published = published[published["model"].isin(board["model"])]
 figures.plot_main(board, Path(smk.output.main), published=published)
 figures.plot_scatter(board, Path(smk.output.scatter), correlations=correlations)
 figures.plot_accuracy_vs_tokens(board, Path(smk.output.tokens))
