@@ -51,7 +51,8 @@ def derive_from_inequality(problem: Problem) -> tuple[str, sympy.Expr, sympy.Exp
 
 def _zero_on_equalities(difference: sympy.Expr, problem: Problem) -> bool:
     """True when `difference` vanishes identically, or on the solution set of the equality
-    constraints (polynomial reduction modulo their Groebner basis)."""
+    constraints: polynomial reduction modulo their Groebner basis, else substitution of the
+    variables that linear constraints solve for, then comparison at seeded sample points."""
     if difference == 0 or sympy.cancel(sympy.together(difference)) == 0:
         return True
     parsed = parse_problem(problem)
@@ -64,23 +65,38 @@ def _zero_on_equalities(difference: sympy.Expr, problem: Problem) -> bool:
     if polys and all(p.is_polynomial(*symbols) for p in polys + [numerator]):
         basis = sympy.groebner(polys, *symbols, order="grevlex")
         return basis.reduce(sympy.expand(numerator))[1] == 0
-    return _numerically_zero(difference, parsed) if not equalities else False
+    solved: dict[sympy.Symbol, sympy.Expr] = {}
+    for g in equalities:
+        g = g.subs(solved)
+        for s in sorted(g.free_symbols, key=str):
+            slope = sympy.diff(g, s)
+            if slope != 0 and not slope.free_symbols:  # linear in s: s = s - g/slope on the constraint
+                solved = {k: v.subs(s, s - g / slope) for k, v in solved.items()}
+                solved[s] = sympy.expand(s - g / slope)
+                break
+        else:
+            return False
+    return _numerically_zero(difference.subs(solved), parsed)
 
 
 def _numerically_zero(difference: sympy.Expr, parsed) -> bool:
-    """Unconstrained-by-equalities case with non-polynomial terms (sqrt, trig): compare at fixed
-    pseudo-random points of the domain box, seeded so the verdict is reproducible."""
+    """Compare with 0 at fixed pseudo-random points of the domain box (seeded, so the verdict is
+    reproducible); points where it is undefined are skipped, and at least 6 must be defined."""
     rng = random.Random(0)
+    defined = 0
     for _ in range(12):
         point = {}
         for s, dom in parsed.domains.items():
             lo = float(dom.lo) if dom.lo is not None else (float(dom.hi) - 3 if dom.hi is not None else -3.0)
             hi = float(dom.hi) if dom.hi is not None else lo + 3
             point[s] = sympy.Rational(lo + (hi - lo) * rng.uniform(0.05, 0.95)).limit_denominator(10**6)
-        value = difference.subs(point).evalf(30)
-        if not value.is_number or (value.is_finite and abs(value) > 1e-20):
+        value = sympy.N(difference.subs(point), 30)
+        if not value.is_number or not value.is_finite:
+            continue
+        if abs(value) > 1e-20:
             return False
-    return True
+        defined += 1
+    return defined >= 6
 
 
 def convert_problem(problem: Problem) -> tuple[ExtremalSpec, str]:

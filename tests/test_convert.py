@@ -45,6 +45,8 @@ def test_derivation(lhs, relation, rhs, sense, objective, answer):
     ("a*b*c + 1", "<=", "2", "max", "a*b*c", "1", ["a + b + c = 3"]),
     # non-polynomial, compared at sample points
     ("sqrt(a) + sqrt(b)", "<=", "sqrt(2*(a + b))", "max", "sqrt(a) + sqrt(b) - sqrt(2*a + 2*b)", "0", []),
+    # non-polynomial, equal on the constraint: c = 3 - a - b substituted, then sample points
+    ("sqrt(a) + sqrt(b) + sqrt(c)", "<=", "a + b + c", "max", "sqrt(a) + sqrt(b) + sqrt(c)", "3", ["a + b + c = 3"]),
 ])
 def test_agreement(lhs, relation, rhs, sense, objective, answer, constraints):
     spec, origin = convert_problem(problem(lhs, relation, rhs, sense=sense, objective=objective,
@@ -59,6 +61,7 @@ def test_agreement(lhs, relation, rhs, sense, objective, answer, constraints):
     ("max", "a^2/b + b^2/c + c^2/a", "3", ["a + b + c = 3"]),        # swapped sense
     ("min", "a^2/b + b^2/c + c^2/a", "3", ["a + b + c = 4"]),        # another constraint
     ("min", "a^2/b + b^2/c + c^2/a", "3", []),                        # equal only under the constraint
+    ("min", "a^2/b + b^2/c + c^2/a", "3", ["sqrt(a) + b + c = 3"]),   # non-polynomial, other constraint
 ])
 def test_disagreement_shows_both_versions(sense, objective, answer, constraints):
     item = problem("a^2/b + b^2/c + c^2/a", ">=", "a + b + c", sense=sense, objective=objective,

@@ -52,6 +52,11 @@ def test_fixture_statuses(name, status):
     ("min", POS3, "(a + b + c)*10^4", "3", ["a*b*c = 10^-12"], "confirmed", ""),
     ("min", {"t": "[0, pi]"}, "sin(t) + cos(t)", "-1", [], "confirmed", "exact"),
     ("max", {"x": "real"}, "-Abs(x - 2/7)", "0", [], "confirmed", "exact"),
+    # approached at infinity: the float point matches the answer to 13+ digits, the 50-digit push test tells
+    ("min", {"x": "positive"}, "1 + 1/x", "1", [], "not_attained", "x -> infinity"),
+    ("min", {"x": "positive"}, "exp(-x)", "0", [], "not_attained", "x -> infinity"),
+    ("min", {"x": "real", "y": "real"}, "exp(x) + exp(y)", "0", ["x + y <= 0"], "not_attained", "-infinity"),
+    ("max", {"x": "positive"}, "Min(x, 1)", "1", [], "confirmed", "exact"),   # flat, attained for x >= 1
 ])
 def test_statuses(sense, variables, objective, answer, constraints, status, reason):
     result = check_problem(make(sense, variables, objective, answer, constraints))
