@@ -33,8 +33,8 @@ import yaml
 from scipy.optimize import minimize
 
 from extrembench.convert import ExtremalSpec, convert_problem
-from extrembench.expr import ExpressionError, parse_expression, parse_relation, symbol
-from extrembench.problem import Domain, Problem, ProblemError, load_problem, parse_domain, parse_problem
+from extrembench.expr import ExpressionError
+from extrembench.problem import Domain, Problem, ProblemError, load_problem, parse_problem
 
 STATUSES = ("confirmed", "refuted", "not_attained", "inconclusive", "invalid")
 DEFAULT_IGNORED_KEYS = ("expected_status",)
@@ -124,7 +124,7 @@ class _Model:
         self.coords = [_coordinate(parsed.domains[s]) for s in self.symbols]
         # lambdify prints our own parsed tree (fixed vocabulary) to numpy code, never the raw text
         self.objective = sympy.lambdify(self.symbols, parsed.objective, "numpy")
-        self.equalities, self.inequalities, self.strict = [], [], []
+        self.equalities, self.inequalities = [], []
         self.scalar_equalities, self.scalar_inequalities = [], []
         for lhs, op, rhs in parsed.constraints:
             diff = lhs - rhs if op in ("=", ">=", ">") else rhs - lhs
@@ -139,7 +139,6 @@ class _Model:
             else:
                 self.inequalities.append(pair)
                 self.scalar_inequalities.append(relative)
-                self.strict.append(op in (">", "<"))
         # plain-float versions for the local searches: ~10x faster than numpy on scalars
         self.scalar_objective = sympy.lambdify(self.symbols, parsed.objective, "math")
 
@@ -429,11 +428,10 @@ def _recheck_feasible(model: _Model, point: dict) -> bool:
         if not model.parsed.domains[s].contains(point[s]):
             return False
     for lhs, op, rhs in model.parsed.constraints:
-        left, right = _hp(lhs, point), _hp(rhs, point)
-        if left is None or right is None:
+        measured = _constraint_slack(lhs, op, rhs, point)
+        if measured is None:
             return False
-        slack = (left - right) if op in (">=", ">") else (right - left)
-        scale = 1 + abs(left) + abs(right)
+        slack, scale = measured
         if (op == "=" and abs(slack) > NUMERIC_TOL * scale) or (op != "=" and slack < -NUMERIC_TOL * scale):
             return False
     return True
@@ -444,14 +442,26 @@ def _is_at_closed_end(domain: Domain, value) -> bool:
                for end, is_open in ((domain.lo, domain.lo_open), (domain.hi, domain.hi_open)))
 
 
-def _hp(expr: sympy.Expr, point: dict) -> sympy.Float | None:
-    value = expr.subs(point).evalf(HP_DIGITS)
-    if not value.is_number:
+def _hp(expr: sympy.Expr, point: dict) -> sympy.Expr | None:
+    """50-digit value of expr at point; None where it is undefined or not real."""
+    value = sympy.N(expr.subs(point), HP_DIGITS)
+    if not value.is_number or value.has(sympy.zoo, sympy.nan, sympy.oo, -sympy.oo):
         return None
-    value = sympy.N(value, HP_DIGITS)
-    if value.has(sympy.zoo, sympy.nan, sympy.oo, -sympy.oo) or not value.is_real:
-        return None if not (value.is_number and abs(sympy.im(value)) < 1e-40) else sympy.re(value)
-    return value
+    real, imaginary = value.as_real_imag()
+    if abs(imaginary) > 1e-40 * (1 + abs(real)):
+        return None
+    return real
+
+
+def _constraint_slack(lhs: sympy.Expr, op: str, rhs: sympy.Expr, point: dict) -> tuple[sympy.Expr, sympy.Expr] | None:
+    """(slack, scale) of a constraint at a 50-digit point: slack >= 0 when it holds (= 0 for '='),
+    scale the largest term, so tolerances are relative (abc = 10^-12 is as strict as abc = 1)."""
+    left, right = _hp(lhs, point), _hp(rhs, point)
+    if left is None or right is None:
+        return None
+    terms = [_hp(term, point) for term in sympy.Add.make_args(lhs) + sympy.Add.make_args(rhs)]
+    scale = max([abs(t) for t in terms if t is not None] + [sympy.Float(1e-300)])
+    return ((left - right) if op in ("=", ">=", ">") else (right - left)), scale
 
 
 def _recheck(model: _Model, point: dict, answer: sympy.Expr, tol: float) -> tuple[str, str]:
@@ -467,11 +477,10 @@ def _recheck(model: _Model, point: dict, answer: sympy.Expr, tol: float) -> tupl
         if not domain.contains(value) or _near_open_end(domain, value, point):
             on_boundary.append(f"{s} -> {_end_text(domain, value)}")
     for lhs, op, rhs in parsed.constraints:
-        left, right = _hp(lhs, point), _hp(rhs, point)
-        if left is None or right is None:
+        measured = _constraint_slack(lhs, op, rhs, point)
+        if measured is None:
             return "fail", f"constraint {lhs} {op} {rhs} is undefined at the witness"
-        slack = (left - right) if op in (">=", ">") else (right - left)
-        scale = 1 + abs(left) + abs(right)
+        slack, scale = measured
         if op == "=" and abs(slack) > tol * scale:
             return "fail", f"constraint {lhs} = {rhs} is off by {sympy.N(slack, 3)}"
         if op != "=" and slack < -tol * scale:
@@ -614,7 +623,7 @@ def check_problem(problem: Problem | str | Path, *, seed: int = 0, time_budget: 
 def _check_loaded(problem: Problem, seed: int, time_budget: float) -> CheckResult:
     started = time.monotonic()
     try:
-        spec, _origin = convert_problem(problem)
+        convert_problem(problem)  # raises when the source inequality disagrees with the curated fields
         model, parsed = _model(problem)
     except (ProblemError, ExpressionError) as exc:
         return _invalid(problem.id, exc)
@@ -628,7 +637,7 @@ def _check_loaded(problem: Problem, seed: int, time_budget: float) -> CheckResul
                                f"time budget of {time_budget:g} s spent before a feasible point was found")
         return CheckResult(problem.id, "invalid", None, None,
                            f"feasible set appears empty: no point satisfies the constraints (smallest relative violation {closest:.3g})")
-    statement_error = _statement_mismatch(problem, spec, model, feasible)
+    statement_error = _statement_mismatch(problem, model, feasible)
     if statement_error:
         return CheckResult(problem.id, "invalid", None, None, f"statement: {statement_error}")
     answer = float(parsed.answer.evalf(30))
@@ -659,7 +668,7 @@ def _check_loaded(problem: Problem, seed: int, time_budget: float) -> CheckResul
     return CheckResult(problem.id, status, model.sign * chosen.value, _witness(model, chosen), reason)
 
 
-def _statement_mismatch(problem: Problem, spec: ExtremalSpec, model: _Model, feasible: list[_Candidate]) -> str | None:
+def _statement_mismatch(problem: Problem, model: _Model, feasible: list[_Candidate]) -> str | None:
     if problem.statement is None:
         return None
     from extrembench.latex_formula import statement_mismatch  # the LaTeX grammar is only needed here

@@ -169,3 +169,12 @@ def test_statement_reading(statement, segments, sense):
 
     assert sorted(math_segments(statement)) == sorted(segments)
     assert statement_sense(statement) == sense
+
+
+def test_search_extremum_takes_a_spec():
+    from extrembench.convert import convert_problem
+
+    spec, _ = convert_problem(load_problem(FIXTURES / "titu-cyclic.yaml"))
+    result = search_extremum(spec, seed=0, time_budget=5)
+    assert result.best_value == pytest.approx(3.0, rel=1e-9)
+    assert sum(result.witness.values()) == pytest.approx(3.0)
