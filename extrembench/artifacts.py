@@ -36,7 +36,10 @@ TRANSLATIONS = pa.schema(
         ("source_text", _str),
         ("translation", _str),
         ("translated_by", _str),  # curated | original | llm:<model> | none
-        ("error", _str),
+        ("error", _str),  # the file could not be read
+        ("translation_error", _str),  # no translation: why (LLM failure, nothing configured)
+        ("translation_raw", _str),  # the LLM's unusable reply, kept for review
+        ("translation_call_key", _str),  # cache key of the recorded LLM call
         ("dag_node", _str),
     ]
 )
@@ -58,6 +61,9 @@ CONVERSIONS = pa.schema(
         ("converted_by", _str),  # curated | inequality | llm:<model>
         ("error", _str),  # set when the file could not be loaded or converted
         ("error_field", _str),
+        ("llm_attempts", pa.int32()),  # LLM conversion only: attempts made, raw replies, call keys
+        ("llm_raw_outputs_json", _str),
+        ("llm_call_keys", _tags),
         ("dag_node", _str),
     ]
 )

@@ -31,42 +31,64 @@ def _raw_yaml(path: Path) -> tuple[dict[str, Any] | None, str | None]:
     return data, None
 
 
-def translate_shard(problem_files: Sequence[str], output: Path, *, benchmark: str, dag_node: str) -> None:
-    """Curated translation where the file has one; the original where it is already English."""
+def translate_shard(problem_files: Sequence[str], output: Path, *, benchmark: str, dag_node: str,
+                    caller=None) -> None:
+    """Curated translation where the file has one; the original where it is already English;
+    otherwise the configured LLM (`caller`), every call recorded in the cache."""
+    from extrembench.translate import translate_fields
+
     rows = []
     for path in sorted(map(Path, problem_files)):
         data, error = _raw_yaml(path)
         source = (data or {}).get("source") or {}
         if not isinstance(source, dict):
             source, error = {}, error or "source: must be a mapping"
-        language = source.get("language")
-        if source.get("translation"):
-            translation, translated_by = source["translation"], "curated"
-        elif language in (None, "en"):
-            translation, translated_by = source.get("text"), "original"
-        else:
-            translation, translated_by = None, "none"
+        fields = translate_fields(source, caller) if error is None else {
+            "translation": None, "translated_by": "none", "translation_error": None,
+            "translation_raw": None, "translation_call_key": None}
         rows.append({
             "benchmark": benchmark, "problem_id": path.stem, "source_path": str(path),
-            "source_sha256": sha256_file(path), "language": language, "source_text": source.get("text"),
-            "translation": translation, "translated_by": translated_by, "error": error, "dag_node": dag_node,
+            "source_sha256": sha256_file(path), "language": source.get("language"),
+            "source_text": source.get("text"), "error": error, "dag_node": dag_node, **fields,
         })
     write_artifact(rows, output, "translations", inputs=[*problem_files])
-    log.info("translated %d problems (%d curated)", len(rows), sum(r["translated_by"] == "curated" for r in rows))
+    by = {}
+    for row in rows:
+        by[row["translated_by"]] = by.get(row["translated_by"], 0) + 1
+    log.info("translated %d problems: %s", len(rows), by)
 
 
 def convert_shard(problem_files: Sequence[str], translations: Path, output: Path, *, benchmark: str,
-                  dag_node: str) -> None:
+                  dag_node: str, caller=None, max_attempts: int = 3) -> None:
+    """Curated fields or the structured source inequality (deterministic); a source-only file
+    (no `objective`) goes to the configured LLM, whose spec is checked like any problem file."""
     from extrembench.convert import convert_problem
+    from extrembench.llm_convert import conversion_columns, convert_with_llm
     from extrembench.problem import ProblemError, load_problem
 
+    english = {r["problem_id"]: r["translation"] for r in read_artifact(translations, "translations").to_pylist()}
     rows = []
     for path in sorted(map(Path, problem_files)):
         row = {"benchmark": benchmark, "problem_id": path.stem, "source_path": str(path),
                "source_sha256": sha256_file(path), "sense": None, "variables_json": None,
                "constraints_json": None, "objective": None, "answer": None, "statement": None,
                "technique": [], "difficulty": None, "converted_by": None, "error": None,
-               "error_field": None, "dag_node": dag_node}
+               "error_field": None, "llm_attempts": None, "llm_raw_outputs_json": None,
+               "llm_call_keys": [], "dag_node": dag_node}
+        data, _ = _raw_yaml(path)
+        if data is not None and "objective" not in data and isinstance(data.get("source"), dict):
+            if caller is None:
+                row.update(error="no curated extremal fields and no convert.model configured; add sense/"
+                                 "variables/objective/answer (or source.inequality) or set convert.model",
+                           error_field="objective")
+            elif not english.get(path.stem):
+                row.update(error="no English text to convert (see the translate stage's translation_error)",
+                           error_field="source.translation")
+            else:
+                row.update(conversion_columns(convert_with_llm(path.stem, english[path.stem], caller,
+                                                               max_attempts=max_attempts)))
+            rows.append(row)
+            continue
         try:
             problem = load_problem(path)
             if problem.id != path.stem:
@@ -94,7 +116,21 @@ def validate_shard(problem_files: Sequence[str], conversions: Path, output: Path
         if conv["error"] is not None:
             status, reason, best, witness = "invalid", f"{conv['source_path']}: {conv['error_field']}: {conv['error']}", None, None
         else:
-            result = check_problem(conv["source_path"], seed=seed, time_budget=time_budget_s)
+            if (conv["converted_by"] or "").startswith("llm:"):
+                # The file holds no spec: check the one the LLM produced, like any problem file.
+                from extrembench.problem import problem_from_dict
+
+                target = problem_from_dict({
+                    "id": conv["problem_id"], "sense": conv["sense"], "variables": json.loads(conv["variables_json"]),
+                    "constraints": json.loads(conv["constraints_json"]), "objective": conv["objective"],
+                    "answer": conv["answer"]}, path=conv["source_path"])
+            else:
+                target = conv["source_path"]
+            result = check_problem(target, seed=seed, time_budget=time_budget_s)
+            if conv["statement"] is None and not isinstance(target, str):
+                from extrembench.convert import render_statement
+
+                conv["statement"] = render_statement(target)
             status, reason, best, witness = result.status, result.reason, result.best_value, result.witness
             spec = {"id": conv["problem_id"], "sense": conv["sense"],
                     "variables": json.loads(conv["variables_json"]),
@@ -113,7 +149,7 @@ def validate_shard(problem_files: Sequence[str], conversions: Path, output: Path
 
 
 def grade_shard(generations: Path, problems: Path, output: Path, *, dag_node: str, mode: str,
-                timeout_s: float, judge=None) -> None:
+                timeout_s: float, judge=None) -> None:  # judge: extrembench.judge_backend.LLMJudge
     """Grade the final content (never the reasoning) in every mode; the row's verdict is `mode`'s,
     and the other modes' verdicts are kept so disagreements are counted, not hidden."""
     from extrembench.grading import GRADER_NAME, GRADER_VERSION, MODES, grade_many

@@ -13,6 +13,7 @@ rule translate:
         f"{RESULTS}/logs/translate/{{benchmark}}/shard-{{shard}}.log",
     params:
         code=CODE["build"],
+        llm=lambda wc: llm_stage_settings("translate"),
     resources:
         mem_mb=cpu_resource("mem_mb"),
         runtime=cpu_resource("runtime"),
@@ -36,6 +37,7 @@ rule convert:
         f"{RESULTS}/logs/convert/{{benchmark}}/shard-{{shard}}.log",
     params:
         code=CODE["build"],
+        llm=lambda wc: llm_stage_settings("convert"),
     resources:
         mem_mb=cpu_resource("mem_mb"),
         runtime=cpu_resource("runtime"),

@@ -64,12 +64,20 @@ CODE = {
         "extrembench/expr.py",
         "extrembench/convert.py",
         "extrembench/validate.py",
+        "extrembench/latex_formula.py",
+        "extrembench/translate.py",
+        "extrembench/llm_convert.py",
+        "extrembench/llm_calls.py",
+        "extrembench/formalize.py",
+        "extrembench/generation",
         "extrembench/schemas/problem.schema.yaml",
         "scripts/build.py",
     ),
     "ingest": _stage_code("extrembench/ingest.py", "extrembench/shards.py", "scripts/ingest.py"),
     "generate": _stage_code("extrembench/generation", "extrembench/validate.py", "scripts/generate.py"),
-    "grade": _stage_code("extrembench/grading", "scripts/grade.py"),
+    "grade": _stage_code(
+        "extrembench/grading", "extrembench/judge_backend.py", "extrembench/llm_calls.py", "scripts/grade.py"
+    ),
     "aggregate": _stage_code(
         "extrembench/metrics.py",
         "extrembench/leaderboard.py",
@@ -191,6 +199,12 @@ def generate_resource(key):
         return _generate_request(wildcards.model, wildcards.benchmark, input.problems, stamp, attempt).get(key)
 
     return evaluate
+
+
+def llm_stage_settings(stage):
+    """The LLM settings a build stage depends on (stage keys + the chosen registry entry)."""
+    chosen = config[stage]["model"]
+    return json.dumps({"stage": config[stage], "model": config["models"].get(chosen)}, sort_keys=True)
 
 
 def model_settings(wildcards):

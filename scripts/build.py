@@ -1,19 +1,28 @@
 """translate / convert / validate one shard of an extremal benchmark (rules/build.smk)."""
 
+from contextlib import ExitStack
 from pathlib import Path
 
 from extrembench import stages
+from extrembench.llm_calls import caller_for
 from extrembench.workflow import start_job
 
 node = start_job(snakemake)  # noqa: F821 (injected by Snakemake)
 smk, wc = snakemake, snakemake.wildcards  # noqa: F821
-if smk.rule == "translate":
-    stages.translate_shard(smk.input.problems, Path(smk.output.translations), benchmark=wc.benchmark, dag_node=node)
-elif smk.rule == "convert":
-    stages.convert_shard(smk.input.problems, Path(smk.input.translations), Path(smk.output.conversions),
-                         benchmark=wc.benchmark, dag_node=node)
-else:
-    settings = smk.config["validation"]
-    stages.validate_shard(smk.input.problems, Path(smk.input.conversions), Path(smk.output.problems),
-                          benchmark=wc.benchmark, dag_node=node, time_budget_s=settings["time_budget_s"],
-                          seed=settings["seed"])
+server_log = Path(smk.log[0]).with_suffix(".server.log")
+with ExitStack() as stack:
+    # An LLM caller starts its endpoint only when a call is missing from the cache.
+    llm = smk.config[smk.rule]["model"] if smk.rule in ("translate", "convert") else None
+    caller = stack.enter_context(caller_for(smk.config, llm, server_log=server_log)) if llm else None
+    if smk.rule == "translate":
+        stages.translate_shard(smk.input.problems, Path(smk.output.translations), benchmark=wc.benchmark,
+                               dag_node=node, caller=caller)
+    elif smk.rule == "convert":
+        stages.convert_shard(smk.input.problems, Path(smk.input.translations), Path(smk.output.conversions),
+                             benchmark=wc.benchmark, dag_node=node, caller=caller,
+                             max_attempts=smk.config["convert"]["max_attempts"])
+    else:
+        settings = smk.config["validation"]
+        stages.validate_shard(smk.input.problems, Path(smk.input.conversions), Path(smk.output.problems),
+                              benchmark=wc.benchmark, dag_node=node, time_budget_s=settings["time_budget_s"],
+                              seed=settings["seed"])
