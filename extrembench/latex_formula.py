@@ -13,11 +13,14 @@ import math
 import re
 
 import sympy
-from latex2sympy2_extended import latex2sympy
+from latex2sympy2_extended import NormalizationConfig, latex2sympy
 from latex2sympy2_extended.latex2sympy2 import ConversionConfig
 
 # keep case: a statement may use A, B, C (angles) next to a, b, c
 _CONVERSION = ConversionConfig(lowercase_symbols=False)
+# malformed_operators: accept the common brace-less \frac1a, \sqrt2; no unit stripping or \boxed
+_NORMALIZATION = NormalizationConfig(basic_latex=True, units=False, malformed_operators=True, nits=False,
+                                     boxed="none", equations=False)
 
 _MATH_RE = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$|\\\((.+?)\\\)|\\\[(.+?)\\\]", re.S)
 _MIN_WORDS = ("minimum", "smallest", "least", "minimal", "infimum")
@@ -26,9 +29,14 @@ _RELATIONS = (sympy.Eq, sympy.Ge, sympy.Le, sympy.Gt, sympy.Lt)
 MAX_STATEMENT_LENGTH = 20000
 
 
+_TRAILING_PUNCTUATION_RE = re.compile(r"(?:\s|\\[,;:! ]|[.,;:])+$")
+
+
 def math_segments(statement: str) -> list[str]:
-    """The LaTeX math pieces of a statement, in order."""
-    return [next(g for g in m.groups() if g is not None).strip() for m in _MATH_RE.finditer(statement)]
+    """The LaTeX math pieces of a statement, in order, without sentence punctuation at their end
+    ("$$\frac{a}{b}.$$")."""
+    pieces = (next(g for g in m.groups() if g is not None) for m in _MATH_RE.finditer(statement))
+    return [_TRAILING_PUNCTUATION_RE.sub("", piece).strip() for piece in pieces]
 
 
 def statement_sense(statement: str) -> str | None:
@@ -42,7 +50,7 @@ def parse_segment(segment: str, names: dict[str, sympy.Symbol]) -> sympy.Basic |
     """sympy form of one math segment with its symbols renamed to the spec's, or None when the
     grammar does not accept it (a list like "a, b, c", a set, prose)."""
     try:
-        parsed = latex2sympy(segment, conversion_config=_CONVERSION)
+        parsed = latex2sympy(segment, normalization_config=_NORMALIZATION, conversion_config=_CONVERSION)
     except Exception:  # the grammar raises a variety of errors on text it does not accept
         return None
     if not isinstance(parsed, sympy.Basic):

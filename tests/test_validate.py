@@ -81,6 +81,8 @@ def test_confirmed_witness_reaches_the_answer():
      "invalid", "asks for the maximum"),
     ("Let $a, b$ be positive real numbers. Find the minimum value of $\\frac{1}{a} + \\frac{1}{b}$.",
      "invalid", "states 0 relation(s)"),
+    ("Given positive numbers \\(a,b\\) with \\(a+b=2\\), find the least value of $$\\dfrac1a+\\dfrac1b.$$",
+     "confirmed", ""),
 ])
 def test_statement_consistency(statement, status, reason):
     item = make("min", {"a": "positive", "b": "positive"}, "1/a + 1/b", "2", ["a + b = 2"], statement)
@@ -162,6 +164,7 @@ def test_rendered_statement_reads_back(variables, constraints, objective, answer
     ("Let $a>0$. Find the minimum value of $a+\\frac1a$.", ["a>0", "a+\\frac1a"], "min"),
     ("Find the largest value of \\(x(1-x)\\) for $$0 \\le x \\le 1$$", ["0 \\le x \\le 1", "x(1-x)"], "max"),
     ("Find \\[x^2\\].", ["x^2"], None),
+    ("Find the least value of $$\\frac{a^{2}}{b}.$$", ["\\frac{a^{2}}{b}"], "min"),
     ("Find the smallest and the largest value of $x$.", ["x"], None),
 ])
 def test_statement_reading(statement, segments, sense):
