@@ -53,10 +53,14 @@ def _zero_on_equalities(difference: sympy.Expr, problem: Problem) -> bool:
     """True when `difference` vanishes identically, or on the solution set of the equality
     constraints: polynomial reduction modulo their Groebner basis, else substitution of the
     variables that linear constraints solve for, then comparison at seeded sample points."""
-    if difference == 0 or sympy.cancel(sympy.together(difference)) == 0:
+    if difference == 0:
         return True
     parsed = parse_problem(problem)
     equalities = [lhs - rhs for lhs, op, rhs in parsed.constraints if op == "="]
+    if not all(_small_for_algebra(e) for e in equalities + [difference]):
+        return _numerically_zero(difference, parsed) if not equalities else False
+    if sympy.cancel(sympy.together(difference)) == 0:
+        return True
     numerator = sympy.numer(sympy.together(difference))
     if sympy.expand(numerator) == 0:
         return True
@@ -77,6 +81,13 @@ def _zero_on_equalities(difference: sympy.Expr, problem: Problem) -> bool:
         else:
             return False
     return _numerically_zero(difference.subs(solved), parsed)
+
+
+def _small_for_algebra(expr: sympy.Expr) -> bool:
+    """Whether expanding / Groebner reduction stays cheap: (a+b+c)^1000 parses fine but expands to
+    half a million terms."""
+    exponents = [p.exp for p in expr.atoms(sympy.Pow) if p.exp.is_number]
+    return sympy.count_ops(expr) <= 300 and all(abs(e) <= 12 for e in exponents)
 
 
 def _numerically_zero(difference: sympy.Expr, parsed) -> bool:

@@ -107,3 +107,9 @@ def test_render_statement(variables, constraints, sense, objective, expected):
 def test_to_text_round_trips(text):
     expr = parse_expression(text, ["a", "b", "c"])
     assert parse_expression(to_text(expr), ["a", "b", "c"]) == expr
+
+
+def test_huge_powers_are_compared_numerically_not_expanded():
+    item = problem("(a + b + c)^1000", ">=", "3^1000", objective="(2*a + 2*b + 2*c)^1000 / 2^1000",
+                   answer="3^1000", constraints=[])
+    assert convert_problem(item)[1] == "inequality"
