@@ -106,7 +106,8 @@ def _shared_pool(workers: int) -> HardTimeoutPool:
 
 
 @atexit.register
-def _close_shared_pools() -> None:
+def close_shared_pools() -> None:
+    """Stop the long-lived worker processes (they are restarted on the next call)."""
     for pool in _shared_pools.values():
         pool.close()
     _shared_pools.clear()

@@ -83,6 +83,8 @@ _DELIMITERS = (("$$", "$$"), ("$", "$"), (r"\(", r"\)"), (r"\[", r"\]"), ("**", 
 def strip_delimiters(text: str) -> str:
     """Drop math-mode / bold delimiters wrapped around a whole answer, and trailing punctuation."""
     text = _TRAILING_PUNCT.sub("", text.strip())
+    if text.count("$") == 1 and "\\$" not in text:
+        text = text.replace("$", "").strip()  # a lone '$' is a currency sign, not math mode
     changed = True
     while changed:
         changed = False
