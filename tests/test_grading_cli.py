@@ -35,3 +35,18 @@ def test_grade_prints_one_line_per_case(tmp_path, capsys, mode):
 def test_bad_input_names_file_line_and_field(tmp_path, capsys, line, message):
     assert main(["grade", "--input", str(_write(tmp_path, [line]))]) == 2
     assert message in capsys.readouterr().err
+
+
+def test_compare_modes_marks_and_counts_disagreement(tmp_path, capsys):
+    path = _write(tmp_path, [
+        json.dumps({"id": "agree", "gold": "3", "response": "\\boxed{3}"}),
+        # 4 decimal places: accepted by ours and AMO's rules, rejected at Math-Verify's default 6.
+        json.dumps({"id": "split", "gold": "\\frac{1}{3}", "response": "\\boxed{0.3333}"}),
+    ])
+    assert main(["grade", "--input", str(path), "--compare-modes", "--workers", "1"]) == 0
+    captured = capsys.readouterr()
+    rows = {r["id"]: r for r in map(json.loads, captured.out.splitlines())}
+    assert rows["agree"]["modes_disagree"] is False
+    assert rows["split"]["modes"] == {"default": True, "math-verify": False, "amo-official": True}
+    assert rows["split"]["modes_disagree"] is True
+    assert "modes disagree on 1 of 2 cases" in captured.err

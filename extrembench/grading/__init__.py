@@ -3,12 +3,12 @@
 The grade rule and `extrembench grade` both call `grade_many` / `grade_response`.
 """
 
-from extrembench.grading.grade import GradeResult, grade_many, grade_response
+from extrembench.grading.grade import GradeResult, grade_all_modes, grade_many, grade_response, modes_disagree
 from extrembench.grading.modes import MODES, equivalent
 
 GRADER_NAME = "extrembench-grader"
 # Bump whenever a verdict on some input may change (extraction, equivalence or judge rules).
 GRADER_VERSION = "1.0.0"
 
-__all__ = ["GRADER_NAME", "GRADER_VERSION", "MODES", "GradeResult", "equivalent", "grade_many",
-           "grade_response"]
+__all__ = ["GRADER_NAME", "GRADER_VERSION", "MODES", "GradeResult", "equivalent", "grade_all_modes",
+           "grade_many", "grade_response", "modes_disagree"]

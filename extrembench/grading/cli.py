@@ -12,7 +12,7 @@ import json
 import sys
 from pathlib import Path
 
-from extrembench.grading.grade import grade_many
+from extrembench.grading.grade import grade_all_modes, grade_many, modes_disagree
 from extrembench.grading.modes import MODES
 
 
@@ -21,6 +21,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--mode", default="default", choices=MODES)
     parser.add_argument("--workers", type=int, default=None, help="worker processes (default: all cores)")
     parser.add_argument("--timeout", type=float, default=5.0, help="hard per-sample timeout in seconds")
+    parser.add_argument("--compare-modes", action="store_true",
+                        help="also grade under every mode; rows get 'modes' and 'modes_disagree', "
+                             "and a count of disagreeing rows goes to stderr")
 
 
 def read_cases(path: Path) -> list[dict]:
@@ -48,10 +51,21 @@ def read_cases(path: Path) -> list[dict]:
 def run(args: argparse.Namespace) -> int:
     try:
         cases = read_cases(args.input)
-        results = grade_many(cases, mode=args.mode, workers=args.workers, timeout=args.timeout)
+        if args.compare_modes:
+            by_mode = grade_all_modes(cases, workers=args.workers, timeout=args.timeout)
+            results = [row[args.mode] for row in by_mode]
+        else:
+            results = grade_many(cases, mode=args.mode, workers=args.workers, timeout=args.timeout)
     except (OSError, ValueError) as exc:
         print(f"extrembench grade: {exc}", file=sys.stderr)
         return 2
-    for case, result in zip(cases, results):
-        print(json.dumps({"id": case["id"], **result.as_dict(), "mode": args.mode}, ensure_ascii=False))
+    for index, (case, result) in enumerate(zip(cases, results)):
+        row = {"id": case["id"], **result.as_dict(), "mode": args.mode}
+        if args.compare_modes:
+            row["modes"] = {mode: r.correct for mode, r in by_mode[index].items()}
+            row["modes_disagree"] = modes_disagree(by_mode[index])
+        print(json.dumps(row, ensure_ascii=False))
+    if args.compare_modes:
+        disagreeing = sum(modes_disagree(row) for row in by_mode)
+        print(f"extrembench grade: modes disagree on {disagreeing} of {len(cases)} cases", file=sys.stderr)
     return 0

@@ -14,7 +14,7 @@ from typing import Iterable
 
 from extrembench.grading.extract import extract_answer
 from extrembench.grading.judge import judge_answer
-from extrembench.grading.modes import check_mode, equivalent, parse_plain
+from extrembench.grading.modes import MODES, check_mode, equivalent, parse_plain
 from extrembench.grading.pool import HardTimeoutPool
 
 ANSWER_TYPES = ("number", "set", "variable", "description")
@@ -150,3 +150,17 @@ def grade_many(cases: Iterable[dict], *, mode: str = "default", workers: int | N
 
 def _default_workers() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+
+
+def grade_all_modes(cases: Iterable[dict], *, workers: int | None = None, timeout: float = 5.0,
+                    judge=None) -> list[dict[str, GradeResult]]:
+    """Grade every case under each mode in MODES; one {mode: GradeResult} per case."""
+    cases = list(cases)
+    per_mode = {mode: grade_many(cases, mode=mode, workers=workers, timeout=timeout, judge=judge)
+                for mode in MODES}
+    return [{mode: per_mode[mode][i] for mode in MODES} for i in range(len(cases))]
+
+
+def modes_disagree(by_mode: dict[str, GradeResult]) -> bool:
+    """True when the modes that graded a case (correct is not None) reached different verdicts."""
+    return len({r.correct for r in by_mode.values() if r.correct is not None}) > 1
