@@ -52,3 +52,17 @@ def test_timeout_works_from_a_non_main_thread():
     thread.join(TIMEOUT + SLACK + 5)
     assert box["result"].reason == "timeout"
     assert time.monotonic() - started < TIMEOUT + SLACK
+
+
+def test_concurrent_callers_in_threads_get_their_own_results():
+    results = {}
+
+    def grade(value):
+        results[value] = grade_response(str(value), f"\\boxed{{{value}}}")
+
+    threads = [threading.Thread(target=grade, args=(value,)) for value in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    assert {value: r.correct for value, r in results.items()} == {value: True for value in range(6)}

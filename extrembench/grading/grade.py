@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import atexit
 import os
+import threading
 from dataclasses import dataclass
 from typing import Iterable
 
 from extrembench.grading.extract import extract_answer
 from extrembench.grading.judge import judge_answer
-from extrembench.grading.modes import MODES, check_mode, equivalent, parse_plain
+from extrembench.grading.modes import MODES, check_mode, equivalent, grade_plain_math_verify
 from extrembench.grading.pool import HardTimeoutPool
 
 ANSWER_TYPES = ("number", "set", "variable", "description")
@@ -55,11 +56,10 @@ def grade_math_in_process(gold: str, response: str, answer_type: str, mode: str)
     """Grade a number/set/variable answer with no timeout (run it under the pool)."""
     if mode == "math-verify":
         # Plain Math-Verify: its own extraction over the whole response.
-        parsed = parse_plain(response)
-        if not parsed:
+        correct, extracted = grade_plain_math_verify(gold, response)
+        if correct is None:
             return no_answer("math-verify-no-parse")
-        extracted = parsed[-1] if isinstance(parsed[-1], str) else str(parsed[0])
-        return _verdict(equivalent(gold, extracted, mode=mode), extracted, "math-verify")
+        return _verdict(correct, extracted, "math-verify")
     extraction = extract_answer(response, answer_type)
     if extraction.answer is None:
         return no_answer(extraction.reason)
@@ -96,21 +96,24 @@ def _from_outcome(outcome) -> GradeResult:
 
 
 _shared_pools: dict[int, HardTimeoutPool] = {}
+_shared_pools_lock = threading.Lock()
 
 
 def _shared_pool(workers: int) -> HardTimeoutPool:
     """One long-lived pool per size, so repeated calls do not pay for process start-up."""
-    if workers not in _shared_pools:
-        _shared_pools[workers] = HardTimeoutPool(_WORKER_TARGET, workers)
-    return _shared_pools[workers]
+    with _shared_pools_lock:
+        if workers not in _shared_pools:
+            _shared_pools[workers] = HardTimeoutPool(_WORKER_TARGET, workers)
+        return _shared_pools[workers]
 
 
 @atexit.register
 def close_shared_pools() -> None:
     """Stop the long-lived worker processes (they are restarted on the next call)."""
-    for pool in _shared_pools.values():
-        pool.close()
-    _shared_pools.clear()
+    with _shared_pools_lock:
+        for pool in _shared_pools.values():
+            pool.close()
+        _shared_pools.clear()
 
 
 def grade_response(gold: str, response: str, *, answer_type: str = "number", mode: str = "default",

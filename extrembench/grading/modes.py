@@ -42,6 +42,17 @@ def equivalent_math_verify(gold: str, predicted: str) -> bool:
     return bool(gold_parsed and pred_parsed) and verify_quiet(gold_parsed, pred_parsed)
 
 
+def grade_plain_math_verify(gold: str, response: str) -> tuple[bool | None, str | None]:
+    """verify(parse(gold), parse(response)) over the whole response: (correct, extracted), or
+    (None, None) when Math-Verify extracts nothing from the response."""
+    pred_parsed = parse(response, parsing_timeout=None)
+    if not pred_parsed:
+        return None, None
+    extracted = pred_parsed[-1] if isinstance(pred_parsed[-1], str) else str(pred_parsed[0])
+    gold_parsed = parse_plain(gold)
+    return bool(gold_parsed) and verify_quiet(gold_parsed, pred_parsed), extracted
+
+
 def equivalent_amo(gold: str, predicted: str, answer_type: str) -> bool:
     gold_parsed = parse_math(prepare(gold, answer_type))
     pred_parsed = parse_math(prepare(predicted, answer_type))

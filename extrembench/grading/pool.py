@@ -17,6 +17,7 @@ import os
 import select
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import dataclass
 from typing import Any, Iterable
@@ -88,8 +89,13 @@ class HardTimeoutPool:
         self.target = target
         self.size = max(1, workers or os.cpu_count() or 1)
         self._workers = [_Worker(target) for _ in range(self.size)]
+        self._lock = threading.Lock()  # callers in several threads take turns
 
     def map(self, items: Iterable[Any], timeout: float) -> list[TaskOutcome]:
+        with self._lock:
+            return self._map(list(items), timeout)
+
+    def _map(self, items: list[Any], timeout: float) -> list[TaskOutcome]:
         pending = list(enumerate(items))
         pending.reverse()
         total = len(pending)

@@ -10,10 +10,16 @@ from __future__ import annotations
 import importlib
 import json
 import os
+import resource
 import sys
+
+# A runaway big-integer computation fails with MemoryError (reported, case ungraded) instead of
+# pushing the machine into swap before the parent's timeout kills it.
+MEMORY_LIMIT_BYTES = 4 * 1024**3
 
 
 def main(target: str) -> int:
+    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT_BYTES, MEMORY_LIMIT_BYTES))
     protocol_out = os.fdopen(os.dup(1), "w", encoding="utf-8")
     os.dup2(2, 1)
     module_name, function_name = target.split(":")
