@@ -51,6 +51,7 @@ def test_boxed_contents(text, boxes):
         ("### The final answer is: $6$", "6", "final-answer-marker"),
         ("Hence the minimum value is $\\frac{1}{2}$.", "\\frac{1}{2}", "phrase"),
         ("the maximum value of $f$ is 12.", "12", "phrase"),
+        ("The minimum value is 3/2 when a = b.", "3/2", "phrase"),
         ("最小值为 ３。", "3", "phrase"),
         ("\\boxed{255} ... Final Answer: The final answer is $10,455$.", "10,455", "final-answer-phrase"),
         ("$9$", "9", "bare"),

@@ -96,7 +96,8 @@ def is_witness(text: str) -> bool:
 
 
 _QUALIFIER = re.compile(
-    r"(?:,|;|\\quad|\(|\\text\{\s*\(?)\s*(?:\\text\{)?\s*(?:when|at|attained|achieved|if|where|with|for)\b",
+    r"(?:[,;(\s]|\\quad|\\text\{\s*\(?)\s*(?:\\text\{)?\s*"
+    r"(?:when|at|attained|achieved|if|where|with|for|occurring|reached)\b",
     re.IGNORECASE,
 )
 

@@ -127,9 +127,10 @@ def _phrase_answer(text: str) -> str | None:
     inner = _LAST_IS.match(span)
     if _PROSE_WORD.search(re.sub(r"\$[^$]*\$", "", span)) and inner:
         span = strip_delimiters(inner.group(1))
+    span = drop_qualifier(span)
     if _PROSE_WORD.search(strip_presentation(span)):
         return None
-    value = stated_value(drop_qualifier(span))
+    value = stated_value(span)
     return value or None
 
 
