@@ -19,11 +19,11 @@ from pathlib import Path
 from typing import Any
 
 from extrembench.artifacts import read_artifact, write_artifact
+from extrembench.generation.backends import open_endpoint
 from extrembench.generation.cache import GenerationCache
 from extrembench.generation.client import ChatClient, ChatRequest
 from extrembench.generation.journal import ResponseJournal, recover_journals
 from extrembench.generation.requests import PlannedSample, chat_payload, plan_samples, sampling_json
-from extrembench.generation.server import ManagedServer, free_port
 
 log = logging.getLogger(__name__)
 
@@ -89,8 +89,7 @@ def _serve_missing(missing: list[PlannedSample], model: str, model_cfg: dict[str
                    cache_dir: Path, server_log: Path) -> None:
     """Answer every missing sample; each response is durable (journal) the moment it arrives and
     also lands in `fresh`, so the rows need not read it back."""
-    backend = model_cfg["backend"]
-    if backend == "reference-solver":
+    if model_cfg["backend"] == "reference-solver":
         from extrembench.generation import reference
 
         for sample in missing:
@@ -99,32 +98,11 @@ def _serve_missing(missing: list[PlannedSample], model: str, model_cfg: dict[str
                                           produced_by("reference-solver", sample.identity["engine_version"]))
             progress.record(response)
         return
-    if backend == "openai":
-        settings = model_cfg["openai"]
-        with ResponseJournal(cache) as journal:
-            _send_chat(missing, model_cfg, journal, progress, fresh, base_url=settings["base_url"],
-                       served_model=model_cfg.get("hf_id") or model, api_key_env=settings.get("api_key_env"))
-        return
-    if backend == "llamacpp":
-        from extrembench.generation import llamacpp
-
-        port = free_port()
-        command = llamacpp.server_command(model_cfg, llamacpp.model_file(model_cfg, cache_dir), port)
-        ready_path, startup_s, served = "/v1/models", model_cfg["llamacpp"]["startup_timeout_s"], llamacpp.SERVED_NAME
-    elif backend == "sglang":
-        from extrembench.generation import sglang
-
-        sglang.check_version(model_cfg, model)
-        port = free_port()
-        command = sglang.server_command(model_cfg, port)
-        ready_path, startup_s, served = "/health", model_cfg["sglang"]["startup_timeout_s"], model_cfg["hf_id"]
-    else:
-        raise ValueError(f"models.{model}.backend: unknown backend {backend!r}")
-    # Server first, journal second: the server is forked before the journal's writer thread exists.
-    with ManagedServer(command, port=port, ready_path=ready_path, log_path=server_log,
-                       startup_timeout_s=startup_s) as server, ResponseJournal(cache) as journal:
-        _send_chat(missing, model_cfg, journal, progress, fresh, base_url=server.base_url,
-                   served_model=served, api_key_env=None, alive_check=server.check_alive)
+    with open_endpoint(model, model_cfg, cache_dir=cache_dir, server_log=server_log) as endpoint, \
+            ResponseJournal(cache) as journal:
+        _send_chat(missing, model_cfg, journal, progress, fresh, base_url=endpoint.base_url,
+                   served_model=endpoint.served_model, api_key_env=endpoint.api_key_env,
+                   alive_check=endpoint.alive_check)
 
 
 def generation_row(sample: PlannedSample, entry: dict[str, Any], *, benchmark: str, model: str,
