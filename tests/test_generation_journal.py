@@ -9,8 +9,8 @@ import os
 import pytest
 
 from extrembench.generation.cache import GenerationCache, canonical_json
-from extrembench.generation.journal import (ResponseJournal, fold_journal, journal_dir, line_key,
-                                            recover_journals)
+from extrembench.generation.journal import (ResponseJournal, fold_journal, journal_dir, journal_keys,
+                                            line_key, recover_journals)
 
 KEY_A = "a" * 64
 KEY_B = "0123456789abcdef" * 4
@@ -90,3 +90,13 @@ def test_failed_cache_writer_raises_and_keeps_the_journal(tmp_path):
         with journal:
             journal.record(KEY_A, entry(KEY_A, 1)["request"], {"content": "x"}, {"host": "h"})
     assert journal.path.exists()  # every response is still there for the next run
+
+
+def test_journal_keys_lists_complete_lines_of_every_journal(tmp_path):
+    cache = GenerationCache(tmp_path / "cache")
+    assert journal_keys(cache) == set()
+    directory = journal_dir(cache)
+    directory.mkdir(parents=True)
+    (directory / "h-1-1.jsonl").write_text(canonical_json(entry(KEY_A, 1)) + "\n", encoding="utf-8")
+    (directory / "h-2-2.jsonl").write_text(canonical_json(entry(KEY_B, 2))[:90], encoding="utf-8")  # torn
+    assert journal_keys(cache) == {KEY_A}

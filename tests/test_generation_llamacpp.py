@@ -24,7 +24,7 @@ from extrembench.config import validate_config
 from extrembench.generation import llamacpp
 from extrembench.generation.cache import GenerationCache
 from extrembench.generation.journal import journal_dir
-from extrembench.generation.run import generate_shard
+from extrembench.generation.run import count_missing, generate_shard
 from extrembench.generation.server import ManagedServer, free_port
 
 pytestmark = pytest.mark.slow  # real model, real server: ~20 s in all
@@ -162,7 +162,7 @@ def llama_server(gguf, tmp_path_factory):
 GENERATE_IN_SUBPROCESS = """
 import json, logging, sys
 from pathlib import Path
-from extrembench.generation.run import generate_shard
+from extrembench.generation.run import count_missing, generate_shard
 logging.basicConfig(level=logging.INFO)
 tmp = Path(sys.argv[1])
 generate_shard(problems_path=tmp / "problems.parquet", output=tmp / "out.parquet", stats_path=tmp / "stats.json",
@@ -211,6 +211,10 @@ def test_kill_9_then_resume_sends_no_completed_request_again(llama_server, tmp_p
         assert not (tmp_path / "stats.json").exists()
         first_run = list(proxy.seeds)
         assert set(done_at_kill.values()) <= set(first_run)
+
+        # Planning (the resource callables) already counts the dead job's journal as cached.
+        assert count_missing(tmp_path / "problems.parquet", benchmark="t", model="m",
+                             config=config) == 8 - len(done_at_kill)
 
         proxy.seeds.clear()
         stats = run_shard(tmp_path, config)

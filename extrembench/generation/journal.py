@@ -65,6 +65,20 @@ def fold_journal(cache: GenerationCache, path: Path) -> int:
     return folded
 
 
+def journal_keys(cache: GenerationCache) -> set[str]:
+    """Keys of every complete line in any journal (a running job's or a killed one's): responses
+    received but maybe not yet filed. Read-only, for planning."""
+    keys: set[str] = set()
+    directory = journal_dir(cache)
+    for path in sorted(directory.glob("*.jsonl")) if directory.is_dir() else ():
+        try:
+            with open(path, "rb") as handle:
+                keys.update(key for line in handle if line.endswith(b"\n") and (key := line_key(line)))
+        except FileNotFoundError:
+            continue  # folded and deleted meanwhile: its entries are cache files now
+    return keys
+
+
 def recover_journals(cache: GenerationCache) -> int:
     """Fold and delete the journals of dead writers; return how many responses were recovered."""
     directory = journal_dir(cache)

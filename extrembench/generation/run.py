@@ -22,7 +22,7 @@ from extrembench.artifacts import read_artifact, write_artifact
 from extrembench.generation.backends import open_endpoint
 from extrembench.generation.cache import GenerationCache
 from extrembench.generation.client import ChatClient, ChatRequest
-from extrembench.generation.journal import ResponseJournal, recover_journals
+from extrembench.generation.journal import ResponseJournal, journal_keys, recover_journals
 from extrembench.generation.requests import PlannedSample, chat_payload, plan_samples, sampling_json
 
 log = logging.getLogger(__name__)
@@ -129,7 +129,8 @@ def count_missing(problems_path: Path, *, benchmark: str, model: str, config: di
     planned = plan_samples(problems, benchmark=benchmark, model=model, model_cfg=model_cfg,
                            trials=config["benchmarks"][benchmark]["trials"])
     cache = GenerationCache(Path(config["cache_dir"]))
-    return sum(s.key not in cache for s in planned)
+    journaled = journal_keys(cache)  # a killed job's responses count as cached: the job folds them in
+    return sum(s.key not in journaled and s.key not in cache for s in planned)
 
 
 def generate_shard(*, problems_path: Path, output: Path, stats_path: Path, benchmark: str, model: str,
