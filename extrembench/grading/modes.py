@@ -30,11 +30,16 @@ def check_mode(mode: str) -> str:
     return mode
 
 
+_MATH_MARKUP = ("$", "\\boxed", "\\(", "\\[")
+
+
 def parse_plain(text: str) -> list:
-    """Math-Verify's parse with its default targets; a bare gold string ('\\frac{21}{103}') that
-    its extraction finds nothing in is read as inline math, as the paper's harness stores gold."""
-    parsed = parse(text, parsing_timeout=None)
-    return parsed or parse(f"${text}$", parsing_timeout=None)
+    """Math-Verify's parse with its default targets. A bare answer string ('\\{1, 2, 3\\}', as
+    gold answers are stored) is read as inline math: unwrapped, Math-Verify's extraction would
+    take the last plain number ('3') from it."""
+    if not any(markup in text for markup in _MATH_MARKUP):
+        text = f"${text}$"
+    return parse(text, parsing_timeout=None)
 
 
 def equivalent_math_verify(gold: str, predicted: str) -> bool:
