@@ -48,7 +48,7 @@ def _amo_rows():
     return [(row, solutions[row["question_id"]]) for row in gold if row["answer_type"] != "description"]
 
 
-@pytest.mark.parametrize("mode", ["default", "amo-official"])
+@pytest.mark.parametrize("mode", ["default", "amo-official", "math-verify"])
 def test_amo_reference_solutions_all_correct(mode):
     rows = _amo_rows()
     assert len(rows) == 39

@@ -86,6 +86,9 @@ def test_substitution_undecided_without_valid_points():
         # AMO rounds both sides at 4 places, so a truncated decimal fails there only.
         ("\\frac{2}{3}", "0.6666", {"default": True, "math-verify": False, "amo-official": False}),
         ("7", "8", {"default": False, "math-verify": False, "amo-official": False}),
+        # A bare LaTeX set is read as math in every mode (not as its last number, 3).
+        ("\\{1, 2, 3\\}", "\\{3, 2, 1\\}", {"default": True, "math-verify": True, "amo-official": True}),
+        ("\\{1, 2, 3\\}", "3", {"default": False, "math-verify": False, "amo-official": False}),
     ],
 )
 def test_modes(gold, predicted, by_mode):
