@@ -66,6 +66,15 @@ def load_published(path: str | Path = "data/published") -> pd.DataFrame:
     return table[columns].sort_values(["benchmark", "model"], kind="stable").reset_index(drop=True)
 
 
+def load_published_if_any(path: str | Path | None) -> pd.DataFrame:
+    """`load_published`, or an empty table when the run has no published numbers (a workflow
+    copied without data/published): comparison columns stay empty, no result changes."""
+    if not path:
+        empty = pd.DataFrame(columns=["benchmark", "model", "accuracy", *[c for c in COLUMNS if c not in ("benchmark", "model")]])
+        return empty.astype({"accuracy": float})
+    return load_published(path)
+
+
 def aliases_from_config(config: Mapping) -> tuple[dict[str, str], dict[str, str]]:
     """(dataset name → benchmark name, normalised hf_id → model name) from a validated config."""
     benchmarks = {

@@ -190,7 +190,7 @@ def grade_shard(generations: Path, problems: Path, output: Path, *, dag_node: st
 
 
 def aggregate(grade_files: Sequence[str], *, outputs: dict[str, Path], config: dict[str, Any],
-              published_dir: Path, seed: int = 0) -> None:
+              published_dir: str | None, seed: int = 0) -> None:
     """Leaderboard per (benchmark, model), each row stamped with the lineage of its number, plus
     the difficulty, technique, correlation and published-vs-reproduced tables."""
     import pandas as pd
@@ -202,7 +202,8 @@ def aggregate(grade_files: Sequence[str], *, outputs: dict[str, Path], config: d
     from extrembench.grading import equivalent
     from extrembench.leaderboard import (build_correlations, build_difficulty, build_leaderboard,
                                          build_technique_table, write_markdown)
-    from extrembench.published import aliases_from_config, align_published, compare_published, load_published
+    from extrembench.published import (aliases_from_config, align_published, compare_published,
+                                       load_published_if_any)
 
     grades = pd.concat([read_artifact(p, "grades").to_pandas() for p in grade_files], ignore_index=True)
     board = build_leaderboard(grades, equivalent=equivalent, seed=seed)
@@ -220,7 +221,7 @@ def aggregate(grade_files: Sequence[str], *, outputs: dict[str, Path], config: d
     write_csv(build_difficulty(grades), outputs["difficulty"])
     write_csv(build_technique_table(grades), outputs["techniques"])
     write_csv(build_correlations(board, seed=seed), outputs["correlations"])
-    published = align_published(load_published(published_dir), **dict(zip(("benchmarks", "models"),
+    published = align_published(load_published_if_any(published_dir), **dict(zip(("benchmarks", "models"),
                                                                            aliases_from_config(config))))
     write_csv(compare_published(board, published), outputs["published"])
     log.info("leaderboard: %d rows from %d grade files", len(board), len(grade_files))

@@ -38,7 +38,7 @@ rule aggregate:
         f"{RESULTS}/logs/aggregate.log",
     params:
         code=CODE["aggregate"],
-        published=lambda wc, input: os.path.dirname(input.published[0]),
+        published=lambda wc, input: os.path.dirname(input.published[0]) if input.published else "",
     resources:
         mem_mb=cpu_resource("mem_mb"),
         runtime=cpu_resource("runtime"),
@@ -86,7 +86,7 @@ rule plot:
         f"{RESULTS}/logs/plot.log",
     params:
         code=CODE["plot"],
-        published=lambda wc, input: os.path.dirname(input.published[0]),
+        published=lambda wc, input: os.path.dirname(input.published[0]) if input.published else "",
     resources:
         mem_mb=cpu_resource("mem_mb"),
         runtime=cpu_resource("runtime"),
