@@ -95,6 +95,12 @@ def _check_references(config: dict[str, Any]) -> None:
             problems.append(f"models.{name}.openai.base_url: required for backend 'openai'")
         if model["backend"] == "sglang" and not model.get("hf_id"):
             problems.append(f"models.{name}.hf_id: required for backend 'sglang'")
+        if model["backend"] == "sglang" and model["size_class"] in config["resources"]:
+            gpus = config["resources"][model["size_class"]]["gpu"]
+            needed = model["sglang"]["tp"] * model["sglang"]["dp"]
+            if gpus != needed:
+                problems.append(f"models.{name}: size class {model['size_class']!r} gives {gpus} GPU(s) but "
+                                f"sglang tp × dp = {needed}; make them equal")
     for stage in ("translate", "convert"):
         chosen = config[stage]["model"]
         if chosen is not None and chosen not in models:

@@ -76,3 +76,14 @@ def test_snakemake_stops_before_any_job_on_a_bad_key(tmp_path):
     assert result.returncode != 0
     assert "grading.mode: 'lenient' is not allowed" in result.stdout + result.stderr
     assert "rule translate" not in result.stdout
+
+
+def test_sglang_gpu_count_must_match_parallelism():
+    config = copy.deepcopy(DEFAULT)
+    config["resources"]["b200x2"] = {"gpu": 2, "gpu_model": "b200"}
+    config["models"]["qwen"] = {"backend": "sglang", "hf_id": "Qwen/Qwen3-8B", "size_class": "b200x2",
+                                "sglang": {"tp": 1, "dp": 1}}
+    with pytest.raises(ConfigError, match=r"models\.qwen: size class 'b200x2' gives 2 GPU\(s\) but sglang tp × dp = 1"):
+        validate_config(config)
+    config["models"]["qwen"]["sglang"]["dp"] = 2
+    validate_config(config)
