@@ -17,6 +17,7 @@ from __future__ import annotations
 import csv
 import hashlib
 import json
+import os
 import re
 from collections import Counter
 from collections.abc import Callable, Mapping
@@ -25,8 +26,18 @@ from pathlib import Path
 
 ANSWER_TYPES = ("number", "set", "variable", "description")
 
-# Where the shared copies live relative to the repository checkout (see ../shared/data/*/PROVENANCE.md).
-SHARED_DATA_ROOT = Path(__file__).resolve().parents[2] / "shared" / "data"
+
+
+def shared_data_root() -> Path:
+    """Where the local dataset copies live (see ../shared/data/*/PROVENANCE.md): the
+    EXTREMBENCH_SHARED_DATA environment variable, else ../shared/data beside the checkout."""
+    configured = os.environ.get("EXTREMBENCH_SHARED_DATA")
+    if configured:
+        return Path(configured)
+    return Path(__file__).resolve().parents[2] / "shared" / "data"
+
+
+SHARED_DATA_ROOT = shared_data_root()
 
 
 class DatasetError(ValueError):
