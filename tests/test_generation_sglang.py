@@ -291,9 +291,10 @@ def problem_row(problem_id: str) -> dict:
 
 def sglang_config(tmp_path: Path, version: str = "0.5.23") -> dict:
     return validate_config({
-        "benchmarks": {"t": {"kind": "ingested", "dataset": "x", "trials": 2}}, "resources": {"cpu": {}},
+        "benchmarks": {"t": {"kind": "ingested", "dataset": "x", "trials": 2}},
+        "resources": {"cpu": {}, "gpu1": {"gpu": 1}},
         "evaluate": {"models": ["m"], "benchmarks": ["t"]}, "cache_dir": str(tmp_path / "cache"),
-        "models": {"m": {"backend": "sglang", "hf_id": "org/fake-model", "context_length": 4096,
+        "models": {"m": {"backend": "sglang", "hf_id": "org/fake-model", "size_class": "gpu1", "context_length": 4096,
                          "concurrency": 1, "max_retries": 3, "retry_initial_backoff_s": 0.05,
                          "sampling": {"max_tokens": 64},
                          "sglang": {"version": version, "reasoning_parser": "qwen3", "startup_timeout_s": 60}}}})
