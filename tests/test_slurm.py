@@ -6,9 +6,10 @@ check itself on constructed sacct records (it must reject a wrong GPU count).
 
 Marked `slurm`: a real tiny pipeline on the local single-node cluster that .ci/run starts
 (.ci/slurm/local-slurm.sh, fake b200 GPUs), through `--profile profiles/slurm` plus the CI overlay,
-checked from `sacct`; then one problem is edited and one GPU shard's output deleted (its requests
+checked from `sacct`; then one problem is edited and one GPU shard's outputs deleted (its requests
 are all cached), and the rerun must submit exactly the expected jobs, the cached shard on the CPU
-partition with no GPU.
+partition with no GPU. The workflow and package run from a snapshot taken at the start, so edits
+to the checkout during the minutes on the cluster cannot change what the rerun sees.
 """
 
 from __future__ import annotations
@@ -289,12 +290,24 @@ def tiny_config(workdir: Path) -> dict:
     return config
 
 
-def snakemake(workdir: Path, *args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+def snakemake(workdir: Path, *args: str, env: dict | None = None, code: Path = REPO) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [str(SNAKEMAKE), "--snakefile", str(REPO / "Snakefile"), "--directory", str(workdir),
+        [str(SNAKEMAKE), "--snakefile", str(code / "Snakefile"), "--directory", str(workdir),
          "--configfile", str(workdir / "config.yaml"), *args],
         cwd=workdir, capture_output=True, text=True, env=env, timeout=1800,
     )
+
+
+def snapshot_code(destination: Path) -> Path:
+    """A frozen copy of the workflow and the package: the rerun must see the code of the first run
+    even while the checkout is being edited (rules track code by content hash)."""
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
+    for name in ("Snakefile", "config.yaml"):
+        shutil.copy2(REPO / name, destination / name)
+    for name in ("rules", "scripts", "extrembench", "envs", "report", "data"):
+        if (REPO / name).is_dir():
+            shutil.copytree(REPO / name, destination / name, ignore=ignore)
+    return destination
 
 
 def test_dry_run_through_slurm_profile_without_slurm_shows_each_models_resources(tmp_path):
@@ -334,8 +347,11 @@ def cluster():
         pytest.skip(message)
 
 
-def run_on_slurm(workdir: Path) -> tuple[subprocess.CompletedProcess, list[Submission]]:
-    result = snakemake(workdir, "--profile", str(SLURM_PROFILE), "--profile", str(CI_OVERLAY))
+def run_on_slurm(workdir: Path, code: Path) -> tuple[subprocess.CompletedProcess, list[Submission]]:
+    # PYTHONPATH puts the snapshot's package before the editable install, here and (sbatch
+    # --export=ALL) inside every job
+    env = {**os.environ, "PYTHONPATH": str(code)}
+    result = snakemake(workdir, "--profile", str(SLURM_PROFILE), "--profile", str(CI_OVERLAY), env=env, code=code)
     log = result.stdout + result.stderr
     assert result.returncode == 0, log[-5000:]
     run_id = re.search(r"SLURM run ID: (\S+)", log).group(1)
@@ -367,10 +383,11 @@ def own_tmp_path():
 def test_pipeline_on_local_slurm_asks_each_rule_for_its_size_class_and_reruns_only_the_edit(own_tmp_path, cluster):
     tmp_path = own_tmp_path
     config = tiny_config(tmp_path)
+    code = snapshot_code(Path(tempfile.mkdtemp(prefix="code-", dir=tmp_path)))
     models = config["evaluate"]["models"]
 
     # 1. fresh run: every job as its size class says; every sample names the job and node behind it
-    _, first = run_on_slurm(tmp_path)
+    _, first = run_on_slurm(tmp_path, code)
     assert submission_errors(first, config) == []
     generate_jobs = {s.target: s for s in first if s.rule == "generate"}
     assert set(generate_jobs) == {per_shard("generate", k, m) for k in range(N_SHARDS) for m in models}
@@ -380,16 +397,17 @@ def test_pipeline_on_local_slurm_asks_each_rule_for_its_size_class_and_reruns_on
             assert {(r["slurm_job_id"], r["host"]) for r in generation_rows(tmp_path, model, shard)} == {(job.job_id, job.node)}
 
     # 2. edit one problem (same value, new statement: new requests) and delete the GPU model's
-    #    output of the other shard (its requests are all cached: it must go to the CPU partition)
+    #    outputs of the other shard (its requests are all cached: it must go to the CPU partition)
     edited = "ineq-0001"
     path = tmp_path / "problems" / f"{edited}.yaml"
     path.write_text(path.read_text().replace('objective: "(1 + 1/a)*(1 + 1/b)"', 'objective: "(1 + 1/b)*(1 + 1/a)"'))
     edited_shard = shard_of(edited, N_SHARDS)
     cached_shard = 1 - edited_shard
     cached_rows_before = generation_rows(tmp_path, GPU_MODEL, cached_shard)
-    (tmp_path / "results" / "extrem" / "generate" / GPU_MODEL / f"shard-{cached_shard}.parquet").unlink()
+    for stage in ("generate", "grade"):  # a lone intermediate would not be rebuilt: its grade is up to date
+        (tmp_path / "results" / "extrem" / stage / GPU_MODEL / f"shard-{cached_shard}.parquet").unlink()
 
-    rerun_result, second = run_on_slurm(tmp_path)
+    rerun_result, second = run_on_slurm(tmp_path, code)
     cache_hit = frozenset({("extrem", GPU_MODEL, str(cached_shard))})
     assert submission_errors(second, config, cache_hit) == []
     unsharded = {s.target for s in first if "shard" not in s.wildcards}  # aggregate, plot, ...: read every shard
