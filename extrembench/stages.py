@@ -199,14 +199,19 @@ def aggregate(grade_files: Sequence[str], *, outputs: dict[str, Path], config: d
     from extrembench import provenance
     from extrembench.artifacts import file_record
     from extrembench.config import config_hash
-    from extrembench.grading import equivalent
+    from extrembench.grading.guarded import GuardedEquivalence
     from extrembench.leaderboard import (build_correlations, build_difficulty, build_leaderboard,
                                          build_technique_table, write_markdown)
     from extrembench.published import (aliases_from_config, align_published, compare_published,
                                        load_published_if_any)
 
     grades = pd.concat([read_artifact(p, "grades").to_pandas() for p in grade_files], ignore_index=True)
-    board = build_leaderboard(grades, equivalent=equivalent, seed=seed)
+    # maj@k groups extracted answers (untrusted model output) by equivalence: under a hard timeout
+    with GuardedEquivalence(timeout=config["grading"]["timeout_s"], mode=config["grading"]["mode"]) as equivalent:
+        board = build_leaderboard(grades, equivalent=equivalent, seed=seed)
+    if equivalent.timeouts:
+        log.warning("maj@k: %d answer comparisons timed out and were counted as different answers",
+                    equivalent.timeouts)
     records = [file_record(p) for p in grade_files]
     git = provenance.git_state()
     board["inputs_sha256"] = provenance.inputs_hash(records)
