@@ -22,7 +22,7 @@ import sys
 from collections.abc import Collection
 from dataclasses import dataclass
 
-from extrembench.problem import ProblemError, problem_from_dict, problem_to_dict
+from extrembench.problem import ProblemError, problem_from_dict, problem_to_dict, split_top_level_commas
 
 
 class FormalizeError(ValueError):
@@ -728,17 +728,7 @@ def _require_declared(names: set[str], variables: Collection[str], latex: str) -
 
 def _split_top_level(latex: str) -> list[str]:
     """'x+y=1,\\ xy \\le 2' -> two relations; commas inside brackets stay."""
-    pieces, depth, start = [], 0, 0
-    for i, char in enumerate(latex):
-        if char in "([{":
-            depth += 1
-        elif char in ")]}":
-            depth -= 1
-        elif char == "," and depth == 0:
-            pieces.append(latex[start:i])
-            start = i + 1
-    pieces.append(latex[start:])
-    return [piece for piece in pieces if piece.strip()]
+    return [piece for piece in split_top_level_commas(latex) if piece.strip()]
 
 
 # --- the `extrembench formalize` subcommand -------------------------------------------------------

@@ -83,12 +83,14 @@ _INTERVAL_RE = re.compile(r"^\s*([\[(])(.*)([\])])\s*$", re.S)
 _INFINITY = {"inf": 1, "+inf": 1, "infinity": 1, "oo": 1, "-inf": -1, "-infinity": -1, "-oo": -1}
 
 
-def _split_top_level_comma(text: str) -> list[str]:
+def split_top_level_commas(text: str) -> list[str]:
+    """Split at commas outside any bracket: "[0, 1]" stays one piece in a list of domains, and so
+    does "\\frac{a,b}" in a LaTeX list of conditions."""
     parts, depth, start = [], 0, 0
     for i, ch in enumerate(text):
-        if ch in "([":
+        if ch in "([{":
             depth += 1
-        elif ch in ")]":
+        elif ch in ")]}":
             depth -= 1
         elif ch == "," and depth == 0:
             parts.append(text[start:i])
@@ -107,7 +109,7 @@ def parse_domain(text: str) -> Domain:
     if word == "real":
         return Domain(None, None, True, True)
     match = _INTERVAL_RE.match(text)
-    parts = _split_top_level_comma(match.group(2)) if match else []
+    parts = split_top_level_commas(match.group(2)) if match else []
     if len(parts) != 2:
         raise ValueError(f"domain {text!r} is not one of positive, nonnegative, real or an interval like \"[0, 1]\"")
     bounds = []
