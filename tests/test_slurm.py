@@ -329,11 +329,14 @@ def _cluster_problem() -> str | None:
     for command in ("sbatch", "sacct", "scontrol"):
         if shutil.which(command) is None:
             return f"`{command}` not on PATH"
-    ping = subprocess.run(["scontrol", "ping"], capture_output=True, text=True)
-    if ping.returncode != 0 or "UP" not in ping.stdout:
-        return f"slurmctld not answering `scontrol ping`: {(ping.stdout + ping.stderr).strip()}"
-    if subprocess.run(["sacct", "-n", "-X", "-S", "now"], capture_output=True).returncode != 0:
-        return "sacct fails (no slurmdbd): the plugin would hang"
+    try:
+        ping = subprocess.run(["scontrol", "ping"], capture_output=True, text=True, timeout=10)
+        if ping.returncode != 0 or "UP" not in ping.stdout:
+            return f"slurmctld not answering `scontrol ping`: {(ping.stdout + ping.stderr).strip()}"
+        if subprocess.run(["sacct", "-n", "-X", "-S", "now"], capture_output=True, timeout=10).returncode != 0:
+            return "sacct fails (no slurmdbd): the plugin would hang"
+    except subprocess.TimeoutExpired as exc:
+        return f"`{' '.join(exc.cmd)}` did not answer within {exc.timeout:.0f} s"
     return None
 
 
