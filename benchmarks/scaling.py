@@ -29,8 +29,9 @@ import yaml
 
 REPO = Path(__file__).resolve().parents[1]
 SNAKEMAKE = Path(sys.executable).with_name("snakemake")
-MATH500 = Path("/work/shared/data/math500/test.jsonl")
-AMO_SOLUTIONS = Path("/work/shared/data/amo-bench/reference_solutions/example.jsonl")
+SHARED_DATA = Path(os.environ.get("EXTREMBENCH_SHARED_DATA", "/work/shared/data"))
+MATH500 = SHARED_DATA / "math500" / "test.jsonl"
+AMO_SOLUTIONS = SHARED_DATA / "amo-bench" / "reference_solutions" / "example.jsonl"
 
 
 def dry_run(workdir: Path, configfiles: list[Path]) -> tuple[float, dict[str, int]]:
