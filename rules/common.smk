@@ -1,4 +1,5 @@
 import functools
+import functools
 import glob
 import json
 import os
@@ -98,9 +99,19 @@ def problem_files(benchmark):
     return files
 
 
+@functools.lru_cache(maxsize=None)
+def _files_by_shard(benchmark):
+    """Problem files grouped by shard, computed once per benchmark (not once per job: with
+    hundreds of shards, rehashing every id per job dominated the DAG build)."""
+    n_shards = config["benchmarks"][benchmark]["shards"]
+    grouped = {}
+    for path in problem_files(benchmark):
+        grouped.setdefault(shard_of(Path(path).stem, n_shards), []).append(path)
+    return grouped
+
+
 def shard_problem_files(wildcards):
-    n_shards = config["benchmarks"][wildcards.benchmark]["shards"]
-    return [f for f in problem_files(wildcards.benchmark) if shard_of(Path(f).stem, n_shards) == int(wildcards.shard)]
+    return _files_by_shard(wildcards.benchmark).get(int(wildcards.shard), [])
 
 
 def dataset_root(benchmark):

@@ -55,10 +55,10 @@ class Progress:
 
 def produced_by(engine: str, version: str) -> dict[str, Any]:
     return {
-        "host": socket.gethostname(),
-        # The SLURM jobstep strips SLURM_* variables; the profile passes the id through as
-        # EXTREMBENCH_SLURM_JOB_ID when it can.
-        "slurm_job_id": os.environ.get("SLURM_JOB_ID") or os.environ.get("EXTREMBENCH_SLURM_JOB_ID"),
+        # SLURM's node name where it differs from the host name; both survive the job step
+        # (snakemake-executor-plugin-slurm-jobstep 0.6.1, checked on a real cluster).
+        "host": os.environ.get("SLURMD_NODENAME") or socket.gethostname(),
+        "slurm_job_id": os.environ.get("SLURM_JOB_ID"),
         "engine": engine,
         "engine_version": version,
         "created_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
