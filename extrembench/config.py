@@ -85,6 +85,9 @@ def _check_references(config: dict[str, Any]) -> None:
             problems.append(f"benchmarks.{name}.problems: required for kind 'extremal' (a directory of problem YAML files)")
         if bench["kind"] == "ingested" and not bench.get("dataset"):
             problems.append(f"benchmarks.{name}.dataset: required for kind 'ingested'")
+        if bench["kind"] == "formalized" and not bench.get("statements"):
+            problems.append(f"benchmarks.{name}.statements: required for kind 'formalized' (a JSONL file of "
+                            "id, statement, answer)")
     for name, model in models.items():
         if model["size_class"] not in config["resources"]:
             problems.append(

@@ -106,6 +106,56 @@ def convert_shard(problem_files: Sequence[str], translations: Path, output: Path
     write_artifact(rows, output, "conversions", inputs=[*problem_files, translations])
 
 
+def formalize_shard(statements: Path, output: Path, *, benchmark: str, shard: int, n_shards: int,
+                    limit: int | None, dag_node: str, caller=None, max_attempts: int = 3) -> None:
+    """Extremal problems given as statement + answer (ExtremBench's release format) → specs: the
+    rule-based formalizer first, the configured LLM (`caller`) when the rules cannot read one."""
+    from extrembench.llm_convert import conversion_columns, formalize_with_fallback
+    from extrembench.shards import shard_of
+
+    digest = sha256_file(statements)
+    records = []
+    with open(statements, encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            if line.strip():
+                try:
+                    record = json.loads(line)
+                    records.append((number, str(record["id"]), record["statement"], record["answer"]))
+                except (json.JSONDecodeError, KeyError, TypeError) as exc:
+                    raise ValueError(f"{statements}:{number}: need a JSON object with id, statement, answer ({exc})")
+    records.sort(key=lambda r: r[1])
+    if limit:
+        records = records[:limit]
+    rows = []
+    for number, problem_id, statement, answer in records:
+        if shard_of(problem_id, n_shards) != shard:
+            continue
+        outcome = formalize_with_fallback(problem_id, statement, answer, caller, max_attempts=max_attempts)
+        row = {"benchmark": benchmark, "problem_id": problem_id, "source_path": f"{statements}#line={number}",
+               "source_sha256": digest, "technique": [], "difficulty": None, "dag_node": dag_node,
+               **conversion_columns(outcome)}
+        if outcome.spec is not None and row["statement"] is None:
+            row["statement"] = statement
+        if outcome.spec is None:
+            row["error_field"] = "statement"
+        rows.append(row)
+    write_artifact(rows, output, "conversions", inputs=[statements])
+    log.info("formalized %d problems: %d by rules, %d failed", len(rows),
+             sum(r["converted_by"] == "rules" for r in rows), sum(r["error"] is not None for r in rows))
+
+
+def review_table(problem_tables: Sequence[str], output: Path) -> None:
+    """Every built problem the validator did not confirm, with why: what a curator reviews."""
+    import pandas as pd
+
+    columns = ["benchmark", "problem_id", "status", "reason", "source_path", "best_value", "witness_json"]
+    frames = [read_artifact(p, "problems").to_pandas()[columns] for p in problem_tables]
+    table = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=columns)
+    flagged = table[table["status"] != "confirmed"].sort_values(["benchmark", "problem_id"], kind="stable")
+    write_csv(flagged, output)
+    log.info("review: %d of %d problems not confirmed", len(flagged), len(table))
+
+
 def validate_shard(problem_files: Sequence[str], conversions: Path, output: Path, *, benchmark: str,
                    dag_node: str, time_budget_s: float, seed: int) -> None:
     from extrembench.validate import check_problem
@@ -116,16 +166,20 @@ def validate_shard(problem_files: Sequence[str], conversions: Path, output: Path
         if conv["error"] is not None:
             status, reason, best, witness = "invalid", f"{conv['source_path']}: {conv['error_field']}: {conv['error']}", None, None
         else:
-            if (conv["converted_by"] or "").startswith("llm:"):
-                # The file holds no spec: check the one the LLM produced, like any problem file.
+            if conv["converted_by"] in ("curated", "inequality"):
+                target = conv["source_path"]  # the problem file itself, checked as `extrembench check` does
+            else:
+                # No problem file holds this spec (an LLM or the formalizer wrote it): check it like
+                # one, including its statement against the spec when there is a statement.
                 from extrembench.problem import problem_from_dict
 
-                target = problem_from_dict({
+                spec_fields = {
                     "id": conv["problem_id"], "sense": conv["sense"], "variables": json.loads(conv["variables_json"]),
                     "constraints": json.loads(conv["constraints_json"]), "objective": conv["objective"],
-                    "answer": conv["answer"]}, path=conv["source_path"])
-            else:
-                target = conv["source_path"]
+                    "answer": conv["answer"]}
+                if conv["statement"]:
+                    spec_fields["statement"] = conv["statement"]
+                target = problem_from_dict(spec_fields, path=conv["source_path"])
             result = check_problem(target, seed=seed, time_budget=time_budget_s)
             if conv["statement"] is None and not isinstance(target, str):
                 from extrembench.convert import render_statement

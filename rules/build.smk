@@ -51,9 +51,9 @@ rule convert:
 
 rule validate:
     wildcard_constraints:
-        benchmark=EXTREMAL_NAMES,
+        benchmark=f"{EXTREMAL_NAMES}|{FORMALIZED_NAMES}",
     input:
-        problems=shard_problem_files,
+        problems=validation_sources,
         conversions=rules.convert.output.conversions,
     output:
         problems=f"{RESULTS}/{{benchmark}}/problems/shard-{{shard}}.parquet",
@@ -98,3 +98,49 @@ rule ingest:
         "../envs/pipeline.yaml"
     script:
         "../scripts/ingest.py"
+
+
+# Extremal problems released as statement + answer: formalized into specs, then validated.
+rule formalize:
+    wildcard_constraints:
+        benchmark=FORMALIZED_NAMES,
+    input:
+        statements=lambda wc: config["benchmarks"][wc.benchmark]["statements"],
+    output:
+        conversions=f"{RESULTS}/{{benchmark}}/convert/shard-{{shard}}.parquet",
+    log:
+        f"{RESULTS}/logs/formalize/{{benchmark}}/shard-{{shard}}.log",
+    params:
+        code=CODE["build"],
+        llm=lambda wc: llm_stage_settings("convert"),
+        settings=lambda wc: json.dumps(config["benchmarks"][wc.benchmark], sort_keys=True),
+    resources:
+        mem_mb=cpu_resource("mem_mb"),
+        runtime=cpu_resource("runtime"),
+        cpus_per_task=cpu_resource("cpus_per_task"),
+        slurm_partition=cpu_resource("slurm_partition"),
+    conda:
+        "../envs/pipeline.yaml"
+    script:
+        "../scripts/build.py"
+
+
+# Every built problem that validation did not confirm, for review (also named at the end of a run).
+rule review:
+    input:
+        problems=[problems_table(b, s) for b in VALIDATED for s in shards(b)],
+    output:
+        review=report(REVIEW, caption="../report/review.rst", category="Tables"),
+    log:
+        f"{RESULTS}/logs/review.log",
+    params:
+        code=CODE["build"],
+    resources:
+        mem_mb=cpu_resource("mem_mb"),
+        runtime=cpu_resource("runtime"),
+        cpus_per_task=cpu_resource("cpus_per_task"),
+        slurm_partition=cpu_resource("slurm_partition"),
+    conda:
+        "../envs/pipeline.yaml"
+    script:
+        "../scripts/build.py"

@@ -43,6 +43,9 @@ def _names_of_kind(kind):
 
 EXTREMAL_NAMES = _names_of_kind("extremal")
 INGESTED_NAMES = _names_of_kind("ingested")
+FORMALIZED_NAMES = _names_of_kind("formalized")
+# Benchmarks whose problems are built here and validated by computation.
+VALIDATED = [b for b in BENCHMARKS if config["benchmarks"][b]["kind"] in ("extremal", "formalized")]
 
 
 wildcard_constraints:
@@ -114,6 +117,12 @@ def shard_problem_files(wildcards):
     return _files_by_shard(wildcards.benchmark).get(int(wildcards.shard), [])
 
 
+def validation_sources(wildcards):
+    """What a validate job reads besides the conversions: the problem files, or the statements file."""
+    bench = config["benchmarks"][wildcards.benchmark]
+    return [bench["statements"]] if bench["kind"] == "formalized" else shard_problem_files(wildcards)
+
+
 def dataset_root(benchmark):
     """Local copy of an ingested dataset (offline mode): `root`, else the shared data folder."""
     from extrembench.ingest import local_root
@@ -168,8 +177,11 @@ FIGURES = {
 }
 
 
+REVIEW = f"{RESULTS}/tables/review.csv"
+
+
 def all_targets():
-    return [*LEADERBOARD.values(), *TABLES.values(), *FIGURES.values()]
+    return [*LEADERBOARD.values(), *TABLES.values(), *FIGURES.values(), REVIEW]
 
 
 # ---------------------------------------------------------------- resources
@@ -246,7 +258,7 @@ def print_run_summary(start):
     import pyarrow.parquet as pq
 
     flagged = []
-    for benchmark in EXTREMAL:
+    for benchmark in VALIDATED:
         for shard in shards(benchmark):
             path = problems_table(benchmark, shard)
             if os.path.exists(path):

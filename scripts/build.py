@@ -1,4 +1,4 @@
-"""translate / convert / validate one shard of an extremal benchmark (rules/build.smk)."""
+"""translate / convert / formalize / validate one shard, and the review table (rules/build.smk)."""
 
 from contextlib import ExitStack
 from pathlib import Path
@@ -12,7 +12,8 @@ smk, wc = snakemake, snakemake.wildcards  # noqa: F821
 server_log = Path(smk.log[0]).with_suffix(".server.log")
 with ExitStack() as stack:
     # An LLM caller starts its endpoint only when a call is missing from the cache.
-    llm = smk.config[smk.rule]["model"] if smk.rule in ("translate", "convert") else None
+    stage = {"translate": "translate", "convert": "convert", "formalize": "convert"}.get(smk.rule)
+    llm = smk.config[stage]["model"] if stage else None
     caller = stack.enter_context(caller_for(smk.config, llm, server_log=server_log)) if llm else None
     if smk.rule == "translate":
         stages.translate_shard(smk.input.problems, Path(smk.output.translations), benchmark=wc.benchmark,
@@ -21,6 +22,13 @@ with ExitStack() as stack:
         stages.convert_shard(smk.input.problems, Path(smk.input.translations), Path(smk.output.conversions),
                              benchmark=wc.benchmark, dag_node=node, caller=caller,
                              max_attempts=smk.config["convert"]["max_attempts"])
+    elif smk.rule == "formalize":
+        bench = smk.config["benchmarks"][wc.benchmark]
+        stages.formalize_shard(Path(smk.input.statements), Path(smk.output.conversions), benchmark=wc.benchmark,
+                               shard=int(wc.shard), n_shards=bench["shards"], limit=bench["limit"], dag_node=node,
+                               caller=caller, max_attempts=smk.config["convert"]["max_attempts"])
+    elif smk.rule == "review":
+        stages.review_table(list(smk.input.problems), Path(smk.output.review))
     else:
         settings = smk.config["validation"]
         stages.validate_shard(smk.input.problems, Path(smk.input.conversions), Path(smk.output.problems),
