@@ -288,10 +288,10 @@ start_slurmdbd() {
   wait_for 60 slurmdbd sacctmgr -n list cluster
   log "slurmdbd started (pid $(pid_of slurmdbd))"
   # register cluster + accounts before slurmctld connects (idempotent)
-  sacctmgr -n list cluster format=cluster | grep -qw "$CLUSTER" || sacctmgr -i add cluster "$CLUSTER" >/dev/null
+  sacctmgr -n -P list cluster format=cluster | grep -qx "$CLUSTER" || sacctmgr -i add cluster "$CLUSTER" >/dev/null || die "sacctmgr could not register cluster $CLUSTER"
   local a u users="root${SUDO_USER:+ $SUDO_USER}"
   for a in $ACCOUNTS; do
-    sacctmgr -n list account format=account | grep -qw "$a" || sacctmgr -i add account "$a" Description=ci Organization=ci >/dev/null
+    sacctmgr -n -P list account format=account | grep -qx "$a" || sacctmgr -i add account "$a" Description=ci Organization=ci >/dev/null
     for u in $users; do sacctmgr -i add user "$u" account="$a" >/dev/null 2>&1 || true; done
   done
 }
