@@ -37,6 +37,12 @@ def to_text(expr: sympy.Expr) -> str:
     return str(expr)
 
 
+def answer_latex(answer: str) -> str:
+    """The gold answer as LaTeX, the notation graders read reliably (Math-Verify misreads some
+    plain-syntax forms such as "(1 + sqrt(2) + sqrt(3))^2"); parsed safely, never evaluated."""
+    return sympy.latex(parse_expression(answer, []))
+
+
 def derive_from_inequality(problem: Problem) -> tuple[str, sympy.Expr, sympy.Expr]:
     """(sense, objective, answer) of the extremal problem behind source.inequality."""
     inequality = problem.source["inequality"]

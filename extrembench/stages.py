@@ -156,6 +156,20 @@ def review_table(problem_tables: Sequence[str], output: Path) -> None:
     log.info("review: %d of %d problems not confirmed", len(flagged), len(table))
 
 
+def _gold_text(answer: str | None, status: str) -> str | None:
+    """Gold for the grader: LaTeX for a problem the validator parsed; as written otherwise (an
+    invalid problem is never asked, and its answer may not parse)."""
+    from extrembench.convert import answer_latex
+    from extrembench.expr import ExpressionError
+
+    if answer is None or status == "invalid":
+        return answer
+    try:
+        return answer_latex(answer)
+    except ExpressionError:
+        return answer
+
+
 def validate_shard(problem_files: Sequence[str], conversions: Path, output: Path, *, benchmark: str,
                    dag_node: str, time_budget_s: float, seed: int) -> None:
     from extrembench.validate import check_problem
@@ -192,7 +206,8 @@ def validate_shard(problem_files: Sequence[str], conversions: Path, output: Path
         log.info("%s: %s %s", conv["problem_id"], status, "" if status == "confirmed" else reason)
         rows.append({
             "benchmark": benchmark, "problem_id": conv["problem_id"], "source_path": conv["source_path"],
-            "source_sha256": conv["source_sha256"], "statement": conv["statement"], "answer": conv["answer"],
+            "source_sha256": conv["source_sha256"], "statement": conv["statement"],
+            "answer": _gold_text(conv["answer"], status),
             "answer_type": "number", "sense": conv["sense"], "technique": conv["technique"],
             "difficulty": conv["difficulty"], "spec_json": json.dumps(spec, sort_keys=True) if spec else None,
             "status": status, "reason": reason, "best_value": best,

@@ -32,7 +32,10 @@ def answer(identity: dict[str, Any]) -> dict[str, Any]:
         elif result.best_value is None:
             text = None
         else:
-            value = f"{result.best_value:.{identity['digits']}g}"
+            # fixed decimals, as a person would write them: -5.55e-17 becomes 0.00000000
+            value = f"{result.best_value:.{identity['digits']}f}"
+            if float(value) == 0:
+                value = value.lstrip("-")
             text = f"The {'minimum' if spec['sense'] == 'min' else 'maximum'} value is \\boxed{{{value}}}."
         response.update(content=text, finish_reason="stop" if text else "abstain")
     response["latency_s"] = round(time.monotonic() - started, 3)
