@@ -13,10 +13,12 @@ import json
 import math
 from dataclasses import dataclass
 from importlib import metadata
+from pathlib import Path
 from typing import Any
 
 from extrembench import __version__
 from extrembench.generation.cache import cache_key
+from extrembench.provenance import code_hash
 
 ASKED_STATUSES = ("confirmed", "ingested")
 
@@ -36,11 +38,21 @@ def sample_seed(model: str, benchmark: str, problem_id: str, trial: int) -> int:
     return int.from_bytes(digest[:4], "big") & 0x7FFFFFFF
 
 
+# The code a reference-solver answer depends on: its content hash is part of the engine version,
+# so editing the optimizer or the answer formatting invalidates the cached answers.
+REFERENCE_SOLVER_CODE = ("generation/reference.py", "validate.py", "convert.py", "problem.py", "expr.py")
+
+
+def reference_solver_version() -> str:
+    package_dir = Path(__file__).resolve().parents[1]
+    return f"{__version__}+{code_hash(REFERENCE_SOLVER_CODE, base=package_dir)}"
+
+
 def engine_version(model_cfg: dict[str, Any]) -> str:
     backend = model_cfg["backend"]
     package = {"llamacpp": "llama-cpp-python", "sglang": "sglang"}.get(backend)
     if backend == "reference-solver":
-        return __version__
+        return reference_solver_version()
     if backend == "sglang" and model_cfg["sglang"].get("version"):
         # The pin, not the local install: the CPU host that counts cached requests has no sglang.
         return model_cfg["sglang"]["version"]
