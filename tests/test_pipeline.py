@@ -86,6 +86,16 @@ def test_first_run_writes_leaderboard_and_figure(workdir):
     assert (workdir / "results" / "figures" / "accuracy_by_model.png").stat().st_size > 0
 
 
+def test_report_builds_with_every_figure_and_caption(workdir):
+    result = snakemake(workdir, "--report", "results/report.html")
+    assert result.returncode == 0, result.stderr[-3000:]
+    html = (workdir / "results" / "report.html").read_text(errors="replace")
+    for name in ("accuracy_by_model.png", "benchmark_scatter.png", "accuracy_vs_tokens.png", "pass_at_k.png",
+                 "problem_heatmap.png", "leaderboard.csv", "review.csv"):
+        assert name in html, name
+    assert "extrembench audit" in html
+
+
 def test_generation_rows_carry_provenance(workdir):
     rows = pq.read_table(next((workdir / "results" / "extrem" / "generate" / "gemma3-270m").glob("*.parquet")))
     rows = rows.to_pylist()
