@@ -22,9 +22,6 @@ import yaml
 
 from extrembench.expr import ExpressionError, check_variable_name, parse_expression, parse_relation, symbol
 
-DOMAIN_WORDS = ("positive", "nonnegative", "real")
-TECHNIQUES = ("am-gm", "cauchy-schwarz", "holder", "schur", "sos", "jensen", "tangent-line", "uvw",
-              "mixing-variables", "trigonometric", "boundary", "cyclic", "nonsmooth", "other")
 
 
 class ProblemError(ValueError):

@@ -36,7 +36,6 @@ from extrembench.convert import ExtremalSpec, convert_problem
 from extrembench.expr import ExpressionError
 from extrembench.problem import Domain, Problem, ProblemError, load_problem, parse_problem
 
-STATUSES = ("confirmed", "refuted", "not_attained", "inconclusive", "invalid")
 DEFAULT_IGNORED_KEYS = ("expected_status",)
 LOG_LIMIT = 46.0           # exp(46) ~ 1e20: the largest/smallest scale the search reaches
 REL_TOL = 1e-6             # claim vs best value: |difference| <= REL_TOL * (1 + |answer|)
@@ -592,7 +591,7 @@ def _scalings(model: _Model, x: list) -> list[list[float]]:
     largest = max(abs(float(v)) for v in x)
     if largest > 0 and abs(largest - 1) > 1e-12 and all(c.kind != "box" for c in model.coords):
         scaled = [float(v) / largest for v in x]
-        f1, v1 = model.values(list(map(np.float64, x)))
+        f1, _ = model.values(list(map(np.float64, x)))
         f2, v2 = model.values(list(map(np.float64, scaled)))
         if np.isfinite(f1) and np.isfinite(f2) and abs(f1 - f2) <= 1e-9 * (1 + abs(f1)) and v2 <= FEAS_TOL:
             points.append(scaled)
