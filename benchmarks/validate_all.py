@@ -75,7 +75,7 @@ def main() -> int:
         times = [r[2] for r in results]
         statuses = [r[1] for r in results]
         print(f"problems: {len(paths)} on {args.jobs} workers")
-        print(f"  statuses: " + ", ".join(f"{s} {statuses.count(s)}" for s in sorted(set(statuses))))
+        print("  statuses: " + ", ".join(f"{s} {statuses.count(s)}" for s in sorted(set(statuses))))
         print(f"  total {total:.1f} s (target <= {TOTAL_TARGET_S:.0f}), median {statistics.median(times):.2f} s, "
               f"max {max(times):.2f} s (target <= {PER_PROBLEM_TARGET_S:.0f}) [{results[times.index(max(times))][0]}]")
         for label, status, _, reason in results:

@@ -347,7 +347,6 @@ def _mp_point(model: _Model, x: list[float], mode: str) -> dict | None:
     """Witness in 50-digit numbers. mode 'exact': every coordinate snapped to a closed form (None
     if one does not snap); 'mixed': the coordinates that snap are snapped; 'numeric': none. The
     coordinates left as floats are projected back onto the equality constraints by Newton steps."""
-    parsed = model.parsed
     point, free = {}, []
     for s, value in zip(model.symbols, x):
         closed_form = _snap(float(value)) if mode != "numeric" else None
