@@ -27,10 +27,11 @@ from pathlib import Path
 from extrembench.grading import MODES, grade_many
 from extrembench.grading.extract import extract_answer
 from extrembench.grading.grade import close_shared_pools, grade_math_in_process
+from extrembench.ingest import shared_data_root
 
 REPO = Path(__file__).resolve().parent.parent
-MATH_VERIFY_CASES = Path("/work/shared/data/math-verify-tests/math_verify_test_cases.jsonl")
-AMO_DIR = Path("/work/shared/data/amo-bench")
+MATH_VERIFY_CASES = shared_data_root() / "math-verify-tests" / "math_verify_test_cases.jsonl"
+AMO_DIR = shared_data_root() / "amo-bench"
 CASE_TABLE = REPO / "tests" / "data" / "grader_cases.jsonl"
 WORKERS = 2
 

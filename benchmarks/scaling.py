@@ -27,9 +27,11 @@ from pathlib import Path
 
 import yaml
 
+from extrembench.ingest import shared_data_root
+
 REPO = Path(__file__).resolve().parents[1]
 SNAKEMAKE = Path(sys.executable).with_name("snakemake")
-SHARED_DATA = Path(os.environ.get("EXTREMBENCH_SHARED_DATA", "/work/shared/data"))
+SHARED_DATA = shared_data_root()
 MATH500 = SHARED_DATA / "math500" / "test.jsonl"
 AMO_SOLUTIONS = SHARED_DATA / "amo-bench" / "reference_solutions" / "example.jsonl"
 

@@ -9,9 +9,10 @@ import pytest
 
 from extrembench.grading import equivalent, grade_many
 from extrembench.grading.extract import extract_answer
+from extrembench.ingest import shared_data_root
 
 CASES_PATH = Path(__file__).parent / "data" / "grader_cases.jsonl"
-AMO_DIR = Path("/work/shared/data/amo-bench")
+AMO_DIR = shared_data_root() / "amo-bench"
 CASES = [json.loads(line) for line in CASES_PATH.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 # Every extraction item of the grading issue has rows in the table.
