@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -52,10 +53,7 @@ def translate_shard(problem_files: Sequence[str], output: Path, *, benchmark: st
             "source_text": source.get("text"), "error": error, "dag_node": dag_node, **fields,
         })
     write_artifact(rows, output, "translations", inputs=[*problem_files])
-    by = {}
-    for row in rows:
-        by[row["translated_by"]] = by.get(row["translated_by"], 0) + 1
-    log.info("translated %d problems: %s", len(rows), by)
+    log.info("translated %d problems: %s", len(rows), dict(Counter(r["translated_by"] for r in rows)))
 
 
 def convert_shard(problem_files: Sequence[str], translations: Path, output: Path, *, benchmark: str,
@@ -180,6 +178,10 @@ def validate_shard(problem_files: Sequence[str], conversions: Path, output: Path
         if conv["error"] is not None:
             status, reason, best, witness = "invalid", f"{conv['source_path']}: {conv['error_field']}: {conv['error']}", None, None
         else:
+            # The machine-checkable spec, without the answer (what the reference solver is given).
+            spec = {"id": conv["problem_id"], "sense": conv["sense"],
+                    "variables": json.loads(conv["variables_json"]),
+                    "constraints": json.loads(conv["constraints_json"]), "objective": conv["objective"]}
             if conv["converted_by"] in ("curated", "inequality"):
                 target = conv["source_path"]  # the problem file itself, checked as `extrembench check` does
             else:
@@ -187,22 +189,16 @@ def validate_shard(problem_files: Sequence[str], conversions: Path, output: Path
                 # one, including its statement against the spec when there is a statement.
                 from extrembench.problem import problem_from_dict
 
-                spec_fields = {
-                    "id": conv["problem_id"], "sense": conv["sense"], "variables": json.loads(conv["variables_json"]),
-                    "constraints": json.loads(conv["constraints_json"]), "objective": conv["objective"],
-                    "answer": conv["answer"]}
+                claimed = {**spec, "answer": conv["answer"]}
                 if conv["statement"]:
-                    spec_fields["statement"] = conv["statement"]
-                target = problem_from_dict(spec_fields, path=conv["source_path"])
+                    claimed["statement"] = conv["statement"]
+                target = problem_from_dict(claimed, path=conv["source_path"])
             result = check_problem(target, seed=seed, time_budget=time_budget_s)
             if conv["statement"] is None and not isinstance(target, str):
                 from extrembench.convert import render_statement
 
                 conv["statement"] = render_statement(target)
             status, reason, best, witness = result.status, result.reason, result.best_value, result.witness
-            spec = {"id": conv["problem_id"], "sense": conv["sense"],
-                    "variables": json.loads(conv["variables_json"]),
-                    "constraints": json.loads(conv["constraints_json"]), "objective": conv["objective"]}
         log.info("%s: %s %s", conv["problem_id"], status, "" if status == "confirmed" else reason)
         rows.append({
             "benchmark": benchmark, "problem_id": conv["problem_id"], "source_path": conv["source_path"],
@@ -274,8 +270,7 @@ def aggregate(grade_files: Sequence[str], *, outputs: dict[str, Path], config: d
     from extrembench.grading.guarded import GuardedEquivalence
     from extrembench.leaderboard import (build_correlations, build_difficulty, build_leaderboard,
                                          build_technique_table, write_markdown)
-    from extrembench.published import (aliases_from_config, align_published, compare_published,
-                                       load_published_if_any)
+    from extrembench.published import compare_published, published_for_run
 
     grades = pd.concat([read_artifact(p, "grades").to_pandas() for p in grade_files], ignore_index=True)
     # maj@k groups extracted answers (untrusted model output) by equivalence: under a hard timeout
@@ -298,8 +293,7 @@ def aggregate(grade_files: Sequence[str], *, outputs: dict[str, Path], config: d
     write_csv(build_difficulty(grades), outputs["difficulty"])
     write_csv(build_technique_table(grades), outputs["techniques"])
     write_csv(build_correlations(board, seed=seed), outputs["correlations"])
-    published = align_published(load_published_if_any(published_dir), **dict(zip(("benchmarks", "models"),
-                                                                           aliases_from_config(config))))
+    published = published_for_run(published_dir, config)
     write_csv(compare_published(board, published), outputs["published"])
     log.info("leaderboard: %d rows from %d grade files", len(board), len(grade_files))
 
