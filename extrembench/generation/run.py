@@ -122,12 +122,16 @@ def generation_row(sample: PlannedSample, entry: dict[str, Any], *, benchmark: s
     }
 
 
+def _plan(problems_path: Path, *, benchmark: str, model: str, config: dict[str, Any]) -> list[PlannedSample]:
+    """The samples of one generate job: every asked problem of the shard × the benchmark's trials."""
+    problems = read_artifact(problems_path, "problems").to_pylist()
+    return plan_samples(problems, benchmark=benchmark, model=model, model_cfg=config["models"][model],
+                        trials=config["benchmarks"][benchmark]["trials"])
+
+
 def count_missing(problems_path: Path, *, benchmark: str, model: str, config: dict[str, Any]) -> int:
     """How many of this job's requests the cache cannot serve (0 → the job needs no GPU)."""
-    model_cfg = config["models"][model]
-    problems = read_artifact(problems_path, "problems").to_pylist()
-    planned = plan_samples(problems, benchmark=benchmark, model=model, model_cfg=model_cfg,
-                           trials=config["benchmarks"][benchmark]["trials"])
+    planned = _plan(problems_path, benchmark=benchmark, model=model, config=config)
     cache = GenerationCache(Path(config["cache_dir"]))
     journaled = journal_keys(cache)  # a killed job's responses count as cached: the job folds them in
     return sum(s.key not in journaled and s.key not in cache for s in planned)
@@ -136,9 +140,7 @@ def count_missing(problems_path: Path, *, benchmark: str, model: str, config: di
 def generate_shard(*, problems_path: Path, output: Path, stats_path: Path, benchmark: str, model: str,
                    config: dict[str, Any], dag_node: str, server_log: Path) -> dict[str, int]:
     model_cfg = config["models"][model]
-    trials = config["benchmarks"][benchmark]["trials"]
-    problems = read_artifact(problems_path, "problems").to_pylist()
-    planned = plan_samples(problems, benchmark=benchmark, model=model, model_cfg=model_cfg, trials=trials)
+    planned = _plan(problems_path, benchmark=benchmark, model=model, config=config)
     cache_dir = Path(config["cache_dir"])
     cache = GenerationCache(cache_dir)
     recover_journals(cache)  # responses a killed job received but had not filed yet
