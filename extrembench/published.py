@@ -66,9 +66,16 @@ def load_published(path: str | Path = "data/published") -> pd.DataFrame:
     return table[columns].sort_values(["benchmark", "model"], kind="stable").reset_index(drop=True)
 
 
+def published_for_run(path: str | Path | None, config: Mapping) -> pd.DataFrame:
+    """The published accuracies under a run's own benchmark and model names (config aliases);
+    empty when the run has no published numbers (a workflow copied without data/published)."""
+    return align_published(load_published_if_any(path), **dict(zip(("benchmarks", "models"),
+                                                                   aliases_from_config(config))))
+
+
 def load_published_if_any(path: str | Path | None) -> pd.DataFrame:
-    """`load_published`, or an empty table when the run has no published numbers (a workflow
-    copied without data/published): comparison columns stay empty, no result changes."""
+    """`load_published`, or an empty table when `path` is empty: comparison columns stay empty,
+    no result changes."""
     if not path:
         empty = pd.DataFrame(columns=["benchmark", "model", "accuracy", *[c for c in COLUMNS if c not in ("benchmark", "model")]])
         return empty.astype({"accuracy": float})
