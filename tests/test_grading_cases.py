@@ -9,10 +9,9 @@ import pytest
 
 from extrembench.grading import equivalent, grade_many
 from extrembench.grading.extract import extract_answer
-from extrembench.ingest import shared_data_root
+from conftest import require_shared_data
 
 CASES_PATH = Path(__file__).parent / "data" / "grader_cases.jsonl"
-AMO_DIR = shared_data_root() / "amo-bench"
 CASES = [json.loads(line) for line in CASES_PATH.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 # Every extraction item of the grading issue has rows in the table.
@@ -43,9 +42,10 @@ def test_case_table():
 
 
 def _amo_rows():
-    gold = [json.loads(line) for line in (AMO_DIR / "gold_from_reference_solutions.jsonl").open()]
+    amo_dir = require_shared_data(("amo-bench",)) / "amo-bench"
+    gold = [json.loads(line) for line in (amo_dir / "gold_from_reference_solutions.jsonl").open()]
     solutions = {row["question_id"]: row["model_response"]
-                 for row in map(json.loads, (AMO_DIR / "reference_solutions" / "example.jsonl").open())}
+                 for row in map(json.loads, (amo_dir / "reference_solutions" / "example.jsonl").open())}
     return [(row, solutions[row["question_id"]]) for row in gold if row["answer_type"] != "description"]
 
 

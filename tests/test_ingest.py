@@ -9,6 +9,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from conftest import require_shared_data
 
 from extrembench.download import copy_verified, download_plan, fetch_dataset, store_derived, store_verified
 from extrembench.download import main as download_main
@@ -30,13 +31,14 @@ from extrembench.ingest import (
 
 RECORD_KEYS = {"problem_id", "statement", "answer", "answer_type", "source_path", "source_sha256", "meta"}
 
-pytestmark = pytest.mark.skipif(
-    not local_root("math500").is_dir(), reason="the shared data copies (../shared/data) are not present"
-)
+# Every test here reads the local copies: skipped without them, failed under
+# EXTREMBENCH_REQUIRE_SHARED_DATA=1 (tests/conftest.py).
+pytestmark = pytest.mark.usefixtures("shared_datasets")
 
 
 @pytest.fixture(scope="module")
 def loaded() -> dict[str, list[dict]]:
+    require_shared_data()
     names = ("aime2025", "math500", "amo-bench", "amo-bench-p")
     return {name: load_benchmark(name, local_root(name)) for name in names}
 
