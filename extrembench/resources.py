@@ -2,7 +2,7 @@
 
 The keys returned are snakemake-executor-plugin-slurm's resource names; the local executor
 ignores the SLURM-only ones. A GPU request never carries `cpus_per_task`: the plugin lets it
-override `cpus_per_gpu` (DESIGN.md §2).
+override `cpus_per_gpu` (its documented behaviour).
 """
 
 from __future__ import annotations

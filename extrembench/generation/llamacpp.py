@@ -1,6 +1,6 @@
 """llama.cpp on CPU: the GGUF model file and the server command line.
 
-Measured traps (DESIGN.md §4): one thread per server (two threads on a shared 2-core box collapse
+Measured traps (on the 2-core CI machine): one thread per server (two threads on a shared 2-core box collapse
 throughput), `--interrupt_requests False`, no /health endpoint (poll /v1/models), one request at a
 time.
 """
