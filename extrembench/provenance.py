@@ -7,6 +7,7 @@ param: a real code edit reruns the stage, a `touch` does not.
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import json
 import subprocess
@@ -35,6 +36,70 @@ def code_hash(paths: Iterable[str | Path], base: str | Path = ".") -> str:
             continue
         digest.update(str(path.relative_to(base)).encode() + b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()[:16]
+
+
+def _module_file(name: str, base: Path) -> Path | None:
+    """The source file of module `name` (dotted) under `base`, or None when it is not ours."""
+    parts = name.split(".")
+    for candidate in (base.joinpath(*parts).with_suffix(".py"), base.joinpath(*parts, "__init__.py")):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def _imported_names(path: Path, base: Path) -> set[str]:
+    """Dotted names that `path` imports (absolute and relative, at any depth of the file)."""
+    tree = ast.parse(path.read_bytes(), filename=str(path))
+    package = ".".join(path.relative_to(base).with_suffix("").parts)
+    if path.name != "__init__.py":
+        package = package.rpartition(".")[0]
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                module = ".".join(anchor + ([node.module] if node.module else []))
+            else:
+                module = node.module or ""
+            names.add(module)
+            # `from pkg import mod` may name a submodule, not an attribute.
+            names.update(f"{module}.{alias.name}" for alias in node.names)
+    return names
+
+
+def import_closure(entries: Iterable[str | Path], base: str | Path = ".", package: str = "extrembench") -> list[Path]:
+    """Every file of `package` that the entry files import, directly or through each other, found
+    by reading their import statements (never by importing them): what a stage runs, computed
+    instead of listed by hand, so a new module can never be left out of a stage's code hash.
+    Parent packages' __init__.py files count too (Python runs them on import)."""
+    base = Path(base)
+    seen: set[Path] = set()
+    todo = [base / entry for entry in entries]
+    while todo:
+        path = todo.pop()
+        if path in seen:
+            continue
+        seen.add(path)
+        for name in _imported_names(path, base):
+            if name != package and not name.startswith(package + "."):
+                continue
+            parts = name.split(".")
+            for depth in range(1, len(parts) + 1):
+                found = _module_file(".".join(parts[:depth]), base)
+                if found is not None and found not in seen:
+                    todo.append(found)
+    return sorted(seen)
+
+
+def stage_code_hash(entries: Iterable[str | Path], base: str | Path = ".", package: str = "extrembench") -> str:
+    """Code hash of a stage: its entry scripts, every package module they import, and the
+    package's data files (schemas), which modules read at run time."""
+    base = Path(base)
+    data = sorted((base / package / "schemas").glob("*")) if (base / package / "schemas").is_dir() else []
+    files = import_closure(entries, base, package) + [p for p in data if p.is_file()]
+    return code_hash([f.relative_to(base) for f in files], base=base)
 
 
 def git_state(cwd: str | Path = ".") -> dict[str, Any]:

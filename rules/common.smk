@@ -1,5 +1,4 @@
 import functools
-import functools
 import glob
 import json
 import os
@@ -13,7 +12,7 @@ from snakemake.exceptions import WorkflowError
 from extrembench.config import ConfigError, validate_config
 from extrembench.generation.run import count_missing
 from extrembench.resources import job_request
-from extrembench.provenance import code_hash
+from extrembench.provenance import stage_code_hash
 from extrembench.shards import shard_of
 
 workflow_start = time.time()
@@ -56,40 +55,18 @@ wildcard_constraints:
 
 # ---------------------------------------------------------------- code tracked by content
 # `script:` rules are tracked by mtime only and their imports not at all: each stage gets a
-# params entry hashing what it runs, so a real code edit reruns it and a `touch` does not.
-def _stage_code(*paths):
-    common = ["extrembench/artifacts.py", "extrembench/stages.py", "extrembench/workflow.py", "extrembench/provenance.py"]
-    return code_hash([*common, *paths], base=BASE)
-
-
+# params entry hashing its script and every package module that script imports (computed from
+# the import statements, never listed by hand), so a real code edit reruns it and a `touch` does not.
 CODE = {
-    "build": _stage_code(
-        "extrembench/problem.py",
-        "extrembench/expr.py",
-        "extrembench/convert.py",
-        "extrembench/validate.py",
-        "extrembench/latex_formula.py",
-        "extrembench/translate.py",
-        "extrembench/llm_convert.py",
-        "extrembench/llm_calls.py",
-        "extrembench/formalize.py",
-        "extrembench/generation",
-        "extrembench/schemas/problem.schema.yaml",
-        "scripts/build.py",
-    ),
-    "ingest": _stage_code("extrembench/ingest.py", "extrembench/shards.py", "scripts/ingest.py"),
-    "generate": _stage_code("extrembench/generation", "extrembench/validate.py", "scripts/generate.py"),
-    "grade": _stage_code(
-        "extrembench/grading", "extrembench/judge_backend.py", "extrembench/llm_calls.py", "scripts/grade.py"
-    ),
-    "aggregate": _stage_code(
-        "extrembench/metrics.py",
-        "extrembench/leaderboard.py",
-        "extrembench/published.py",
-        "extrembench/grading",
-        "scripts/aggregate.py",
-    ),
-    "plot": _stage_code("extrembench/figures.py", "extrembench/published.py", "scripts/plot.py"),
+    stage: stage_code_hash([f"scripts/{script}.py"], base=BASE)
+    for stage, script in {
+        "build": "build",
+        "ingest": "ingest",
+        "generate": "generate",
+        "grade": "grade",
+        "aggregate": "aggregate",
+        "plot": "plot",
+    }.items()
 }
 
 
