@@ -10,7 +10,9 @@ rule translate:
     output:
         translations=f"{RESULTS}/{{benchmark}}/translate/shard-{{shard}}.parquet",
     log:
-        f"{RESULTS}/logs/translate/{{benchmark}}/shard-{{shard}}.log",
+        job=f"{RESULTS}/logs/translate/{{benchmark}}/shard-{{shard}}.log",
+        # the LLM server this job may start (only when a call is missing from the cache)
+        server=f"{RESULTS}/logs/translate/{{benchmark}}/shard-{{shard}}.server.log",
     params:
         code=CODE["build"],
         llm=lambda wc: llm_stage_settings("translate"),
@@ -34,7 +36,9 @@ rule convert:
     output:
         conversions=f"{RESULTS}/{{benchmark}}/convert/shard-{{shard}}.parquet",
     log:
-        f"{RESULTS}/logs/convert/{{benchmark}}/shard-{{shard}}.log",
+        job=f"{RESULTS}/logs/convert/{{benchmark}}/shard-{{shard}}.log",
+        # the LLM server this job may start (only when a call is missing from the cache)
+        server=f"{RESULTS}/logs/convert/{{benchmark}}/shard-{{shard}}.server.log",
     params:
         code=CODE["build"],
         llm=lambda wc: llm_stage_settings("convert"),
@@ -109,7 +113,9 @@ rule formalize:
     output:
         conversions=f"{RESULTS}/{{benchmark}}/convert/shard-{{shard}}.parquet",
     log:
-        f"{RESULTS}/logs/formalize/{{benchmark}}/shard-{{shard}}.log",
+        job=f"{RESULTS}/logs/formalize/{{benchmark}}/shard-{{shard}}.log",
+        # the LLM server this job may start (only when a call is missing from the cache)
+        server=f"{RESULTS}/logs/formalize/{{benchmark}}/shard-{{shard}}.server.log",
     params:
         code=CODE["build"],
         llm=lambda wc: llm_stage_settings("convert"),

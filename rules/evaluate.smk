@@ -40,7 +40,9 @@ rule grade:
     output:
         grades=f"{RESULTS}/{{benchmark}}/grade/{{model}}/shard-{{shard}}.parquet",
     log:
-        f"{RESULTS}/logs/grade/{{benchmark}}/{{model}}/shard-{{shard}}.log",
+        job=f"{RESULTS}/logs/grade/{{benchmark}}/{{model}}/shard-{{shard}}.log",
+        # the LLM judge's server, started only when a descriptive answer needs judging
+        server=f"{RESULTS}/logs/grade/{{benchmark}}/{{model}}/shard-{{shard}}.server.log",
     params:
         code=CODE["grade"],
         settings=lambda wc: json.dumps(config["grading"], sort_keys=True),

@@ -82,6 +82,8 @@ rule plot:
             caption="../report/heatmap.rst",
             category="Figures",
         ),
+        # save_figure writes a PDF beside every PNG
+        pdfs=[png.removesuffix(".png") + ".pdf" for png in FIGURES.values()],
     log:
         f"{RESULTS}/logs/plot.log",
     params:

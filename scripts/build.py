@@ -9,7 +9,8 @@ from extrembench.workflow import start_job
 
 node = start_job(snakemake)  # noqa: F821 (injected by Snakemake)
 smk, wc = snakemake, snakemake.wildcards  # noqa: F821
-server_log = Path(smk.log[0]).with_suffix(".server.log")
+# translate, convert and formalize may start an LLM server; validate and review never do
+server_log = Path(smk.log.server) if hasattr(smk.log, "server") else None
 with ExitStack() as stack:
     # An LLM caller starts its endpoint only when a call is missing from the cache.
     stage = {"translate": "translate", "convert": "convert", "formalize": "convert"}.get(smk.rule)

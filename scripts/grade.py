@@ -10,7 +10,7 @@ node = start_job(snakemake)  # noqa: F821 (injected by Snakemake)
 smk = snakemake  # noqa: F821
 settings = smk.config["grading"]
 # The LLM judge (descriptive answers only) starts its endpoint only if a vote is not cached.
-judge = judge_for(smk.config, server_log=Path(smk.log[0]).with_suffix(".server.log"))
+judge = judge_for(smk.config, server_log=Path(smk.log.server))
 try:
     stages.grade_shard(Path(smk.input.generations), Path(smk.input.problems), Path(smk.output.grades),
                        dag_node=node, mode=settings["mode"], timeout_s=settings["timeout_s"], judge=judge)
