@@ -18,7 +18,8 @@ DEFAULT = yaml.safe_load((REPO / "config.yaml").read_text())
 
 def test_default_config_validates_and_fills_defaults():
     config = validate_config(DEFAULT)
-    assert config["grading"] == {"mode": "default", "timeout_s": 5, "judge_model": None, "judge_votes": 5}
+    assert config["grading"] == {"mode": "default", "timeout_s": 5, "judge_model": None, "judge_votes": 5,
+                                 "ungraded": "wrong"}
     assert config["models"]["gemma3-270m"]["sampling"]["max_tokens"] == DEFAULT["models"]["gemma3-270m"]["sampling"]["max_tokens"]
     assert config["models"]["reference-solver"]["sampling"]["temperature"] == 0.6
     assert DEFAULT == yaml.safe_load((REPO / "config.yaml").read_text()), "validation must not mutate its input"
