@@ -316,14 +316,16 @@ def aggregate(grade_files: Sequence[str], *, outputs: dict[str, Path], config: d
     from extrembench.artifacts import file_record
     from extrembench.config import config_hash
     from extrembench.grading.guarded import GuardedEquivalence
-    from extrembench.leaderboard import (build_correlations, build_difficulty, build_leaderboard,
-                                         build_technique_table, write_markdown)
+    from extrembench.leaderboard import (apply_ungraded_policy, build_correlations, build_difficulty,
+                                         build_leaderboard, build_technique_table, write_markdown)
     from extrembench.published import compare_published, published_for_run
 
     grades = pd.concat([read_artifact(p, "grades").to_pandas() for p in grade_files], ignore_index=True)
+    ungraded = config["grading"].get("ungraded", "wrong")
     # maj@k groups extracted answers (untrusted model output) by equivalence: under a hard timeout
     with GuardedEquivalence(timeout=config["grading"]["timeout_s"], mode=config["grading"]["mode"]) as equivalent:
-        board = build_leaderboard(grades, equivalent=equivalent, seed=seed)
+        board = build_leaderboard(grades, equivalent=equivalent, seed=seed, ungraded=ungraded)
+    grades = apply_ungraded_policy(grades, ungraded)  # the per-problem tables score them the same way
     if equivalent.timeouts:
         log.warning("maj@k: %d answer comparisons timed out and were counted as different answers",
                     equivalent.timeouts)
@@ -335,15 +337,25 @@ def aggregate(grade_files: Sequence[str], *, outputs: dict[str, Path], config: d
     board["git_dirty"] = git["git_dirty"]
     board["versions_json"] = json.dumps(provenance.versions(), sort_keys=True)
     table = pa.Table.from_pandas(board, preserve_index=False)
-    write_artifact(table, outputs["parquet"], "leaderboard", schema=table.schema, inputs=grade_files)
+    # audit recomputes accuracy and interval from the grade rows: it needs the seed and the policy
+    write_artifact(table, outputs["parquet"], "leaderboard", schema=table.schema, inputs=grade_files,
+                   extra_metadata={"bootstrap_seed": str(seed), "ungraded": ungraded})
     write_csv(board, outputs["csv"])
     write_markdown(board, outputs["md"])
+    if "checksums" in outputs:
+        write_checksums([outputs["parquet"], outputs["csv"], outputs["md"]], outputs["checksums"])
     write_csv(build_difficulty(grades), outputs["difficulty"])
     write_csv(build_technique_table(grades), outputs["techniques"])
     write_csv(build_correlations(board, seed=seed), outputs["correlations"])
     published = published_for_run(published_dir, config)
     write_csv(compare_published(board, published), outputs["published"])
     log.info("leaderboard: %d rows from %d grade files", len(board), len(grade_files))
+
+
+def write_checksums(paths: Sequence[str | Path], output: Path) -> None:
+    """`sha256sum -c`-style lines for the leaderboard files; `extrembench audit` rechecks them."""
+    lines = [f"{sha256_file(p)}  {p}\n" for p in paths]
+    Path(output).write_text("".join(lines), encoding="utf-8")
 
 
 def write_csv(frame, path: Path) -> None:

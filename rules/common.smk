@@ -159,6 +159,8 @@ LEADERBOARD = {
     "parquet": f"{RESULTS}/leaderboard.parquet",
     "csv": f"{RESULTS}/leaderboard.csv",
     "md": f"{RESULTS}/leaderboard.md",
+    # sha256 of the three files above, rechecked by `extrembench audit`
+    "checksums": f"{RESULTS}/leaderboard.sha256",
 }
 TABLES = {
     "difficulty": f"{RESULTS}/tables/difficulty.csv",
