@@ -17,4 +17,20 @@ def start_job(smk) -> str:
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     # httpx logs every request at INFO: too much for thousands of requests.
     logging.getLogger("httpx").setLevel(logging.WARNING)
+    _log_uncaught_exceptions()
     return dag_node(smk.rule, dict(smk.wildcards.items()))
+
+
+def _log_uncaught_exceptions() -> None:
+    """A job that dies on an exception leaves its traceback in the rule's log file (Snakemake
+    prints only its own wrapper's error to the console)."""
+    previous = sys.excepthook
+
+    def hook(kind, value, traceback):
+        if not issubclass(kind, KeyboardInterrupt):
+            logging.getLogger("extrembench.job").critical("job failed", exc_info=(kind, value, traceback))
+            for handler in logging.getLogger().handlers:
+                handler.flush()
+        previous(kind, value, traceback)
+
+    sys.excepthook = hook
