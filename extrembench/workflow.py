@@ -4,7 +4,10 @@ the job's DAG node name (rule + wildcards), recorded on every row it writes."""
 from __future__ import annotations
 
 import logging
+import os
 import sys
+from collections.abc import Iterable
+from pathlib import Path
 
 from extrembench.provenance import dag_node
 
@@ -34,3 +37,20 @@ def _log_uncaught_exceptions() -> None:
         previous(kind, value, traceback)
 
     sys.excepthook = hook
+
+
+def remove_stale_results(paths: Iterable[str], started: float) -> list[str]:
+    """After a failed run: remove the result files (leaderboard, tables, figures and their PDF
+    twins) this run did not rewrite. A job upstream of them failed, so they describe inputs that
+    no longer exist; left in place they would look current. The next successful run rebuilds
+    them. Returns the removed paths."""
+    removed = []
+    for path in paths:
+        for candidate in (Path(path), Path(path).with_suffix(".pdf")):
+            try:
+                if candidate.stat().st_mtime < started:
+                    candidate.unlink()
+                    removed.append(str(candidate))
+            except FileNotFoundError:
+                continue
+    return removed

@@ -30,3 +30,21 @@ def test_uncaught_exception_lands_in_the_job_log(tmp_path):
     text = log.read_text()
     assert "Traceback (most recent call last)" in text
     assert "in convert_everything" in text and "RuntimeError: disk quota exceeded" in text
+
+
+def test_failed_run_removes_results_it_did_not_rewrite(tmp_path):
+    """After a failed run the old leaderboard must not look current (issue 12, finding 1)."""
+    import os
+    import time
+
+    from extrembench.workflow import remove_stale_results
+
+    old, fresh, figure = tmp_path / "leaderboard.csv", tmp_path / "tables.csv", tmp_path / "fig.png"
+    for path in (old, fresh, figure, figure.with_suffix(".pdf")):
+        path.write_text("x")
+        os.utime(path, (1_000_000, 1_000_000))
+    started = time.time()
+    os.utime(fresh, (started + 1, started + 1))  # rewritten by this run
+    removed = remove_stale_results([str(old), str(fresh), str(figure), str(tmp_path / "never-built.md")], started)
+    assert sorted(removed) == sorted([str(old), str(figure), str(figure.with_suffix(".pdf"))])
+    assert fresh.exists() and not old.exists() and not figure.exists()
