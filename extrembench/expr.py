@@ -21,20 +21,26 @@ from fractions import Fraction
 
 import sympy
 
-MAX_TEXT_LENGTH = 5000
+# Characters of one expression. sympy builds each function call and sum with its own automatic
+# simplification, so a longer text costs more than linear time: 5,000 characters of sines took
+# several seconds per parse; 1,000 keep a whole problem (parsed a few times) under a second
+# (benchmarks/parse_limits.py). The longest shipped expression has 111 characters.
+MAX_TEXT_LENGTH = 1000
+# Characters of all expressions of one problem together (objective, constraints, answer, source).
+MAX_PROBLEM_TEXT_LENGTH = 2000
 MAX_NESTING = 60
 MAX_EXPONENT = 1000        # |numeric exponent|; larger ones only serve to exhaust memory
 MAX_NUMBER_DIGITS = 60
 # Digits of a number computed from constants (10^1000): kept well under Python's 4,300-digit
 # int -> str limit, so every accepted number can be printed (statements, LaTeX gold answers).
 MAX_RESULT_DIGITS = 1000
-# Digits of all numbers of one expression together: 700 factors of 10^999 fit in 5,000
-# characters but would make a 700,000-digit statement.
+# Digits of all numbers of one expression together: 140 factors of 10^999 fit in 1,000
+# characters but would make a 140,000-digit statement.
 MAX_TOTAL_DIGITS = 5000
 # Arguments of all Max/Min calls of one expression together. sympy compares every pair of
 # arguments when it builds Max/Min (seconds for a few dozen trigonometric ones), so they are
 # built unevaluated and their number is capped (benchmarks/parse_limits.py: worst cases < 1 s).
-MAX_MINMAX_ARGS = 16
+MAX_MINMAX_ARGS = 8
 
 RELATION_OPS = {"=": "=", "==": "=", ">=": ">=", "<=": "<=", ">": ">", "<": "<", "≥": ">=", "≤": "<="}
 
@@ -234,43 +240,47 @@ class _Parser:
 
     def expr(self) -> sympy.Expr:
         self.enter()
-        result = self.term()
+        terms = [self.term()]
         while self.current.kind == "op" and self.current.text in "+-":
             op = self.advance().text
             right = self.term()
-            result = result + right if op == "+" else result - right
+            terms.append(right if op == "+" else -right)
         self.depth -= 1
-        return result
+        # One Add of all terms: adding them one at a time rebuilds the sum each time (quadratic).
+        return sympy.Add(*terms) if len(terms) > 1 else terms[0]
 
     def _starts_atom(self, token: Token) -> bool:
         return token.kind in ("num", "name") or (token.kind == "op" and token.text == "(")
 
     def term(self) -> sympy.Expr:
-        result = self.unary()
+        factors = [self.unary()]
+        coefficient = self._numeric_part(factors[0])
         while True:
             token = self.current
             if token.kind == "op" and token.text in ("*", "/"):
                 self.advance()
                 right = self.unary()
-                if token.text == "*":
-                    result = result * right
-                else:
+                if token.text == "/":
                     if right == 0:
                         raise self.error("division by zero", token)
-                    result = result / right
+                    right = sympy.Pow(right, -1)
             elif self._starts_atom(token):
                 if token.kind == "num" and self.tokens[self.pos - 1].kind == "num":
                     raise self.error("two numbers in a row; missing operator?")
-                result = result * self.unary()
+                right = self.unary()
             else:
-                return result
-            self._check_coefficient(result, token)
+                # One Mul of all factors: multiplying one at a time is quadratic.
+                return sympy.Mul(*factors) if len(factors) > 1 else factors[0]
+            factors.append(right)
+            # Stop a growing product of numbers as soon as it passes the digit limit.
+            coefficient *= self._numeric_part(right)
+            if _rational_digits(coefficient) > MAX_RESULT_DIGITS:
+                raise self.error(f"product has more than {MAX_RESULT_DIGITS} digits", token)
 
-    def _check_coefficient(self, product: sympy.Expr, token: Token) -> None:
-        """Stop a growing product of numbers as soon as it passes the digit limit (O(1) per step)."""
-        coefficient = product.as_coeff_Mul()[0]
-        if isinstance(coefficient, sympy.Rational) and _rational_digits(coefficient) > MAX_RESULT_DIGITS:
-            raise self.error(f"product has more than {MAX_RESULT_DIGITS} digits", token)
+    @staticmethod
+    def _numeric_part(factor: sympy.Expr) -> sympy.Rational:
+        coefficient = factor.as_coeff_Mul()[0]
+        return coefficient if isinstance(coefficient, sympy.Rational) else sympy.Integer(1)
 
     def unary(self) -> sympy.Expr:
         token = self.current

@@ -20,7 +20,8 @@ import jsonschema
 import sympy
 import yaml
 
-from extrembench.expr import ExpressionError, check_variable_name, parse_expression, parse_relation, symbol
+from extrembench.expr import (MAX_PROBLEM_TEXT_LENGTH, MAX_TEXT_LENGTH, ExpressionError, check_variable_name,
+                              parse_expression, parse_relation, symbol)
 from extrembench.untrusted_yaml import UntrustedYAMLError, load_untrusted_yaml
 
 SHOWN_VALUE_CHARS = 80  # an error message shows at most this much of an offending value
@@ -280,6 +281,14 @@ def problem_to_dict(problem: Problem) -> dict:
 def parse_problem(problem: Problem) -> ParsedProblem:
     """Parse every expression of a problem; raises ProblemError naming the failing field."""
     file = problem.path
+    inequality = (problem.source or {}).get("inequality") or {}
+    texts = [problem.objective, problem.answer, *problem.constraints, inequality.get("lhs", ""), inequality.get("rhs", "")]
+    lengths = [len(t) for t in texts if isinstance(t, str)]
+    total = sum(lengths)
+    # one over-long expression is reported on its own field by the parser below
+    if total > MAX_PROBLEM_TEXT_LENGTH and max(lengths) <= MAX_TEXT_LENGTH:
+        raise ProblemError(file, "(expressions)", f"objective, constraints, answer and source inequality have "
+                                                  f"{total} characters together (limit {MAX_PROBLEM_TEXT_LENGTH})")
     names = list(problem.variables)
     domains = {}
     for name, text in problem.variables.items():

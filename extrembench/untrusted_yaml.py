@@ -16,7 +16,7 @@ from typing import Any
 
 import yaml
 
-MAX_FILE_BYTES = 256 * 1024   # a problem file is a few KB; expressions are capped at 5,000 characters
+MAX_FILE_BYTES = 256 * 1024   # a problem file is a few KB; expressions are capped at 1,000 characters
 MAX_DEPTH = 20                # mappings/lists inside each other; the problem format needs 3
 MAX_NODES = 20_000            # scalars + collections in one file
 

@@ -25,8 +25,9 @@ def alias_bomb(levels: int = 9) -> str:
     return "id: bomb\nsense: min\n" + "\n".join(lines) + "\nobjective: *a%d\nanswer: 1\n" % levels
 
 
-MAX_SIN_459 = "Max(" + ", ".join(f"sin({i}a)" for i in range(1, 460)) + ")"  # 4,802 characters
-PRODUCT_OF_POWERS = "*".join(["10^999"] * 700)  # 4,899 characters: within the text limit
+MAX_SIN_459 = "Max(" + ", ".join(f"sin({i}a)" for i in range(1, 460)) + ")"  # 4,944 characters: too long
+MAX_SIN_95 = "Max(" + ", ".join(f"sin({i}a)" for i in range(1, 96)) + ")"    # 949 characters: too many arguments
+PRODUCT_OF_POWERS = "*".join(["10^999"] * 140)  # 979 characters: within the text limit, 139,860 digits
 
 # (file name stem, file text or None for the default, expected field, expected words in the reason)
 CASES = [
@@ -51,7 +52,12 @@ CASES = [
     ("product-of-powers", "id: product-of-powers\n" + GOOD.replace("a/b + b/a", PRODUCT_OF_POWERS + " * a/b + b/a"),
      "objective", "more than 1000 digits"),
     ("max-of-459-sines", "id: max-of-459-sines\n" + GOOD.replace("a/b + b/a", MAX_SIN_459), "objective",
+     "expression too long"),
+    ("max-of-95-sines", "id: max-of-95-sines\n" + GOOD.replace("a/b + b/a", MAX_SIN_95), "objective",
      "Max/Min arguments"),
+    ("all-expressions-too-long", "id: all-expressions-too-long\n" + GOOD + "constraints: ["
+     + ", ".join([f'"a + b <= {"1" * 50}"' for _ in range(5)] + ['"' + " + ".join(["a"] * 200) + ' >= 0"'] * 3)
+     + "]\n", "(expressions)", "characters together"),
 ]
 
 
