@@ -136,7 +136,7 @@ def test_cli_prints_json_lines_and_runs_no_code(tmp_path, monkeypatch, capsys):
 
 
 def test_cli_expect_declared(tmp_path, capsys):
-    rejected = tmp_path / "wrong.yaml"
+    rejected = tmp_path / "w.yaml"  # id = file name, the rule check shares with the pipeline
     rejected.write_text("id: w\nsense: min\nvariables: {a: positive}\nobjective: 'a + 1/a'\nanswer: '3'\n"
                         "expected_status: refuted\n")
     assert cli.main(["check", "--expect-declared", str(rejected)]) == 0
