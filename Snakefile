@@ -26,4 +26,5 @@ onsuccess:
 
 
 onerror:
+    remove_stale_results(workflow_start)
     print_run_summary(workflow_start)

@@ -2,13 +2,17 @@
 
 Walks leaderboard row ← grade files ← generation files and their cache entries ← problem tables
 ← problem files (with the git commit that last touched each), recomputing every sha256 recorded
-in the artifacts' lineage metadata. Exit 0 when everything matches; otherwise exit 1 and name
-each file that changed or went missing.
+in the artifacts' lineage metadata. It also rechecks the number itself: the leaderboard files
+against their recorded checksums (results/leaderboard.sha256), the row's accuracy, standard
+deviation and interval recomputed from the grade rows it walked, and each cache entry's request
+(its key is the hash of the request) and token counts against the generation row. Exit 0 when
+everything matches; otherwise exit 1 and name each file or value that changed or went missing.
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,7 +20,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 
 from extrembench.artifacts import read_lineage, read_metadata, sha256_file
-from extrembench.generation.cache import GenerationCache
+from extrembench.generation.cache import GenerationCache, cache_key
 from extrembench.provenance import file_commit, inputs_hash
 
 
@@ -49,19 +53,28 @@ def _check_file(path: Path, expected: str, depth: int, report: AuditReport) -> b
     return True
 
 
+_ENTRY_FIELDS = ("content", "finish_reason", "prompt_tokens", "completion_tokens")
+
+
 def _check_cache_entries(path: Path, cache: GenerationCache, depth: int, report: AuditReport) -> None:
-    rows = pq.read_table(path, columns=["problem_id", "trial", "cache_key", "content", "finish_reason",
+    # Uses only the cache's public reading API: get(key) -> {"request", "response", ...} | None,
+    # and cache_key(request), the hash the entry is filed under.
+    rows = pq.read_table(path, columns=["problem_id", "trial", "cache_key", *_ENTRY_FIELDS,
                                         "host", "slurm_job_id"]).to_pylist()
     bad = 0
     for row in rows:
         entry = cache.get(row["cache_key"])
-        where = f"{path}: {row['problem_id']} trial {row['trial']}: cache entry {cache.path(row['cache_key'])}"
+        where = f"{path}: {row['problem_id']} trial {row['trial']}: cache entry {row['cache_key'][:16]}"
         if entry is None:
             report.fail(depth, f"{where} missing")
             bad += 1
-        elif (entry["response"].get("content"), entry["response"].get("finish_reason")) != (
-                row["content"], row["finish_reason"]):
-            report.fail(depth, f"{where} differs from the generation row")
+            continue
+        if cache_key(entry["request"]) != row["cache_key"]:
+            report.fail(depth, f"{where}: its recorded request no longer hashes to its key (request edited)")
+            bad += 1
+        differing = [f for f in _ENTRY_FIELDS if entry["response"].get(f) != row[f]]
+        if differing:
+            report.fail(depth, f"{where} differs from the generation row in {', '.join(differing)}")
             bad += 1
     jobs = sorted({f"{r['host']}/{r['slurm_job_id']}" if r["slurm_job_id"] else str(r["host"]) for r in rows})
     if not bad:
@@ -87,13 +100,67 @@ def _walk(path: Path, expected: str, depth: int, report: AuditReport, cache: Gen
         _walk(Path(record["path"]), record["sha256"], depth + 1, report, cache)
 
 
+def _check_board_files(board_path: Path, report: AuditReport) -> None:
+    """The leaderboard files against the checksums aggregate recorded beside them."""
+    sums = board_path.with_suffix(".sha256")
+    if not sums.exists():
+        report.fail(0, f"{sums}: missing (the checksums of the leaderboard files); rerun aggregate")
+        return
+    for line in sums.read_text(encoding="utf-8").splitlines():
+        expected, _, name = line.partition("  ")
+        target = board_path.parent / Path(name).name
+        if _check_file(target, expected, 0, report):
+            report.say(0, f"ok   {target} sha256 {expected[:16]} (recorded in {sums.name})")
+
+
+_RECOMPUTED = ("n_problems", "n_trials", "n_samples", "n_graded", "accuracy_mean", "accuracy_std",
+               "avg_at_k", "ci_low", "ci_high")
+
+
+def _same_number(a, b) -> bool:
+    if isinstance(a, float) or isinstance(b, float):
+        if a is None or b is None:
+            return a is b
+        return (math.isnan(a) and math.isnan(b)) or math.isclose(a, b, rel_tol=1e-12, abs_tol=1e-15)
+    return a == b
+
+
+def _recompute(row: dict, grade_files: list[Path], board_path: Path, report: AuditReport) -> None:
+    """The row's numbers again, from the grade rows the walk just rechecked."""
+    import pandas as pd
+
+    from extrembench.leaderboard import accuracy_summary, apply_ungraded_policy
+
+    metadata = read_metadata(board_path)
+    frames = [pq.read_table(p).to_pandas() for p in grade_files if p.exists()]
+    if not frames:
+        return
+    grades = pd.concat(frames, ignore_index=True)
+    grades = grades[(grades["benchmark"] == row["benchmark"]) & (grades["model"] == row["model"])]
+    grades = apply_ungraded_policy(grades, metadata.get("extrembench.ungraded", "exclude"))
+    summary = accuracy_summary(row["benchmark"], row["model"], grades,
+                               int(metadata.get("extrembench.bootstrap_seed", "0")))
+    wrong = [f"{k} {row[k]!r} (recomputed {summary[k]!r})" for k in _RECOMPUTED
+             if not _same_number(row[k], summary[k])]
+    if wrong:
+        report.fail(0, f"{board_path}: the row does not follow from its {len(grades)} grade rows: " + "; ".join(wrong))
+    else:
+        report.say(0, f"ok   accuracy {summary['accuracy_mean']:.4f}, interval [{summary['ci_low']:.4f}, "
+                      f"{summary['ci_high']:.4f}] recomputed from {len(grades)} grade rows")
+
+
 def audit(benchmark: str, model: str, *, results: Path, cache_dir: Path) -> AuditReport:
     report = AuditReport()
     board_path = results / "leaderboard.parquet"
     if not board_path.exists():
         report.fail(0, f"{board_path}: missing; run the pipeline first")
         return report
-    board = pq.read_table(board_path).to_pylist()
+    try:
+        board = pq.read_table(board_path).to_pylist()
+    except Exception as exc:  # a damaged file: say so, do not crash
+        report.fail(0, f"{board_path}: unreadable ({type(exc).__name__}: {str(exc)[:200]})")
+        _check_board_files(board_path, report)
+        return report
     rows = [r for r in board if r["benchmark"] == benchmark and r["model"] == model]
     if not rows:
         known = sorted({(r["benchmark"], r["model"]) for r in board})
@@ -111,9 +178,13 @@ def audit(benchmark: str, model: str, *, results: Path, cache_dir: Path) -> Audi
     mine = [r for r in lineage if marker in "/" + r["path"]]
     if not mine:
         report.fail(1, f"{board_path}: lineage lists no grade file for {benchmark}/{model}")
+    _check_board_files(board_path, report)
     cache = GenerationCache(cache_dir)
     for record in mine:
         _walk(Path(record["path"]), record["sha256"], 1, report, cache)
+    # numbers are only worth recomputing from grade files that are intact
+    if mine and all(Path(r["path"]).exists() and sha256_file(r["path"]) == r["sha256"] for r in mine):
+        _recompute(row, [Path(r["path"]) for r in mine], board_path, report)
     return report
 
 

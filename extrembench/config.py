@@ -50,6 +50,10 @@ def _key_path(error: jsonschema.ValidationError) -> str:
 
 def _explain(error: jsonschema.ValidationError) -> str:
     where = _key_path(error)
+    if error.absolute_path and error.absolute_path[-1] == "api_key_env":
+        # never echo the value: a key pasted here by mistake must not reach the console or logs
+        return (f"{where}: must be the NAME of an environment variable (letters, digits, _; e.g. "
+                "OPENAI_API_KEY), not the key itself; the value is not shown")
     if error.validator == "additionalProperties":
         allowed = sorted(error.schema.get("properties", {}))
         extra = sorted(set(error.instance) - set(allowed))

@@ -21,11 +21,26 @@ from fractions import Fraction
 
 import sympy
 
-MAX_TEXT_LENGTH = 5000
+# Characters of one expression. sympy builds each function call and sum with its own automatic
+# simplification, so a longer text costs more than linear time: 5,000 characters of sines took
+# several seconds per parse; 1,000 keep a whole problem (parsed a few times) under a second
+# (benchmarks/parse_limits.py). The longest shipped expression has 111 characters.
+MAX_TEXT_LENGTH = 1000
+# Characters of all expressions of one problem together (objective, constraints, answer, source).
+MAX_PROBLEM_TEXT_LENGTH = 2000
 MAX_NESTING = 60
 MAX_EXPONENT = 1000        # |numeric exponent|; larger ones only serve to exhaust memory
 MAX_NUMBER_DIGITS = 60
-MAX_RESULT_DIGITS = 5000   # digits of a number computed from constants, e.g. 10^1000
+# Digits of a number computed from constants (10^1000): kept well under Python's 4,300-digit
+# int -> str limit, so every accepted number can be printed (statements, LaTeX gold answers).
+MAX_RESULT_DIGITS = 1000
+# Digits of all numbers of one expression together: 140 factors of 10^999 fit in 1,000
+# characters but would make a 140,000-digit statement.
+MAX_TOTAL_DIGITS = 5000
+# Arguments of all Max/Min calls of one expression together. sympy compares every pair of
+# arguments when it builds Max/Min (seconds for a few dozen trigonometric ones), so they are
+# built unevaluated and their number is capped (benchmarks/parse_limits.py: worst cases < 1 s).
+MAX_MINMAX_ARGS = 8
 
 RELATION_OPS = {"=": "=", "==": "=", ">=": ">=", "<=": "<=", ">": ">", "<": "<", "≥": ">=", "≤": "<="}
 
@@ -46,8 +61,8 @@ FUNCTIONS: dict[str, tuple[Callable[..., sympy.Expr], int, int | None]] = {
     "sqrt": (sympy.sqrt, 1, 1),
     "cbrt": (_cbrt, 1, 1),
     "Abs": (sympy.Abs, 1, 1),
-    "Max": (sympy.Max, 2, None),
-    "Min": (sympy.Min, 2, None),
+    "Max": (lambda *args: sympy.Max(*args, evaluate=False), 2, None),
+    "Min": (lambda *args: sympy.Min(*args, evaluate=False), 2, None),
     "exp": (sympy.exp, 1, 1),
     "log": (_log, 1, 2),
     "sin": (sympy.sin, 1, 1),
@@ -78,7 +93,7 @@ class Token:
 
 _TOKEN_RE = re.compile(
     r"(?P<space>\s+)"
-    r"|(?P<num>(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)"
+    r"|(?P<num>(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)"  # ASCII digits only: \d takes ٢ and ２
     r"|(?P<name>[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)*)"
     r"|(?P<op>\*\*|==|>=|<=|[-+*/^(),=<>≥≤])"
 )
@@ -108,6 +123,9 @@ def tokenize(text: str) -> list[Token]:
     while pos < len(text):
         match = _TOKEN_RE.match(text, pos)
         if match is None:
+            if text[pos].isdigit():
+                raise ExpressionError(f"non-ASCII digit {text[pos]!r} (U+{ord(text[pos]):04X}); write numbers "
+                                      "with the digits 0-9", pos + 1, text)
             raise ExpressionError(f"unexpected character {text[pos]!r}", pos + 1, text)
         if match.lastgroup != "space":
             tokens.append(Token(match.lastgroup, match.group(), pos + 1))
@@ -116,14 +134,45 @@ def tokenize(text: str) -> list[Token]:
     return tokens
 
 
+def _digits(n: int) -> int:
+    """Decimal digits of |n|, from its bit length (never converts n to text: that is what fails
+    past 4,300 digits); exact or one more."""
+    return int(abs(n).bit_length() * 0.30103) + 1
+
+
+def _rational_digits(value: sympy.Rational) -> int:
+    return _digits(int(value.p)) + (_digits(int(value.q)) if value.q != 1 else 0)
+
+
 def _number(token: Token) -> sympy.Rational:
     mantissa = re.split(r"[eE]", token.text)[0]
     if len(mantissa.replace(".", "").lstrip("0")) > MAX_NUMBER_DIGITS:
         raise ExpressionError(f"number {token.text[:20]}... has more than {MAX_NUMBER_DIGITS} digits", token.column)
+    exponent = re.split(r"[eE]", token.text)[1:]
+    if exponent and abs(int(exponent[0])) > MAX_RESULT_DIGITS:  # 1e99999999 would be built digit by digit
+        raise ExpressionError(f"number {token.text[:30]} is too large (more than {MAX_RESULT_DIGITS} digits)",
+                              token.column)
     value = Fraction(token.text)  # exact: "0.1" is 1/10, "1e-3" is 1/1000
-    if abs(value.numerator).bit_length() > 4 * MAX_RESULT_DIGITS or value.denominator.bit_length() > 4 * MAX_RESULT_DIGITS:
-        raise ExpressionError(f"number {token.text} is too large", token.column)
+    if max(_digits(value.numerator), _digits(value.denominator)) > MAX_RESULT_DIGITS:
+        raise ExpressionError(f"number {token.text} is too large (more than {MAX_RESULT_DIGITS} digits)", token.column)
     return sympy.Rational(value.numerator, value.denominator)
+
+
+def check_number_sizes(expr: sympy.Expr) -> None:
+    """Every number in `expr` at most MAX_RESULT_DIGITS digits, all together MAX_TOTAL_DIGITS:
+    products of powers (10^999 * 10^999 * ...) are built by sympy, not by one power the parser
+    checks, and must stay printable."""
+    total = 0
+    for node in sympy.preorder_traversal(expr):
+        if isinstance(node, sympy.Rational):
+            digits = _rational_digits(node)
+            if digits > MAX_RESULT_DIGITS:
+                raise ExpressionError(f"a number computed in this expression has about {digits} digits "
+                                      f"(limit {MAX_RESULT_DIGITS})")
+            total += digits
+    if total > MAX_TOTAL_DIGITS:
+        raise ExpressionError(f"the numbers of this expression have about {total} digits together "
+                              f"(limit {MAX_TOTAL_DIGITS})")
 
 
 class _Parser:
@@ -136,6 +185,7 @@ class _Parser:
         self.tokens = tokenize(text)
         self.pos = 0
         self.depth = 0
+        self.minmax_args = 0
 
     # -- token helpers
     @property
@@ -169,6 +219,7 @@ class _Parser:
             if self.current.kind == "op" and self.current.text in RELATION_OPS:
                 raise self.error(f"unexpected relation {self.current.text!r} in an expression")
             raise self.error(f"unexpected {self.current.text!r}")
+        check_number_sizes(expr)
         return expr
 
     def parse_relation(self) -> tuple[sympy.Expr, str, sympy.Expr]:
@@ -183,40 +234,53 @@ class _Parser:
             raise self.error("chained relations are not allowed; write each relation as its own constraint")
         if self.current.kind != "end":
             raise self.error(f"unexpected {self.current.text!r}")
+        check_number_sizes(lhs)
+        check_number_sizes(rhs)
         return lhs, RELATION_OPS[token.text], rhs
 
     def expr(self) -> sympy.Expr:
         self.enter()
-        result = self.term()
+        terms = [self.term()]
         while self.current.kind == "op" and self.current.text in "+-":
             op = self.advance().text
             right = self.term()
-            result = result + right if op == "+" else result - right
+            terms.append(right if op == "+" else -right)
         self.depth -= 1
-        return result
+        # One Add of all terms: adding them one at a time rebuilds the sum each time (quadratic).
+        return sympy.Add(*terms) if len(terms) > 1 else terms[0]
 
     def _starts_atom(self, token: Token) -> bool:
         return token.kind in ("num", "name") or (token.kind == "op" and token.text == "(")
 
     def term(self) -> sympy.Expr:
-        result = self.unary()
+        factors = [self.unary()]
+        coefficient = self._numeric_part(factors[0])
         while True:
             token = self.current
             if token.kind == "op" and token.text in ("*", "/"):
                 self.advance()
                 right = self.unary()
-                if token.text == "*":
-                    result = result * right
-                else:
+                if token.text == "/":
                     if right == 0:
                         raise self.error("division by zero", token)
-                    result = result / right
+                    right = sympy.Pow(right, -1)
             elif self._starts_atom(token):
                 if token.kind == "num" and self.tokens[self.pos - 1].kind == "num":
                     raise self.error("two numbers in a row; missing operator?")
-                result = result * self.unary()
+                right = self.unary()
             else:
-                return result
+                # One Mul of all factors: multiplying one at a time is quadratic.
+                return sympy.Mul(*factors) if len(factors) > 1 else factors[0]
+            factors.append(right)
+            # Stop a growing product of numbers as soon as it passes the digit limit.
+            coefficient *= self._numeric_part(right)
+            if _rational_digits(coefficient) > MAX_RESULT_DIGITS:
+                raise self.error(f"product has more than {MAX_RESULT_DIGITS} digits", token)
+
+    @staticmethod
+    def _numeric_part(factor: sympy.Expr) -> sympy.Rational:
+        coefficient = factor.as_coeff_Mul()[0]
+        return coefficient if isinstance(coefficient, sympy.Rational) else sympy.Integer(1)
 
     def unary(self) -> sympy.Expr:
         token = self.current
@@ -296,6 +360,10 @@ class _Parser:
         if len(args) < min_args or (max_args is not None and len(args) > max_args):
             expected = str(min_args) if min_args == max_args else f"{min_args}{'+' if max_args is None else f'-{max_args}'}"
             raise self.error(f"{token.text} takes {expected} argument(s), got {len(args)}", token)
+        if token.text in ("Max", "Min"):
+            self.minmax_args += len(args)
+            if self.minmax_args > MAX_MINMAX_ARGS:
+                raise self.error(f"more than {MAX_MINMAX_ARGS} Max/Min arguments in one expression", token)
         return builder(*args)
 
 

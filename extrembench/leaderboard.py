@@ -1,9 +1,10 @@
 """Grade rows → the result tables: leaderboard, per-problem difficulty, technique split,
 cross-benchmark rank correlations, and the Markdown leaderboard.
 
-Ungraded samples (correct is null: a failed judge call, a grader error) are left out of every
-accuracy denominator and counted in `ungraded_rate`; a sample with no extractable answer is graded
-wrong and counted in `no_answer_rate`. Every random draw is seeded from `seed` and the
+Ungraded samples (status 'ungraded': a grader timeout or error, a failed judge call) are counted
+in `ungraded_rate` and, by default, scored wrong in every accuracy (`ungraded="exclude"` leaves
+them out of the denominators instead); a sample with no extractable answer is graded wrong and
+counted in `no_answer_rate`. Every random draw is seeded from `seed` and the
 (benchmark, model) names, so identical input gives identical output.
 """
 
@@ -42,6 +43,28 @@ def _check_columns(grades: pd.DataFrame, needed=REQUIRED_COLUMNS) -> None:
             f"grade table lacks columns {missing}; build it with the GRADES schema "
             "(extrembench/artifacts.py) via read_artifact(path, 'grades')"
         )
+
+
+UNGRADED_POLICIES = ("wrong", "exclude")
+
+
+def apply_ungraded_policy(grades: pd.DataFrame, ungraded: str = "wrong") -> pd.DataFrame:
+    """Score ungraded samples as wrong (no answer, so they vote for nothing in maj@k), or keep
+    them out of the denominators ('exclude'). A model that answers absurdly when unsure must not
+    gain by being ungradable; their share stays visible as `ungraded_rate`."""
+    if ungraded not in UNGRADED_POLICIES:
+        raise ValueError(f"ungraded must be one of {UNGRADED_POLICIES}, got {ungraded!r}")
+    if ungraded == "exclude" or "status" not in grades.columns:
+        return grades
+    undecided = grades["status"] == "ungraded"
+    if not undecided.any():
+        return grades
+    scored = grades.copy()
+    scored["correct"] = scored["correct"].astype(object)
+    scored.loc[undecided, "correct"] = False
+    if "extracted" in scored.columns:
+        scored.loc[undecided, "extracted"] = None
+    return scored
 
 
 def group_seed(seed: int, *names: str) -> int:
@@ -153,32 +176,45 @@ def _trial_accuracies(frame: pd.DataFrame) -> np.ndarray:
     return per_trial.dropna().to_numpy(dtype=float)
 
 
+def accuracy_summary(benchmark: str, model: str, frame: pd.DataFrame, seed: int) -> dict:
+    """The counts, accuracy and interval of one (benchmark, model): the leaderboard's numbers that
+    `extrembench audit` recomputes from the grade rows (ungraded policy already applied)."""
+    per_problem = correctness_by_problem(frame)
+    trial_acc = _trial_accuracies(frame)
+    ci_low, ci_high = metrics.bootstrap_ci(per_problem, seed=group_seed(seed, benchmark, model))
+    verdicts = frame["status"] != "ungraded" if "status" in frame.columns else _graded_flags(frame).notna()
+    return {
+        "n_problems": int(frame["problem_id"].nunique()),
+        "n_trials": int(frame["trial"].nunique()),
+        "n_samples": len(frame),
+        "n_graded": int(verdicts.sum()),
+        "accuracy_mean": float(trial_acc.mean()) if trial_acc.size else float("nan"),
+        "accuracy_std": float(trial_acc.std(ddof=1)) if trial_acc.size > 1 else 0.0,
+        "avg_at_k": _problem_mean_accuracy(per_problem),
+        "ci_low": ci_low,
+        "ci_high": ci_high,
+    }
+
+
 def _leaderboard_row(
     benchmark: str, model: str, frame: pd.DataFrame, ks: list[int], equivalence: AnswerEquivalence, seed: int
 ) -> dict:
     per_problem = correctness_by_problem(frame)
-    trial_acc = _trial_accuracies(frame)
     n_trials = int(frame["trial"].nunique())
-    n_rows = len(frame)
-    flags = _graded_flags(frame)
     tokens = frame["completion_tokens"].dropna().astype(float)
     n_min, acc_min = _sense_accuracy(frame, "min")
     n_max, acc_max = _sense_accuracy(frame, "max")
-    ci_low, ci_high = metrics.bootstrap_ci(per_problem, seed=group_seed(seed, benchmark, model))
+    summary = accuracy_summary(benchmark, model, frame, seed)
     row = {
         "benchmark": benchmark,
         "model": model,
         "extremal": bool(frame["sense"].isin(EXTREMAL_SENSES).any()),
-        "n_problems": int(frame["problem_id"].nunique()),
-        "n_trials": n_trials,
-        "n_samples": n_rows,
-        "n_graded": int(flags.notna().sum()),
-        "accuracy_mean": float(trial_acc.mean()) if trial_acc.size else float("nan"),
-        "accuracy_std": float(trial_acc.std(ddof=1)) if trial_acc.size > 1 else 0.0,
+        **{key: summary[key] for key in ("n_problems", "n_trials", "n_samples", "n_graded",
+                                         "accuracy_mean", "accuracy_std")},
         "k": n_trials,
-        "avg_at_k": _problem_mean_accuracy(per_problem),
-        "ci_low": ci_low,
-        "ci_high": ci_high,
+        "avg_at_k": summary["avg_at_k"],
+        "ci_low": summary["ci_low"],
+        "ci_high": summary["ci_high"],
     }
     for k in ks:
         row[f"pass_at_{k}"] = _mean_pass_at_k(per_problem, k) if k <= n_trials else float("nan")
@@ -187,7 +223,7 @@ def _leaderboard_row(
         {
             "truncation_rate": float((frame["finish_reason"] == "length").mean()),
             "no_answer_rate": float((frame["status"] == "no_answer").mean()),
-            "ungraded_rate": float(flags.isna().mean()),
+            "ungraded_rate": float((frame["status"] == "ungraded").mean()),
             "mode_disagreements": int(frame["modes_disagree"].fillna(False).astype(bool).sum()),
             "output_tokens_mean": float(tokens.mean()) if tokens.size else float("nan"),
             "output_tokens_median": float(tokens.median()) if tokens.size else float("nan"),
@@ -201,9 +237,10 @@ def _leaderboard_row(
 
 
 def build_leaderboard(
-    grades: pd.DataFrame, *, equivalent: Callable[..., bool] | None = None, seed: int = 0
+    grades: pd.DataFrame, *, equivalent: Callable[..., bool] | None = None, seed: int = 0, ungraded: str = "wrong"
 ) -> pd.DataFrame:
     """One row per (benchmark, model), sorted by benchmark then model. Columns: docs/metrics.md.
+    `ungraded`: how samples the grader could not decide enter accuracies (apply_ungraded_policy).
 
     `equivalent(a, b[, answer_type=...])` groups wrong answers for maj@k (default: equality of the
     stripped strings); it sees extracted model answers, which are untrusted, so it must be safe and
@@ -213,6 +250,7 @@ def build_leaderboard(
     equivalence = AnswerEquivalence(equivalent or string_equality)
     if grades.empty:
         raise ValueError("grade table is empty: no (benchmark, model) to report; check the grade rule's inputs")
+    grades = apply_ungraded_policy(grades, ungraded)
     ks = pass_at_k_values(int(grades.groupby(["benchmark", "model"])["trial"].nunique().max()))
     rows = [
         _leaderboard_row(benchmark, model, frame, ks, equivalence, seed)
@@ -343,8 +381,8 @@ def write_markdown(leaderboard: pd.DataFrame, path: str | Path) -> Path:
         "Accuracy is the mean over trials of the per-trial accuracy (± the standard deviation across "
         "trials); the 95 % interval is a two-level bootstrap over problems and then trials within a "
         "problem; pass@k is the unbiased estimator; maj@k votes over all k = trials samples with "
-        "answers grouped by mathematical equivalence. Ungraded samples are left out of every "
-        "denominator. Definitions: docs/metrics.md. Trace any row with "
+        "answers grouped by mathematical equivalence. Samples the grader could not decide count in "
+        "`ungraded %` and, unless the run sets grading.ungraded: exclude, as wrong. Definitions: docs/metrics.md. Trace any row with "
         "`extrembench audit --benchmark B --model M`.\n\n" + markdown_table(leaderboard)
     )
     path.write_text(text, encoding="utf-8")

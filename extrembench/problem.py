@@ -20,9 +20,11 @@ import jsonschema
 import sympy
 import yaml
 
-from extrembench.expr import ExpressionError, check_variable_name, parse_expression, parse_relation, symbol
+from extrembench.expr import (MAX_PROBLEM_TEXT_LENGTH, MAX_TEXT_LENGTH, ExpressionError, check_variable_name,
+                              parse_expression, parse_relation, symbol)
+from extrembench.untrusted_yaml import UntrustedYAMLError, load_untrusted_yaml
 
-
+SHOWN_VALUE_CHARS = 80  # an error message shows at most this much of an offending value
 
 class ProblemError(ValueError):
     """A problem that cannot be used, with the file, the field and what is wrong."""
@@ -143,40 +145,67 @@ def _schema_error_field(error: jsonschema.ValidationError) -> str:
     return path or "(top level)"
 
 
+def shown(value: Any) -> str:
+    """repr of an untrusted value, cut short: an error message never prints a huge value."""
+    text = repr(value)
+    return text if len(text) <= SHOWN_VALUE_CHARS else f"{text[:SHOWN_VALUE_CHARS]}... ({len(text)} characters)"
+
+
+_TYPE_NAMES = {"string": "text", "number": "a number", "object": "a mapping", "array": "a list",
+               "integer": "an integer", "boolean": "true/false", "null": "null"}
+
+
 def _schema_error_reason(error: jsonschema.ValidationError) -> str:
+    # Built from the instance's shown() form, never jsonschema's own message, which embeds the
+    # whole offending value.
     if error.validator == "additionalProperties":
-        extra = sorted(set(error.instance) - set(error.schema.get("properties", {})))
+        extra = sorted(map(str, set(error.instance) - set(error.schema.get("properties", {}))))
         allowed = ", ".join(error.schema.get("properties", {})) or "see docs/problem-format.md"
-        return f"unknown key(s) {', '.join(map(repr, extra))}; allowed: {allowed}"
+        return f"unknown key(s) {', '.join(shown(k) for k in extra[:10])}; allowed: {allowed}"
     if error.validator == "required":
-        return f"{error.message}; add it"
+        return f"{error.message}; add it"  # names the key, not the value
     path = list(error.absolute_path)
     if len(path) == 2 and path[0] == "variables":
         if isinstance(error.instance, list):
             return "an interval must be quoted text, e.g. \"[0, 1]\" (unquoted YAML makes it a list)"
-        return (f"domain {error.instance!r} is not one of positive, nonnegative, real or an interval "
+        return (f"domain {shown(error.instance)} is not one of positive, nonnegative, real or an interval "
                 "like \"[0, 1]\", \"(0, 1]\"")
     if error.validator == "enum":
-        return f"{error.instance!r} is not one of {', '.join(map(str, error.validator_value))}"
-    return error.message
+        return f"{shown(error.instance)} is not one of {', '.join(map(str, error.validator_value))}"
+    if len(repr(error.instance)) <= SHOWN_VALUE_CHARS:
+        return error.message  # jsonschema's wording, safe: it embeds the (small) value
+    if error.validator == "type":
+        wanted = error.validator_value if isinstance(error.validator_value, list) else [error.validator_value]
+        return (f"must be {' or '.join(_TYPE_NAMES.get(w, w) for w in wanted)}, "
+                f"not {type(error.instance).__name__} {shown(error.instance)}")
+    return f"{shown(error.instance)} violates {error.validator} {shown(error.validator_value)}"
 
 
-class _UniqueKeyLoader(yaml.SafeLoader):
-    """SafeLoader that rejects duplicate mapping keys, which plain YAML silently overwrites."""
+def file_id_error(problem_id: Any, path: str | Path) -> str | None:
+    """The one rule tying a problem file to its id (`check` and the pipeline both apply it): the id
+    is the file name without .yaml, because shards and result rows are keyed by the file name."""
+    stem = Path(path).stem
+    if problem_id != stem:
+        return f"{shown(problem_id)} must equal the file name stem {stem!r}; rename the file or the id"
+    return None
 
 
-def _construct_mapping(loader: yaml.SafeLoader, node: yaml.MappingNode, deep: bool = False) -> dict:
-    seen = set()
-    for key_node, _ in node.value:
-        key = loader.construct_object(key_node, deep=deep)
-        if key in seen:
-            raise yaml.constructor.ConstructorError(
-                None, None, f"duplicate key {key!r}", key_node.start_mark)
-        seen.add(key)
-    return loader.construct_mapping(node, deep=deep)
-
-
-_UniqueKeyLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+def check_source(data: Any, *, path: str | Path | None = None) -> dict:
+    """The `source` mapping of a raw problem file, checked against the schema (the translate
+    stage and source-only files read it before, or without, the rest of the file); raises
+    ProblemError naming the field, e.g. `source.text: must be text, not list [1, 2]`."""
+    file = str(path) if path is not None else None
+    if not isinstance(data, Mapping):
+        raise ProblemError(file, "(top level)", f"expected a mapping of keys to values, got {type(data).__name__}")
+    source = data.get("source")
+    if source is None:
+        return {}
+    validator = jsonschema.Draft202012Validator(_schema()["properties"]["source"])
+    errors = sorted(validator.iter_errors(source), key=lambda e: (list(map(str, e.absolute_path)), e.validator))
+    if errors:
+        field = _schema_error_field(errors[0])
+        raise ProblemError(file, "source" if field == "(top level)" else f"source.{field}", _schema_error_reason(errors[0]))
+    return dict(source)
 
 
 def _as_text(value: Any) -> str:
@@ -217,17 +246,18 @@ def problem_from_dict(data: Mapping, *, path: str | Path | None = None, ignore_k
 
 
 def load_problem(path: str | Path, *, ignore_keys: Iterable[str] = ()) -> Problem:
-    """Read one YAML problem file; raises ProblemError naming the file, field and reason."""
+    """Read one YAML problem file; raises ProblemError naming the file, field and reason. The id
+    must equal the file name stem (file_id_error)."""
     file = str(path)
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ProblemError(file, "(file)", f"cannot read: {exc}") from None
-    try:
-        data = yaml.load(text, Loader=_UniqueKeyLoader)  # SafeLoader subclass: builds plain data only
-    except yaml.YAMLError as exc:
-        raise ProblemError(file, "(yaml)", " ".join(str(exc).split())) from None
-    return problem_from_dict(data, path=file, ignore_keys=ignore_keys)
+        data = load_untrusted_yaml(path)  # size cap, no aliases/anchors, bounded nesting
+    except UntrustedYAMLError as exc:
+        raise ProblemError(file, exc.field, exc.reason) from None
+    problem = problem_from_dict(data, path=file, ignore_keys=ignore_keys)
+    mismatch = file_id_error(problem.id, file)
+    if mismatch:
+        raise ProblemError(file, "id", mismatch)
+    return problem
 
 
 def problem_to_dict(problem: Problem) -> dict:
@@ -251,6 +281,14 @@ def problem_to_dict(problem: Problem) -> dict:
 def parse_problem(problem: Problem) -> ParsedProblem:
     """Parse every expression of a problem; raises ProblemError naming the failing field."""
     file = problem.path
+    inequality = (problem.source or {}).get("inequality") or {}
+    texts = [problem.objective, problem.answer, *problem.constraints, inequality.get("lhs", ""), inequality.get("rhs", "")]
+    lengths = [len(t) for t in texts if isinstance(t, str)]
+    total = sum(lengths)
+    # one over-long expression is reported on its own field by the parser below
+    if total > MAX_PROBLEM_TEXT_LENGTH and max(lengths) <= MAX_TEXT_LENGTH:
+        raise ProblemError(file, "(expressions)", f"objective, constraints, answer and source inequality have "
+                                                  f"{total} characters together (limit {MAX_PROBLEM_TEXT_LENGTH})")
     names = list(problem.variables)
     domains = {}
     for name, text in problem.variables.items():
@@ -264,14 +302,14 @@ def parse_problem(problem: Problem) -> ParsedProblem:
         try:
             return parse_expression(text, names)
         except ExpressionError as exc:
-            raise ProblemError(file, field_name, f"{exc} in {text!r}") from None
+            raise ProblemError(file, field_name, f"{exc} in {shown(text)}") from None
 
     constraints = []
     for i, text in enumerate(problem.constraints):
         try:
             constraints.append(parse_relation(text, names))
         except ExpressionError as exc:
-            raise ProblemError(file, f"constraints[{i}]", f"{exc} in {text!r}") from None
+            raise ProblemError(file, f"constraints[{i}]", f"{exc} in {shown(text)}") from None
     objective = expression("objective", problem.objective)
     answer = expression("answer", problem.answer)
     if answer.free_symbols:

@@ -15,43 +15,76 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import yaml
 
 from extrembench.artifacts import read_artifact, sha256_file, write_artifact
 
 log = logging.getLogger(__name__)
 
 
-def _raw_yaml(path: Path) -> tuple[dict[str, Any] | None, str | None]:
+def _not_one_problems_fault() -> tuple[type[BaseException], ...]:
+    """Failures that stop a stage job: the endpoint, the server, the disk, the memory. Anything
+    else raised while handling one problem is that problem's fault and becomes its error row."""
+    from extrembench.generation.client import EndpointError
+    from extrembench.generation.server import ServerError
+    from extrembench.llm_calls import LLMCallError
+
+    return (LLMCallError, EndpointError, ServerError, OSError, MemoryError)
+
+
+def _problem_failure(exc: Exception, stage: str) -> tuple[str, str]:
+    """(field, reason) of a per-problem failure: ProblemError says both; anything else is named
+    by its type under the stage (its traceback goes to the job's log)."""
+    from extrembench.problem import ProblemError
+
+    if isinstance(exc, ProblemError):
+        return exc.field, exc.reason
+    log.error("%s: unexpected failure on one problem (recorded as its error)", stage, exc_info=exc)
+    return f"({stage})", f"{type(exc).__name__}: {exc}"[:500]
+
+
+def _file_sha256(path: Path) -> str | None:
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (yaml.YAMLError, UnicodeDecodeError) as exc:
-        return None, f"YAML error: {exc}".replace("\n", " ")
-    if not isinstance(data, dict):
-        return None, "the file must hold a YAML mapping"
-    return data, None
+        return sha256_file(path)
+    except OSError:  # an unreadable file: the loader names the problem below
+        return None
+
+
+def _read_problem_yaml(path: Path) -> Any:
+    """The raw data of one problem file through the untrusted-YAML loader (ProblemError on failure)."""
+    from extrembench.problem import ProblemError
+    from extrembench.untrusted_yaml import UntrustedYAMLError, load_untrusted_yaml
+
+    try:
+        return load_untrusted_yaml(path)
+    except UntrustedYAMLError as exc:
+        raise ProblemError(str(path), exc.field, exc.reason) from None
 
 
 def translate_shard(problem_files: Sequence[str], output: Path, *, benchmark: str, dag_node: str,
                     caller=None) -> None:
     """Curated translation where the file has one; the original where it is already English;
     otherwise the configured LLM (`caller`), every call recorded in the cache."""
+    from extrembench.problem import check_source
     from extrembench.translate import translate_fields
 
+    infrastructure = _not_one_problems_fault()
     rows = []
     for path in sorted(map(Path, problem_files)):
-        data, error = _raw_yaml(path)
-        source = (data or {}).get("source") or {}
-        if not isinstance(source, dict):
-            source, error = {}, error or "source: must be a mapping"
-        fields = translate_fields(source, caller) if error is None else {
-            "translation": None, "translated_by": "none", "translation_error": None,
-            "translation_raw": None, "translation_call_key": None}
-        rows.append({
-            "benchmark": benchmark, "problem_id": path.stem, "source_path": str(path),
-            "source_sha256": sha256_file(path), "language": source.get("language"),
-            "source_text": source.get("text"), "error": error, "dag_node": dag_node, **fields,
-        })
+        row = {"benchmark": benchmark, "problem_id": path.stem, "source_path": str(path),
+               "source_sha256": _file_sha256(path), "language": None, "source_text": None, "error": None,
+               "dag_node": dag_node, "translation": None, "translated_by": "none", "translation_error": None,
+               "translation_raw": None, "translation_call_key": None}
+        try:
+            source = check_source(_read_problem_yaml(path), path=path)
+            row.update(language=source.get("language"), source_text=source.get("text"))
+            row.update(translate_fields(source, caller))
+        except infrastructure:
+            raise
+        except Exception as exc:  # this problem's fault: recorded, the shard goes on
+            field, reason = _problem_failure(exc, "translate")
+            row["error"] = f"{field}: {reason}"
+            log.warning("translate: %s: %s", path, row["error"])
+        rows.append(row)
     write_artifact(rows, output, "translations", inputs=[*problem_files])
     log.info("translated %d problems: %s", len(rows), dict(Counter(r["translated_by"] for r in rows)))
 
@@ -62,44 +95,48 @@ def convert_shard(problem_files: Sequence[str], translations: Path, output: Path
     (no `objective`) goes to the configured LLM, whose spec is checked like any problem file."""
     from extrembench.convert import convert_problem
     from extrembench.llm_convert import conversion_columns, convert_with_llm
-    from extrembench.problem import ProblemError, load_problem
+    from extrembench.problem import ProblemError, check_source, file_id_error, load_problem
 
     english = {r["problem_id"]: r["translation"] for r in read_artifact(translations, "translations").to_pylist()}
+    infrastructure = _not_one_problems_fault()
     rows = []
     for path in sorted(map(Path, problem_files)):
         row = {"benchmark": benchmark, "problem_id": path.stem, "source_path": str(path),
-               "source_sha256": sha256_file(path), "sense": None, "variables_json": None,
+               "source_sha256": _file_sha256(path), "sense": None, "variables_json": None,
                "constraints_json": None, "objective": None, "answer": None, "statement": None,
                "technique": [], "difficulty": None, "converted_by": None, "error": None,
                "error_field": None, "llm_attempts": None, "llm_raw_outputs_json": None,
                "llm_call_keys": [], "dag_node": dag_node}
-        data, _ = _raw_yaml(path)
-        if data is not None and "objective" not in data and isinstance(data.get("source"), dict):
-            if caller is None:
-                row.update(error="no curated extremal fields and no convert.model configured; add sense/"
-                                 "variables/objective/answer (or source.inequality) or set convert.model",
-                           error_field="objective")
-            elif not english.get(path.stem):
-                row.update(error="no English text to convert (see the translate stage's translation_error)",
-                           error_field="source.translation")
-            else:
+        try:
+            data = _read_problem_yaml(path)
+            if isinstance(data, dict) and "objective" not in data and "source" in data:
+                # source-only: the statement is converted by the LLM, the spec checked by validate
+                check_source(data, path=path)
+                mismatch = file_id_error(data["id"], path) if "id" in data else None
+                if mismatch:
+                    raise ProblemError(str(path), "id", mismatch)
+                if caller is None:
+                    raise ProblemError(str(path), "objective",
+                                       "no curated extremal fields and no convert.model configured; add sense/"
+                                       "variables/objective/answer (or source.inequality) or set convert.model")
+                if not english.get(path.stem):
+                    raise ProblemError(str(path), "source.translation",
+                                       "no English text to convert (see the translate stage's translation_error)")
                 row.update(conversion_columns(convert_with_llm(path.stem, english[path.stem], caller,
                                                                max_attempts=max_attempts)))
-            rows.append(row)
-            continue
-        try:
-            problem = load_problem(path)
-            if problem.id != path.stem:
-                raise ProblemError(str(path), "id", f"{problem.id!r} must equal the file name stem {path.stem!r}")
-            spec, origin = convert_problem(problem)
-        except ProblemError as exc:
-            row.update(error=exc.reason, error_field=exc.field)
-            log.warning("convert: %s", exc)
-        else:
-            row.update(sense=spec.sense, variables_json=json.dumps(spec.variables),
-                       constraints_json=json.dumps(list(spec.constraints)), objective=spec.objective,
-                       answer=spec.answer, statement=spec.statement, technique=list(problem.technique),
-                       difficulty=problem.difficulty, converted_by=origin)
+            else:
+                problem = load_problem(path)  # schema, id = file name, every expression parsed
+                spec, origin = convert_problem(problem)
+                row.update(sense=spec.sense, variables_json=json.dumps(spec.variables),
+                           constraints_json=json.dumps(list(spec.constraints)), objective=spec.objective,
+                           answer=spec.answer, statement=spec.statement, technique=list(problem.technique),
+                           difficulty=problem.difficulty, converted_by=origin)
+        except infrastructure:
+            raise
+        except Exception as exc:  # this problem's fault: recorded, validate marks it invalid
+            field, reason = _problem_failure(exc, "convert")
+            row.update(error=reason, error_field=field)
+            log.warning("convert: %s: %s: %s", path, field, reason)
         rows.append(row)
     write_artifact(rows, output, "conversions", inputs=[*problem_files, translations])
 
@@ -168,42 +205,53 @@ def _gold_text(answer: str | None, status: str) -> str | None:
         return answer
 
 
-def validate_shard(problem_files: Sequence[str], conversions: Path, output: Path, *, benchmark: str,
-                   dag_node: str, time_budget_s: float, seed: int) -> None:
+def _validate_one(conv: dict, *, time_budget_s: float, seed: int) -> tuple:
+    """(status, reason, best value, witness, answerless spec) of one conversion row; fills in
+    conv["statement"] when the spec came without one."""
     from extrembench.validate import check_problem
 
+    if conv["error"] is not None:
+        return "invalid", f"{conv['source_path']}: {conv['error_field']}: {conv['error']}", None, None, None
+    # The machine-checkable spec, without the answer (what the reference solver is given).
+    spec = {"id": conv["problem_id"], "sense": conv["sense"], "variables": json.loads(conv["variables_json"]),
+            "constraints": json.loads(conv["constraints_json"]), "objective": conv["objective"]}
+    if conv["converted_by"] in ("curated", "inequality"):
+        target = conv["source_path"]  # the problem file itself, checked as `extrembench check` does
+    else:
+        # No problem file holds this spec (an LLM or the formalizer wrote it): check it like
+        # one, including its statement against the spec when there is a statement.
+        from extrembench.problem import problem_from_dict
+
+        claimed = {**spec, "answer": conv["answer"]}
+        if conv["statement"]:
+            claimed["statement"] = conv["statement"]
+        target = problem_from_dict(claimed, path=conv["source_path"])
+    result = check_problem(target, seed=seed, time_budget=time_budget_s)
+    if conv["statement"] is None and not isinstance(target, str):
+        from extrembench.convert import render_statement
+
+        conv["statement"] = render_statement(target)
+    return result.status, result.reason, result.best_value, result.witness, spec
+
+
+def validate_shard(problem_files: Sequence[str], conversions: Path, output: Path, *, benchmark: str,
+                   dag_node: str, time_budget_s: float, seed: int) -> None:
+    infrastructure = _not_one_problems_fault()
     rows = []
     for conv in read_artifact(conversions, "conversions").to_pylist():
         spec = None
-        if conv["error"] is not None:
-            status, reason, best, witness = "invalid", f"{conv['source_path']}: {conv['error_field']}: {conv['error']}", None, None
-        else:
-            # The machine-checkable spec, without the answer (what the reference solver is given).
-            spec = {"id": conv["problem_id"], "sense": conv["sense"],
-                    "variables": json.loads(conv["variables_json"]),
-                    "constraints": json.loads(conv["constraints_json"]), "objective": conv["objective"]}
-            if conv["converted_by"] in ("curated", "inequality"):
-                target = conv["source_path"]  # the problem file itself, checked as `extrembench check` does
-            else:
-                # No problem file holds this spec (an LLM or the formalizer wrote it): check it like
-                # one, including its statement against the spec when there is a statement.
-                from extrembench.problem import problem_from_dict
-
-                claimed = {**spec, "answer": conv["answer"]}
-                if conv["statement"]:
-                    claimed["statement"] = conv["statement"]
-                target = problem_from_dict(claimed, path=conv["source_path"])
-            result = check_problem(target, seed=seed, time_budget=time_budget_s)
-            if conv["statement"] is None and not isinstance(target, str):
-                from extrembench.convert import render_statement
-
-                conv["statement"] = render_statement(target)
-            status, reason, best, witness = result.status, result.reason, result.best_value, result.witness
+        try:
+            status, reason, best, witness, spec = _validate_one(conv, time_budget_s=time_budget_s, seed=seed)
+            gold = _gold_text(conv["answer"], status)
+        except infrastructure:
+            raise
+        except Exception as exc:  # this problem's fault: invalid, with file, field and reason
+            field, why = _problem_failure(exc, "validate")
+            status, reason, best, witness, gold = "invalid", f"{conv['source_path']}: {field}: {why}", None, None, conv["answer"]
         log.info("%s: %s %s", conv["problem_id"], status, "" if status == "confirmed" else reason)
         rows.append({
             "benchmark": benchmark, "problem_id": conv["problem_id"], "source_path": conv["source_path"],
-            "source_sha256": conv["source_sha256"], "statement": conv["statement"],
-            "answer": _gold_text(conv["answer"], status),
+            "source_sha256": conv["source_sha256"], "statement": conv["statement"], "answer": gold,
             "answer_type": "number", "sense": conv["sense"], "technique": conv["technique"],
             "difficulty": conv["difficulty"], "spec_json": json.dumps(spec, sort_keys=True) if spec else None,
             "status": status, "reason": reason, "best_value": best,
@@ -268,14 +316,16 @@ def aggregate(grade_files: Sequence[str], *, outputs: dict[str, Path], config: d
     from extrembench.artifacts import file_record
     from extrembench.config import config_hash
     from extrembench.grading.guarded import GuardedEquivalence
-    from extrembench.leaderboard import (build_correlations, build_difficulty, build_leaderboard,
-                                         build_technique_table, write_markdown)
+    from extrembench.leaderboard import (apply_ungraded_policy, build_correlations, build_difficulty,
+                                         build_leaderboard, build_technique_table, write_markdown)
     from extrembench.published import compare_published, published_for_run
 
     grades = pd.concat([read_artifact(p, "grades").to_pandas() for p in grade_files], ignore_index=True)
+    ungraded = config["grading"].get("ungraded", "wrong")
     # maj@k groups extracted answers (untrusted model output) by equivalence: under a hard timeout
     with GuardedEquivalence(timeout=config["grading"]["timeout_s"], mode=config["grading"]["mode"]) as equivalent:
-        board = build_leaderboard(grades, equivalent=equivalent, seed=seed)
+        board = build_leaderboard(grades, equivalent=equivalent, seed=seed, ungraded=ungraded)
+    grades = apply_ungraded_policy(grades, ungraded)  # the per-problem tables score them the same way
     if equivalent.timeouts:
         log.warning("maj@k: %d answer comparisons timed out and were counted as different answers",
                     equivalent.timeouts)
@@ -287,15 +337,25 @@ def aggregate(grade_files: Sequence[str], *, outputs: dict[str, Path], config: d
     board["git_dirty"] = git["git_dirty"]
     board["versions_json"] = json.dumps(provenance.versions(), sort_keys=True)
     table = pa.Table.from_pandas(board, preserve_index=False)
-    write_artifact(table, outputs["parquet"], "leaderboard", schema=table.schema, inputs=grade_files)
+    # audit recomputes accuracy and interval from the grade rows: it needs the seed and the policy
+    write_artifact(table, outputs["parquet"], "leaderboard", schema=table.schema, inputs=grade_files,
+                   extra_metadata={"bootstrap_seed": str(seed), "ungraded": ungraded})
     write_csv(board, outputs["csv"])
     write_markdown(board, outputs["md"])
+    if "checksums" in outputs:
+        write_checksums([outputs["parquet"], outputs["csv"], outputs["md"]], outputs["checksums"])
     write_csv(build_difficulty(grades), outputs["difficulty"])
     write_csv(build_technique_table(grades), outputs["techniques"])
     write_csv(build_correlations(board, seed=seed), outputs["correlations"])
     published = published_for_run(published_dir, config)
     write_csv(compare_published(board, published), outputs["published"])
     log.info("leaderboard: %d rows from %d grade files", len(board), len(grade_files))
+
+
+def write_checksums(paths: Sequence[str | Path], output: Path) -> None:
+    """`sha256sum -c`-style lines for the leaderboard files; `extrembench audit` rechecks them."""
+    lines = [f"{sha256_file(p)}  {p}\n" for p in paths]
+    Path(output).write_text("".join(lines), encoding="utf-8")
 
 
 def write_csv(frame, path: Path) -> None:

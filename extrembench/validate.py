@@ -29,7 +29,6 @@ from typing import Any
 import mpmath
 import numpy as np
 import sympy
-import yaml
 from scipy.optimize import minimize
 
 from extrembench.convert import ExtremalSpec, convert_problem
@@ -714,9 +713,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def _raw_mapping(path: Path) -> dict:
     """The file's top-level mapping read leniently (for an id or expected_status to report even
     when the file is invalid); {} when unreadable."""
+    from extrembench.untrusted_yaml import UntrustedYAMLError, load_untrusted_yaml
+
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        data = load_untrusted_yaml(path)  # never yaml.safe_load: it expands alias bombs
+    except UntrustedYAMLError:
         return {}
     return data if isinstance(data, dict) else {}
 

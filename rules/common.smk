@@ -136,6 +136,8 @@ LEADERBOARD = {
     "parquet": f"{RESULTS}/leaderboard.parquet",
     "csv": f"{RESULTS}/leaderboard.csv",
     "md": f"{RESULTS}/leaderboard.md",
+    # sha256 of the three files above, rechecked by `extrembench audit`
+    "checksums": f"{RESULTS}/leaderboard.sha256",
 }
 TABLES = {
     "difficulty": f"{RESULTS}/tables/difficulty.csv",
@@ -144,7 +146,9 @@ TABLES = {
     "published": f"{RESULTS}/tables/published_comparison.csv",
 }
 # Accuracies the source papers report, shown beside reproduced ones (data/published/README.md).
-PUBLISHED_TABLES = sorted(glob.glob(str(BASE / "data" / "published" / "*.csv")))
+# Relative to the working directory (the checkout): an absolute path would change when the
+# checkout moves, and Snakemake would rerun aggregate and plot for it.
+PUBLISHED_TABLES = sorted(os.path.relpath(p) for p in glob.glob(str(BASE / "data" / "published" / "*.csv")))
 FIGURES = {
     "main": f"{RESULTS}/figures/accuracy_by_model.png",
     "scatter": f"{RESULTS}/figures/benchmark_scatter.png",
@@ -210,6 +214,18 @@ def llm_stage_settings(stage):
 def model_settings(wildcards):
     """Everything in the registry entry: a changed setting reruns that model's jobs."""
     return json.dumps(config["models"][wildcards.model], sort_keys=True)
+
+
+# ---------------------------------------------------------------- after a failed run
+def remove_stale_results(start):
+    """A failed job leaves the previous leaderboard, tables and figures out of date: remove the
+    ones this run did not rewrite, and say so."""
+    from extrembench.workflow import remove_stale_results as remove
+
+    removed = remove([*LEADERBOARD.values(), *TABLES.values(), *FIGURES.values()], start)
+    if removed:
+        print(f"extrembench: a job failed, so the previous results no longer match their inputs; removed "
+              f"{', '.join(removed)} (the next successful run rebuilds them)", file=sys.stderr)
 
 
 # ---------------------------------------------------------------- end-of-run summary

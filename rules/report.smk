@@ -14,6 +14,7 @@ rule aggregate:
             category="Leaderboard",
         ),
         md=LEADERBOARD["md"],
+        checksums=LEADERBOARD["checksums"],
         difficulty=report(
             TABLES["difficulty"],
             caption="../report/difficulty.rst",

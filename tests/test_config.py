@@ -18,7 +18,8 @@ DEFAULT = yaml.safe_load((REPO / "config.yaml").read_text())
 
 def test_default_config_validates_and_fills_defaults():
     config = validate_config(DEFAULT)
-    assert config["grading"] == {"mode": "default", "timeout_s": 5, "judge_model": None, "judge_votes": 5}
+    assert config["grading"] == {"mode": "default", "timeout_s": 5, "judge_model": None, "judge_votes": 5,
+                                 "ungraded": "wrong"}
     assert config["models"]["gemma3-270m"]["sampling"]["max_tokens"] == DEFAULT["models"]["gemma3-270m"]["sampling"]["max_tokens"]
     assert config["models"]["reference-solver"]["sampling"]["temperature"] == 0.6
     assert DEFAULT == yaml.safe_load((REPO / "config.yaml").read_text()), "validation must not mutate its input"
@@ -87,3 +88,22 @@ def test_sglang_gpu_count_must_match_parallelism():
         validate_config(config)
     config["models"]["qwen"]["sglang"]["dp"] = 2
     validate_config(config)
+
+
+@pytest.mark.parametrize("value", ["sk-proj-abc123SECRET", "Bearer abc", "my key", "1ABC", ""])
+def test_api_key_env_must_be_a_variable_name_and_is_never_echoed(value):
+    """A key pasted into api_key_env is refused without printing it (issue 12, finding 8)."""
+    raw = copy.deepcopy(DEFAULT)
+    raw["models"]["remote"] = {"backend": "openai", "openai": {"base_url": "http://127.0.0.1:9/v1",
+                                                                "api_key_env": value}}
+    with pytest.raises(ConfigError) as info:
+        validate_config(raw)
+    assert "models.remote.openai.api_key_env: must be the NAME of an environment variable" in str(info.value)
+    assert value not in str(info.value).replace("api_key_env", "") or value == ""
+
+
+def test_api_key_env_accepts_variable_names():
+    raw = copy.deepcopy(DEFAULT)
+    raw["models"]["remote"] = {"backend": "openai", "openai": {"base_url": "http://127.0.0.1:9/v1",
+                                                                "api_key_env": "OPENAI_API_KEY"}}
+    assert validate_config(raw)["models"]["remote"]["openai"]["api_key_env"] == "OPENAI_API_KEY"

@@ -79,7 +79,7 @@ def alpha_rows() -> list[dict]:
 
 @pytest.fixture
 def alpha_leaderboard(tmp_path) -> pd.Series:
-    table = build_leaderboard(grades_table(alpha_rows(), tmp_path))
+    table = build_leaderboard(grades_table(alpha_rows(), tmp_path), ungraded="exclude")
     assert len(table) == 1
     return table.iloc[0]
 
@@ -119,6 +119,23 @@ EXPECTED_ALPHA = {
 @pytest.mark.parametrize(("column", "expected"), sorted(EXPECTED_ALPHA.items()))
 def test_leaderboard_column_matches_hand_computation(alpha_leaderboard, column, expected):
     assert alpha_leaderboard[column] == pytest.approx(expected, abs=1e-12)
+
+
+# By default an ungraded sample is scored wrong (issue 12): p3 trial 1 becomes a silent wrong sample.
+EXPECTED_ALPHA_UNGRADED_WRONG = {
+    "n_graded": 8,
+    "ungraded_rate": 1 / 9,
+    "accuracy_mean": (2 / 3 + 1 / 3 + 2 / 3) / 3,
+    "avg_at_k": (2 / 3 + 1 / 3 + 2 / 3) / 3,
+    "maj_at_k": (1 + 0.5 + 1) / 3,
+    "accuracy_max_sense": 2 / 3,
+}
+
+
+@pytest.mark.parametrize(("column", "expected"), sorted(EXPECTED_ALPHA_UNGRADED_WRONG.items()))
+def test_ungraded_samples_count_as_wrong_by_default(tmp_path, column, expected):
+    row = build_leaderboard(grades_table(alpha_rows(), tmp_path)).iloc[0]
+    assert row[column] == pytest.approx(expected, abs=1e-12)
 
 
 def test_leaderboard_interval_brackets_the_estimate(alpha_leaderboard):
@@ -230,7 +247,7 @@ def test_correlations_with_one_benchmark_are_an_empty_table():
 
 
 def test_markdown_leaderboard(tmp_path):
-    table = build_leaderboard(grades_table(mixed_rows(), tmp_path))
+    table = build_leaderboard(grades_table(mixed_rows(), tmp_path), ungraded="exclude")
     text = write_markdown(table, tmp_path / "out" / "leaderboard.md").read_text()
     lines = [line for line in text.splitlines() if line.startswith("| extrem | alpha |")]
     assert len(lines) == 1

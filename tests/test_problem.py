@@ -15,7 +15,7 @@ BASE = {"id": "t-1", "sense": "min", "variables": {"a": "positive"}, "objective"
 
 def test_loads_fixture_with_all_fields():
     problem = load_problem(FIXTURES / "titu-cyclic.yaml")
-    assert problem.id == "fixture-titu-cyclic"
+    assert problem.id == "titu-cyclic"
     assert problem.variables == {"a": "positive", "b": "positive", "c": "positive"}
     assert problem.constraints == ("a + b + c = 3",)
     assert problem.source["inequality"] == {"lhs": "a^2/b + b^2/c + c^2/a", "relation": ">=", "rhs": "3"}

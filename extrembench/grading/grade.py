@@ -67,8 +67,35 @@ def grade_math_in_process(gold: str, response: str, answer_type: str, mode: str)
     return _verdict(correct, extraction.answer, extraction.reason)
 
 
+def magnitude_verdict(gold: str, response: str, answer_type: str, mode: str) -> GradeResult:
+    """After a timeout: `wrong` when the extracted answer is provably more than 10 times larger or
+    smaller than the gold (9^{9^{9^9}} vs 3), bounded by logarithms without building the number;
+    otherwise still ungraded."""
+    from extrembench.grading.equivalence import parse_math, prepare
+    from extrembench.grading.magnitude import far_apart, log10_size
+
+    extraction = extract_answer(response, answer_type)
+    if extraction.answer is None:
+        return ungraded("timeout")
+    size = log10_size(prepare(extraction.answer, answer_type))
+    if size is None:
+        return ungraded("timeout", extraction.answer)
+    parsed = parse_math(prepare(gold, answer_type))  # our validated gold: small, parses fast
+    value = complex(parsed[0].evalf(30)) if parsed and hasattr(parsed[0], "evalf") else None
+    if value is None or value.imag != 0 or not far_apart(size, value.real):
+        return ungraded("timeout", extraction.answer)
+    if size.lo > 0:
+        bound = "log10|answer| > 1e308" if size.lo == float("inf") else f"log10|answer| >= {size.lo:.6g}"
+    else:
+        bound = f"log10|answer| <= {size.hi:.6g}"
+    return GradeResult(False, extraction.answer, "wrong", f"magnitude-far ({bound}, gold {value.real:.6g})")
+
+
 def grade_task(task: list[str]) -> dict:
-    """Worker entry point (pool.py): [gold, response, answer_type, mode] -> GradeResult dict."""
+    """Worker entry point (pool.py): [gold, response, answer_type, mode] -> GradeResult dict; a
+    fifth item "magnitude" asks for the magnitude check that follows a timeout."""
+    if len(task) == 5 and task[4] == "magnitude":
+        return magnitude_verdict(*task[:4]).as_dict()
     return grade_math_in_process(*task).as_dict()
 
 
@@ -148,7 +175,17 @@ def grade_many(cases: Iterable[dict], *, mode: str = "default", workers: int | N
         outcomes = pool.map([list(task) for _, task in math_tasks], timeout)
         for (position, _), outcome in zip(math_tasks, outcomes):
             results[position] = _from_outcome(outcome)
+        # A timeout is often an absurdly large answer: bound its size by logarithms (same hard timeout).
+        retry = [(position, task) for position, task in math_tasks if _timed_out(results[position])]
+        if retry:
+            checked = pool.map([[*task, "magnitude"] for _, task in retry], timeout)
+            for (position, _), outcome in zip(retry, checked):
+                results[position] = _from_outcome(outcome)
     return results  # type: ignore[return-value]
+
+
+def _timed_out(result: GradeResult | None) -> bool:
+    return result is not None and result.status == "ungraded" and result.reason == "timeout"
 
 
 def _default_workers() -> int:

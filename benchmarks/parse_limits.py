@@ -1,0 +1,98 @@
+"""Worst-case load time of problem files at the parser's limits (issue 12, finding 5).
+
+Each family is a hostile objective that the limits still accept (or the first the limits
+refuse), written to a problem file and timed through what `extrembench check` and the convert
+stage do before any search: load (YAML + schema + safe parse), convert (statement rendering) and
+the validator's numeric model (lambdify). Target: every accepted file under 1 s.
+
+    PYTHONPATH=. .venv/bin/python benchmarks/parse_limits.py
+"""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from pathlib import Path
+
+from extrembench.convert import convert_problem
+from extrembench.expr import MAX_MINMAX_ARGS, MAX_PROBLEM_TEXT_LENGTH, MAX_TEXT_LENGTH
+from extrembench.problem import ProblemError, load_problem, parse_problem
+
+
+def _fill(pattern: str, joiner: str, wrap: str = "{}", limit: int = MAX_TEXT_LENGTH) -> str:
+    """As many copies of pattern(i) as fit in the text limit."""
+    parts, i = [], 1
+    while True:
+        candidate = wrap.format(joiner.join([*parts, pattern.format(i=i)]))
+        if len(candidate) > limit:
+            return wrap.format(joiner.join(parts))
+        parts.append(pattern.format(i=i))
+        i += 1
+
+
+def _minmax(arg: str, n: int) -> str:
+    return "Max(" + ", ".join(arg.format(i=i) for i in range(1, n + 1)) + ")"
+
+
+FAMILIES = {
+    "Max of 459 sines (the issue's case)": "Max(" + ", ".join(f"sin({i}a)" for i in range(1, 460)) + ")",
+    "Max of 189 sines (the issue's case)": "Max(" + ", ".join(f"sin({i}a)" for i in range(1, 190)) + ")",
+    f"Max of {MAX_MINMAX_ARGS} long trigonometric sums": _minmax(
+        " + ".join(f"sin({j}a + {{i}}b)" for j in range(1, 3)), MAX_MINMAX_ARGS),
+    f"Max of {MAX_MINMAX_ARGS} Abs": _minmax("Abs(a - {i}) + Abs(b + {i})", MAX_MINMAX_ARGS),
+    "nested Max, 16 arguments in all": "Max(a, " * 15 + "b" + ")" * 15,
+    "Max of 8 arguments, 4 nested Max": "Max(a, " * 3 + "Max(a, b)" + ")" * 3,
+    "sum of sines": _fill("sin({i}a + b)", " + "),
+    "product of sums": _fill("(a + {i}b)", "*"),
+    "sum of quotients": _fill("a/(b + {i})", " + "),
+    "powers of sums": _fill("(a + b + {i})^12", " + "),
+    "product of 10^999": _fill("10^999", "*", "{} * a + b"),
+    "nested sqrt": "sqrt(" * 58 + "a + b" + ")" * 58,
+    "nested sin/cos": "sin(cos(" * 29 + "a*b" + "))" * 29,
+}
+
+
+# A whole problem at the per-problem limit: the objective and constraints share it.
+_HALF = (MAX_PROBLEM_TEXT_LENGTH - 10) // 2
+WHOLE_PROBLEM = (_fill("sin({i}a + b)", " + ", limit=_HALF),
+                 [_fill("cos({i}b)", " + ", "{} <= 100", limit=_HALF // 2)] * 2)
+
+
+def time_family(name: str, objective: str, folder: Path, constraints: list[str] = ()) -> tuple[str, float]:
+    path = folder / "bench.yaml"
+    listed = ", ".join(f'"{c}"' for c in constraints)
+    path.write_text("id: bench\nsense: min\nvariables: {a: positive, b: positive}\n"
+                    f"constraints: [{listed}]\nobjective: \"{objective}\"\nanswer: \"0\"\n", encoding="utf-8")
+    started = time.perf_counter()
+    try:
+        problem = load_problem(path)
+        convert_problem(problem)
+        import sympy
+
+        parsed = parse_problem(problem)
+        sympy.lambdify(parsed.symbols, parsed.objective, "numpy")
+        outcome = "accepted"
+    except ProblemError as exc:
+        outcome = f"refused ({exc.reason[:60]})"
+    return outcome, time.perf_counter() - started
+
+
+def main() -> None:
+    worst = 0.0
+    with tempfile.TemporaryDirectory() as folder:
+        for name, objective in FAMILIES.items():
+            outcome, seconds = time_family(name, objective, Path(folder))
+            if outcome == "accepted":
+                worst = max(worst, seconds)
+            print(f"{seconds:7.3f} s  {len(objective):5d} chars  {name}: {outcome}", flush=True)
+        objective, constraints = WHOLE_PROBLEM
+        outcome, seconds = time_family("whole problem", objective, Path(folder), constraints)
+        if outcome == "accepted":
+            worst = max(worst, seconds)
+        size = len(objective) + sum(map(len, constraints))
+        print(f"{seconds:7.3f} s  {size:5d} chars  whole problem: sines objective + 2 cosine-sum constraints: {outcome}")
+    print(f"worst accepted: {worst:.3f} s (target < 1 s)")
+
+
+if __name__ == "__main__":
+    main()

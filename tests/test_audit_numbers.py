@@ -1,0 +1,140 @@
+"""`extrembench audit` checks the number it prints, not only the files' lineage (issue 12,
+finding 3): built for real in-process (validate → reference-solver generate → grade → aggregate),
+then one value at a time is changed and audit must name it."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from extrembench import stages
+from extrembench.audit import audit
+from extrembench.config import validate_config
+from extrembench.generation.cache import GenerationCache
+from extrembench.generation.run import generate_shard
+
+FIXTURES = Path(__file__).parent / "fixtures" / "pipeline"
+CONFIG = {
+    "benchmarks": {"extrem": {"kind": "extremal", "problems": "problems", "shards": 1, "trials": 2}},
+    "models": {"reference-solver": {"backend": "reference-solver", "reference": {"time_budget_s": 1}}},
+    "evaluate": {"models": ["reference-solver"], "benchmarks": ["extrem"]},
+    "resources": {"cpu": {"mem_mb": 1000, "runtime": 10}},
+    "cache_dir": "cache",
+}
+OUTPUTS = {"parquet": "results/leaderboard.parquet", "csv": "results/leaderboard.csv",
+           "md": "results/leaderboard.md", "checksums": "results/leaderboard.sha256",
+           "difficulty": "results/tables/difficulty.csv", "techniques": "results/tables/techniques.csv",
+           "correlations": "results/tables/correlations.csv", "published": "results/tables/published.csv"}
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("audit")
+    shutil.copytree(FIXTURES, root / "problems")
+    config = validate_config(CONFIG)
+    import os
+
+    cwd = os.getcwd()
+    os.chdir(root)  # artifacts record paths relative to the workdir, as under Snakemake
+    try:
+        files = sorted(str(p.relative_to(root)) for p in (root / "problems").glob("*.yaml"))
+        r = Path("results/extrem")
+        stages.translate_shard(files, r / "translate/shard-0.parquet", benchmark="extrem", dag_node="t")
+        stages.convert_shard(files, r / "translate/shard-0.parquet", r / "convert/shard-0.parquet",
+                             benchmark="extrem", dag_node="c")
+        stages.validate_shard(files, r / "convert/shard-0.parquet", r / "problems/shard-0.parquet",
+                              benchmark="extrem", dag_node="v", time_budget_s=2.0, seed=0)
+        generations = r / "generate/reference-solver/shard-0.parquet"
+        generate_shard(problems_path=r / "problems/shard-0.parquet", output=generations,
+                       stats_path=r / "generate/reference-solver/shard-0.requests.json", benchmark="extrem",
+                       model="reference-solver", config=config, dag_node="g", server_log=Path("server.log"))
+        grades = r / "grade/reference-solver/shard-0.parquet"
+        stages.grade_shard(generations, r / "problems/shard-0.parquet", grades, dag_node="gr", mode="default",
+                           timeout_s=5.0)
+        stages.aggregate([str(grades)], outputs={k: Path(v) for k, v in OUTPUTS.items()}, config=config,
+                         published_dir=None)
+    finally:
+        os.chdir(cwd)
+    return root
+
+
+def run_audit(root: Path):
+    return audit("extrem", "reference-solver", results=root / "results", cache_dir=root / "cache")
+
+
+@pytest.fixture
+def workdir(built, monkeypatch) -> Path:
+    monkeypatch.chdir(built)
+    return built
+
+
+def restoring(path: Path):
+    original = path.read_bytes()
+
+    class _Restore:
+        def __enter__(self):
+            return original
+
+        def __exit__(self, *exc):
+            path.write_bytes(original)
+
+    return _Restore()
+
+
+def test_untouched_run_audits_clean_and_recomputes_the_accuracy(workdir):
+    report = run_audit(workdir)
+    assert report.problems == []
+    assert any("recomputed from 6 grade rows" in line for line in report.lines)
+    assert any("leaderboard.csv sha256" in line for line in report.lines)
+
+
+def test_changed_accuracy_with_rewritten_checksums_is_caught_by_recomputation(workdir):
+    """The issue's case (0.025 → 0.400), done so every hash still matches: only recomputing the
+    value from the grade rows can notice."""
+    board = workdir / "results" / "leaderboard.parquet"
+    sums = workdir / "results" / "leaderboard.sha256"
+    with restoring(board), restoring(sums):
+        table = pq.read_table(board)
+        index = table.schema.get_field_index("accuracy_mean")
+        table = table.set_column(index, "accuracy_mean", pa.array([0.4] * table.num_rows))
+        pq.write_table(table, board)
+        stages.write_checksums([Path("results/leaderboard.parquet"), Path("results/leaderboard.csv"),
+                                Path("results/leaderboard.md")], Path("results/leaderboard.sha256"))
+        problems = run_audit(workdir).problems
+    assert any("does not follow from its 6 grade rows: accuracy_mean 0.4 (recomputed 1.0)" in p for p in problems), problems
+
+
+@pytest.mark.parametrize("name", ["leaderboard.parquet", "leaderboard.csv", "leaderboard.md"])
+def test_one_flipped_byte_in_any_leaderboard_file_fails(workdir, name):
+    path = workdir / "results" / name
+    with restoring(path) as original:
+        data = bytearray(original)
+        data[len(data) // 2] ^= 0x01
+        path.write_bytes(bytes(data))
+        problems = run_audit(workdir).problems
+    assert any(f"results/{name}: changed" in p for p in problems), problems
+
+
+def _entry_path(root: Path) -> Path:
+    key = pq.read_table(root / "results/extrem/generate/reference-solver/shard-0.parquet").column("cache_key")[0].as_py()
+    return GenerationCache(root / "cache").path(key)
+
+
+@pytest.mark.parametrize("edit, words", [
+    (lambda e: e["response"].update(completion_tokens=(e["response"].get("completion_tokens") or 0) + 7),
+     "differs from the generation row in completion_tokens"),
+    (lambda e: e["request"].update(seed=e["request"]["seed"] + 1), "no longer hashes to its key"),
+])
+def test_edited_cache_entry_fails(workdir, edit, words):
+    path = _entry_path(workdir)
+    with restoring(path) as original:
+        entry = json.loads(original)
+        edit(entry)
+        path.write_text(json.dumps(entry))
+        problems = run_audit(workdir).problems
+    assert any(words in p for p in problems), problems
