@@ -35,15 +35,21 @@ SNAP_DENOMINATORS = (12, 1000, 10 ** 6)  # nice rationals first; the float's exa
 MAX_SOLVE_ATTEMPTS = 40       # (unknowns chosen, snapping) pairs tried when building a witness
 
 
+BRANCH_BITS = 64             # branch and bound needs no more: its margins are far above 2^-64
+_work_bits = [PRECISION_BITS]
+
+
 @contextlib.contextmanager
-def _precision():
-    """mpmath's iv context has no workprec(); set and restore its precision around a computation."""
-    saved = iv.prec
-    iv.prec = PRECISION_BITS
+def _precision(bits: int | None = None):
+    """mpmath's iv context has no workprec(); set and restore its precision around a computation
+    (bits=None: the precision of the enclosing computation)."""
+    saved, saved_work = iv.prec, _work_bits[0]
+    _work_bits[0] = bits or saved_work
+    iv.prec = _work_bits[0]
     try:
         yield
     finally:
-        iv.prec = saved
+        iv.prec, _work_bits[0] = saved, saved_work
 
 
 class Undefined(ValueError):
@@ -464,15 +470,109 @@ def _solve(equalities: list, chosen: tuple, free: dict, x: dict) -> dict | None:
 MAX_BOXES = 6000  # work bound of the branch-and-bound prover (boxes examined), never a time limit
 
 
-def _box_of_domains(parsed) -> list:
-    box = []
+class _Reduced:
+    """The problem over the variables left after eliminating v = expression for equalities linear in
+    v with a numeric coefficient: the eliminated variable's domain becomes constraints, and the
+    objective and the remaining constraints are rewritten. Feasible points correspond one to one."""
+
+    def __init__(self, parsed, eliminate: dict[str, str]):
+        from extrembench.expr import parse_expression
+
+        names = [str(s) for s in parsed.symbols]
+        mapping, used = {}, set()
+        for name, text in eliminate.items():
+            v = next(s for s in parsed.symbols if str(s) == name)
+            expr = parse_expression(text, names)
+            index = next((j for j, (lhs, op, rhs) in enumerate(parsed.constraints)
+                          if op == "=" and j not in used and _solves(lhs - rhs, v, expr)), None)
+            if index is None or v in expr.free_symbols or any(m in expr.free_symbols for m in mapping):
+                raise ValueError(f"{name} = {text} does not solve an equality of the problem linearly")
+            used.add(index)
+            mapping = {k: e.xreplace({v: expr}) for k, e in mapping.items()}
+            mapping[v] = expr
+        self.symbols = tuple(s for s in parsed.symbols if s not in mapping)
+        self.domains = parsed.domains
+        # an eliminated variable keeps its own interval: its expression's enclosure cut to its domain,
+        # so a tiny positive c = 3 - a - b does not turn c^2/... into a division by an interval around 0
+        self.dependents = list(mapping.items())
+        self.constraints = [c for j, c in enumerate(parsed.constraints) if j not in used]
+        self.objective = parsed.objective
+        self.sense = parsed.sense
+        gradient = [sympy.diff(self.objective, s) + sum((sympy.diff(self.objective, v) * sympy.diff(e, s)
+                                                          for v, e in self.dependents), sympy.Integer(0))
+                    for s in self.symbols]
+        smooth = all(not g.has(sympy.Derivative, sympy.sign, sympy.Heaviside, sympy.Subs) for g in gradient)
+        # the mean-value form needs the segment from the box's middle to any feasible point to stay
+        # feasible for the eliminated variables: true when their expressions are affine
+        affine = all(_affine(e, self.symbols) for _, e in self.dependents)
+        self.gradient = gradient if smooth and affine else None
+
+    def assignment(self, box: list, cut: bool = True) -> dict | None:
+        """Intervals of every variable over the box; None when an eliminated one leaves its domain
+        (cut=False: when its enclosure is not inside its domain)."""
+        values = dict(zip(self.symbols, box))
+        with _precision():
+            for v, expr in self.dependents:
+                enc = enclose(expr, values, strict=False)
+                closure = _domain_interval(self.domains[v])
+                lo, hi = max(enc.a, closure.a), min(enc.b, closure.b)
+                domain = self.domains[v]
+                touches_open_end = (domain.lo is not None and domain.lo_open and hi <= closure.a) or \
+                    (domain.hi is not None and domain.hi_open and lo >= closure.b)
+                if lo > hi or touches_open_end or (not cut and (lo != enc.a or hi != enc.b)):
+                    return None
+                values[v] = _hull(lo, hi)
+        return values
+
+
+def _affine(expr: sympy.Expr, symbols: tuple) -> bool:
+    try:
+        return sympy.Poly(expr, *symbols).total_degree() <= 1
+    except sympy.PolynomialError:
+        return False
+
+
+def _domain_interval(domain) -> Any:
     with _precision():
-        for s in parsed.symbols:
-            domain = parsed.domains[s]
-            lo = _enclose(domain.lo, {}, True).a if domain.lo is not None else iv.mpf("-inf").a
-            hi = _enclose(domain.hi, {}, True).b if domain.hi is not None else iv.mpf("inf").b
-            box.append(_hull(lo, hi))
-    return box
+        lo = _enclose(domain.lo, {}, True).a if domain.lo is not None else iv.mpf("-inf").a
+        hi = _enclose(domain.hi, {}, True).b if domain.hi is not None else iv.mpf("inf").b
+        return _hull(lo, hi)
+
+
+def _solves(g: sympy.Expr, v: sympy.Symbol, expr: sympy.Expr) -> bool:
+    """g = 0 exactly when v = expr: g is linear in v with a nonzero numeric coefficient, and
+    substituting expr makes g vanish identically (polynomial identity, decided exactly)."""
+    try:
+        poly = sympy.Poly(sympy.expand(g), v)
+    except sympy.PolynomialError:
+        return False
+    if poly.degree() != 1 or not poly.LC().is_number or poly.LC() == 0:
+        return False
+    return sympy.expand(g.xreplace({v: expr})) == 0
+
+
+def _eliminations(parsed) -> dict[str, str]:
+    """v = expression for equalities linear in some v with a numeric coefficient (a + b + c = 3)."""
+    from extrembench.convert import to_text
+
+    eliminate, taken = {}, set()
+    for lhs, op, rhs in parsed.constraints:
+        if op != "=":
+            continue
+        g = lhs - rhs
+        for v in parsed.symbols:
+            if v in taken or v not in g.free_symbols:
+                continue
+            solved = sympy.solve(g, v)
+            if len(solved) == 1 and _solves(g, v, solved[0]) and not (solved[0].free_symbols & taken):
+                eliminate[str(v)] = to_text(solved[0])
+                taken.add(v)
+                break
+    return eliminate
+
+
+def _box_of_domains(parsed) -> list:
+    return [_domain_interval(parsed.domains[s]) for s in parsed.symbols]
 
 
 def _split(interval: Any) -> tuple[Any, Any]:
@@ -497,8 +597,14 @@ def _width(interval: Any) -> float:
 
 def _prune(parsed, box: list, claim: Any) -> str | None:
     """Why no feasible point in the box reaches the claim ('o' objective beyond it, 'c<j>'
-    constraint j violated everywhere, 'u' objective undefined everywhere), or None."""
-    assignment = dict(zip(parsed.symbols, box))
+    constraint j violated everywhere, 'd' an eliminated variable outside its domain everywhere,
+    'u' objective undefined everywhere), or None."""
+    try:
+        assignment = parsed.assignment(box)
+    except Undefined:
+        return "d"
+    if assignment is None:
+        return "d"
     for j, (lhs, op, rhs) in enumerate(parsed.constraints):
         try:
             difference = enclose(lhs - rhs if op in ("=", ">=", ">") else rhs - lhs, assignment, strict=False)
@@ -511,9 +617,29 @@ def _prune(parsed, box: list, claim: Any) -> str | None:
         value = enclose(parsed.objective, assignment, strict=False)
     except Undefined:
         return "u"
+    if parsed.gradient is not None and all(math.isfinite(_width(b)) for b in box):
+        value = _mean_value(parsed, box, value)
     if (parsed.sense == "min" and value.a > claim.b) or (parsed.sense == "max" and value.b < claim.a):
         return "o"
     return None
+
+
+def _mean_value(parsed, box: list, natural: Any) -> Any:
+    """The natural enclosure intersected with the mean-value form f(m) + grad f(box) . (box - m),
+    whose overestimate shrinks with the square of the box width."""
+    with _precision():
+        middle = [_hull(((b.a + b.b) / 2).a, ((b.a + b.b) / 2).a) for b in box]
+        try:
+            at_middle, over_box = parsed.assignment(middle, cut=False), parsed.assignment(box)
+            if at_middle is None or over_box is None:
+                return natural
+            value = enclose(parsed.objective, at_middle, strict=False)
+            for g, b, m in zip(parsed.gradient, box, middle):
+                value = value + enclose(g, over_box, strict=False) * (b - m)
+        except (Undefined, ZeroDivisionError):
+            return natural
+        lo, hi = max(value.a, natural.a), min(value.b, natural.b)
+    return _hull(lo, hi) if lo <= hi else natural
 
 
 def unreachable_certificate(parsed, claim_text: str, max_boxes: int = MAX_BOXES) -> tuple[dict | None, str]:
@@ -523,35 +649,55 @@ def unreachable_certificate(parsed, claim_text: str, max_boxes: int = MAX_BOXES)
 
     with _precision():
         claim = _enclose(parse_expression(claim_text, ()), {}, True)
+    eliminate = _eliminations(parsed)
+    original, parsed = parsed, _Reduced(parsed, eliminate)
+    with _precision(BRANCH_BITS):
+        tokens = _branch(parsed, claim, max_boxes)
+    if isinstance(tokens, str):
+        return None, tokens
+    certificate = {"kind": "refutation", "method": "branch-and-bound", "sense": parsed.sense, "claim": claim_text,
+                   "eliminate": eliminate, "tree": " ".join(tokens), "verifier": VERIFIER}
+    ok, detail = verify_refutation(certificate, original)
+    return (certificate, detail) if ok else (None, detail)
+
+
+def _branch(parsed, claim: Any, max_boxes: int) -> list[str] | str:
+    """The preorder tokens of a closed tree, or why it did not close."""
     tokens: list[str] = []
     stack = [_box_of_domains(parsed)]
     while stack:
         box = stack.pop()
         if len(tokens) >= max_boxes:
-            return None, f"branch and bound did not close within {max_boxes} boxes"
+            return f"branch and bound did not close within {max_boxes} boxes"
         leaf = _prune(parsed, box, claim)
         if leaf is not None:
             tokens.append(leaf)
             continue
         k = max(range(len(box)), key=lambda i: _width(box[i]))
         if _width(box[k]) < 1e-12:
-            return None, "branch and bound reached boxes too small to decide"
+            return "branch and bound reached boxes too small to decide"
         tokens.append(f"s{k}")
         low, high = _split(box[k])
         stack.append(box[:k] + [high] + box[k + 1:])
         stack.append(box[:k] + [low] + box[k + 1:])
-    certificate = {"kind": "refutation", "method": "branch-and-bound", "sense": parsed.sense, "claim": claim_text,
-                   "tree": " ".join(tokens), "verifier": VERIFIER}
-    ok, detail = verify_refutation(certificate, parsed)
-    return (certificate, detail) if ok else (None, detail)
+    return tokens
 
 
 def _verify_tree(certificate: dict, parsed, claim_expr: sympy.Expr) -> tuple[bool, str]:
     tokens = certificate["tree"].split()
     if len(tokens) > 10 * MAX_BOXES:
         return False, "the tree is larger than any the prover writes"
+    eliminate = certificate.get("eliminate", {})
+    if not isinstance(eliminate, dict) or not all(isinstance(v, str) for v in eliminate.values()):
+        return False, "eliminate must map variable names to expressions as text"
+    parsed = _Reduced(parsed, eliminate)
     with _precision():
         claim = _enclose(claim_expr, {}, True)
+    with _precision(BRANCH_BITS):
+        return _replay(parsed, tokens, claim, claim_expr)
+
+
+def _replay(parsed, tokens: list[str], claim: Any, claim_expr: sympy.Expr) -> tuple[bool, str]:
     stack = [_box_of_domains(parsed)]
     leaves = 0
     for position, token in enumerate(tokens):

@@ -114,9 +114,9 @@ def test_deterministic_for_a_seed():
 
 
 def test_search_extremum_alone():
-    result = search_extremum(load_problem(FIXTURES / "circle-irrational.yaml"), seed=0, time_budget=5)
+    result = search_extremum(load_problem(FIXTURES / "circle-irrational.yaml"), seed=0)
     assert result.best_value == pytest.approx(5 ** 0.5, rel=1e-9) and not result.unbounded
-    assert search_extremum(load_problem(FIXTURES / "unbounded.yaml"), seed=0, time_budget=5).unbounded
+    assert search_extremum(load_problem(FIXTURES / "unbounded.yaml"), seed=0).unbounded
 
 
 def test_to_json_keys():
@@ -178,6 +178,6 @@ def test_search_extremum_takes_a_spec():
     from extrembench.convert import convert_problem
 
     spec, _ = convert_problem(load_problem(FIXTURES / "titu-cyclic.yaml"))
-    result = search_extremum(spec, seed=0, time_budget=5)
+    result = search_extremum(spec, seed=0)
     assert result.best_value == pytest.approx(3.0, rel=1e-9)
     assert sum(result.witness.values()) == pytest.approx(3.0)
