@@ -169,8 +169,12 @@ def _gold_text(answer: str | None, status: str) -> str | None:
 
 
 def validate_shard(problem_files: Sequence[str], conversions: Path, output: Path, *, benchmark: str,
-                   dag_node: str, time_budget_s: float, seed: int) -> None:
-    from extrembench.validate import check_problem
+                   dag_node: str, settings: dict) -> None:
+    """settings: the config's `validation` block (seed, starts, iterations, time_cap_s)."""
+    from extrembench.validate import Effort, check_problem
+
+    seed = settings["seed"]
+    effort = Effort(starts=settings["starts"], iterations=settings["iterations"], time_cap_s=settings["time_cap_s"])
 
     rows = []
     for conv in read_artifact(conversions, "conversions").to_pylist():
@@ -193,7 +197,7 @@ def validate_shard(problem_files: Sequence[str], conversions: Path, output: Path
                 if conv["statement"]:
                     claimed["statement"] = conv["statement"]
                 target = problem_from_dict(claimed, path=conv["source_path"])
-            result = check_problem(target, seed=seed, time_budget=time_budget_s)
+            result = check_problem(target, seed=seed, effort=effort)
             if conv["statement"] is None and not isinstance(target, str):
                 from extrembench.convert import render_statement
 

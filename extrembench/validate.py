@@ -207,10 +207,14 @@ def _sample(model: _Model, rng: np.random.Generator, count: int) -> np.ndarray:
 
 
 def _structured_starts(model: _Model) -> list[np.ndarray]:
-    """All-ones and the lower corner: the equality case of most olympiad inequalities."""
+    """All-ones and the lower corner (the equality case of most olympiad inequalities), and zero
+    where the domain allows it (optima at the origin, single-point sets like x^2 + y^2 = 0)."""
     ones = np.array([c.t(1.0) if c.kind != "box" else min(max(1.0, c.t_lo), c.t_hi) for c in model.coords])
     low = np.array([c.t_lo if c.kind == "box" else (0.0 if c.t_lo == 0.0 else c.t(1.0)) for c in model.coords])
-    return [ones, low]
+    zero = np.array([min(max(0.0, c.t_lo), c.t_hi) if c.kind == "box" else
+                     (c.t(0.0) if c.kind == "sinh" and c.t_lo <= c.t(0.0) <= c.t_hi else c.t(1.0))
+                     for c in model.coords])
+    return [ones, low, zero]
 
 
 def _penalised(model: _Model, values: np.ndarray, violation: np.ndarray) -> np.ndarray:
