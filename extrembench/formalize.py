@@ -458,6 +458,15 @@ def latex_relations(latex: str, variables: Collection[str] = ()) -> list[str]:
     return [f"{texts[i]} {relation} {texts[i + 1]}" for i, relation in enumerate(relations)]
 
 
+def latex_chain(latex: str, variables: Collection[str] = ()) -> tuple[list[str], list[str]]:
+    """A formula, or a chain of relations ('a \\ge b \\ge c'), as its parts in plain syntax and the
+    relations between them (['a', 'b', 'c'], ['>=', '>='])."""
+    parser = _LatexParser(latex, variables)
+    parts, relations = parser.chain()
+    parser.finish()
+    return [tree_to_text(part) for part in parts], relations
+
+
 def latex_names(latex: str, variables: Collection[str] = ()) -> set[str]:
     """The variable names a LaTeX formula uses (after the same reading as latex_to_text)."""
     parser = _LatexParser(latex, variables)
@@ -616,7 +625,7 @@ def _domain_from_words(prose: str, segment: int) -> str | None:
 _DEFINITION = re.compile(r"\s*(?P<name>[A-Za-z])\s*(?:\((?P<arguments>[^()]*)\))?\s*=(?!=)")
 
 
-def _strip_definition(latex: str, variables: Collection[str]) -> str:
+def strip_definition(latex: str, variables: Collection[str]) -> str:
     """'P = a + b' or 'f(a, b) = a + b' -> 'a + b' (the objective is what the name stands for)."""
     match = _DEFINITION.match(latex)
     if match is None or match.group("name") in variables:
@@ -703,7 +712,7 @@ def formalize_statement(problem_id: str, statement: str, answer) -> dict:
         for piece in _split_top_level(latex):
             _require_declared(latex_names(piece, variables), variables, piece)
             constraints.extend(latex_relations(piece, variables))
-    objective_latex = _strip_definition(segments[objective_segment], variables)
+    objective_latex = strip_definition(segments[objective_segment], variables)
     _require_declared(latex_names(objective_latex, variables), variables, objective_latex)
     spec = {
         "id": problem_id,

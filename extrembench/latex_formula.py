@@ -1,10 +1,10 @@
-"""Read the formulas of a LaTeX problem statement back, to check them against the problem's spec.
+r"""Read the formulas of a LaTeX problem statement back, to check them against the problem's spec.
 
-Formulas are parsed with latex2sympy2_extended. That is safe on untrusted text: it is an ANTLR
-grammar (PSLexer/PSParser) whose parse tree is turned into sympy objects by fixed constructors.
-Its source (latex2sympy2.py, version in the venv) calls parse_expr only on caller-supplied
-`variable_values`, which we never pass, and sympy.Number only on lexer NUMBER tokens (digits);
-function names reach getattr only after the grammar matched them against its fixed token set.
+Formulas are read by the project's one LaTeX reader, extrembench.formalize (a tokenizer and a
+recursive-descent parser that builds a tree and prints it in the plain syntax); the plain text is
+then parsed by extrembench.expr's safe parser over the spec's variables. Nothing is evaluated, and
+the formalizer and this check understand exactly the same notation (\max\{...\}, \sum_{cyc},
+brace-less \frac1a, "P = ..." naming the objective).
 """
 
 from __future__ import annotations
@@ -13,19 +13,14 @@ import math
 import re
 
 import sympy
-from latex2sympy2_extended import NormalizationConfig, latex2sympy
-from latex2sympy2_extended.latex2sympy2 import ConversionConfig
 
-# keep case: a statement may use A, B, C (angles) next to a, b, c
-_CONVERSION = ConversionConfig(lowercase_symbols=False)
-# malformed_operators: accept the common brace-less \frac1a, \sqrt2; no unit stripping or \boxed
-_NORMALIZATION = NormalizationConfig(basic_latex=True, units=False, malformed_operators=True, nits=False,
-                                     boxed="none", equations=False)
+from extrembench.expr import ExpressionError, parse_expression
+from extrembench.formalize import FormalizeError, latex_chain, strip_definition
+from extrembench.problem import split_top_level_commas
 
 _MATH_RE = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$|\\\((.+?)\\\)|\\\[(.+?)\\\]", re.S)
 _MIN_WORDS = ("minimum", "smallest", "least", "minimal", "infimum")
 _MAX_WORDS = ("maximum", "largest", "greatest", "maximal", "supremum")
-_RELATIONS = (sympy.Eq, sympy.Ge, sympy.Le, sympy.Gt, sympy.Lt)
 MAX_STATEMENT_LENGTH = 20000
 
 
@@ -46,19 +41,24 @@ def statement_sense(statement: str) -> str | None:
     return "min" if has_min and not has_max else "max" if has_max and not has_min else None
 
 
-def parse_segment(segment: str, names: dict[str, sympy.Symbol]) -> sympy.Basic | None:
-    """sympy form of one math segment with its symbols renamed to the spec's, or None when the
-    grammar does not accept it (a list like "a, b, c", a set, prose)."""
-    try:
-        parsed = latex2sympy(segment, normalization_config=_NORMALIZATION, conversion_config=_CONVERSION)
-    except Exception:  # the grammar raises a variety of errors on text it does not accept
-        return None
-    if not isinstance(parsed, sympy.Basic):
-        return None
-    mapping = {s: names[s.name] for s in parsed.free_symbols if isinstance(s, sympy.Symbol) and s.name in names}
-    if "e" in names:  # the grammar reads a lone e as Euler's number; here it is the variable
-        mapping[sympy.E] = names["e"]
-    return parsed.xreplace(mapping)
+def read_segment(segment: str, variables: list[str]) -> tuple[list[sympy.Expr], list[tuple]]:
+    """(formulas, relations (lhs, op, rhs)) of one math segment over the spec's variables; pieces
+    the reader does not accept (a list of names, a set, prose, unknown names) are skipped."""
+    formulas, relations = [], []
+    for piece in split_top_level_commas(segment):
+        piece = strip_definition(piece, variables).strip()
+        if not piece:
+            continue
+        try:
+            parts, ops = latex_chain(piece, variables)
+            exprs = [parse_expression(part, variables) for part in parts]
+        except (FormalizeError, ExpressionError, RecursionError):
+            continue
+        if ops:
+            relations += [(exprs[i], op, exprs[i + 1]) for i, op in enumerate(ops)]
+        else:
+            formulas.append(exprs[0])
+    return formulas, relations
 
 
 def _value(expr: sympy.Expr, point: dict) -> float | None:
@@ -95,34 +95,34 @@ def statement_mismatch(statement: str, parsed, points: list[dict[str, float]]) -
     if sense is not None and sense != parsed.sense:
         return f"asks for the {'minimum' if sense == 'min' else 'maximum'} but the spec's sense is {parsed.sense}"
     subs_points = [{names[k]: v for k, v in p.items()} for p in points]
+    variables = [str(s) for s in parsed.symbols]
     formulas, relations = [], []
     for segment in math_segments(statement):
-        expr = parse_segment(segment, names)
-        if expr is None or not (expr.free_symbols & set(parsed.symbols)):
-            continue
-        (relations if isinstance(expr, _RELATIONS) else formulas).append((segment, expr))
-    if not any(isinstance(e, sympy.Expr) and _same_values(e, parsed.objective, subs_points) for _, e in formulas):
-        shown = "; ".join(s for s, _ in formulas) or "none"
+        read, related = read_segment(segment, variables)
+        formulas += [(segment, e) for e in read if e.free_symbols]
+        relations += [(segment, r) for r in related if (r[0] - r[2]).free_symbols]
+    if not any(_same_values(e, parsed.objective, subs_points) for _, e in formulas):
+        shown = "; ".join(dict.fromkeys(s for s, _ in formulas)) or "none"
         return f"no formula in the statement equals the objective {parsed.objective} at feasible points (formulas read: {shown})"
-    for segment, relation in relations:
-        difference = relation.lhs - relation.rhs
+    for segment, (lhs, op, rhs) in relations:
         for point in subs_points:
-            value = _value(difference, point)
-            scale = 1 + abs(_value(relation.lhs, point) or 0) + abs(_value(relation.rhs, point) or 0)
+            value = _value(lhs - rhs, point)
+            scale = 1 + abs(_value(lhs, point) or 0) + abs(_value(rhs, point) or 0)
             if value is None:
                 continue
             tol = 1e-7 * scale
-            holds = {sympy.Eq: abs(value) <= tol, sympy.Ge: value >= -tol, sympy.Le: value <= tol,
-                     sympy.Gt: value >= -tol, sympy.Lt: value <= tol}[type(relation)]
+            holds = {"=": abs(value) <= tol, ">=": value >= -tol, "<=": value <= tol,
+                     ">": value >= -tol, "<": value <= tol}[op]
             if not holds:
                 return f"the stated relation ${segment}$ fails at a feasible point of the spec {point}"
-    stated = sum(1 for _, r in relations if len(r.free_symbols) > 1 or not _is_sign_condition(r))
+    stated = sum(1 for _, r in relations if not _is_sign_condition(r))
     required = sum(1 for lhs, _, rhs in parsed.constraints if len((lhs - rhs).free_symbols) > 0)
     if stated < required:
         return f"states {stated} relation(s) between variables but the spec has {required} constraint(s)"
     return None
 
 
-def _is_sign_condition(relation) -> bool:
+def _is_sign_condition(relation: tuple) -> bool:
     """'a > 0'-style domain conditions are not constraints."""
-    return len(relation.free_symbols) == 1 and (relation.lhs.is_number or relation.rhs.is_number)
+    lhs, _, rhs = relation
+    return len((lhs - rhs).free_symbols) == 1 and (lhs.is_number or rhs.is_number)

@@ -205,7 +205,7 @@ def _gold_text(answer: str | None, status: str) -> str | None:
         return answer
 
 
-def _validate_one(conv: dict, *, time_budget_s: float, seed: int) -> tuple:
+def _validate_one(conv: dict, *, effort, seed: int) -> tuple:
     """(status, reason, best value, witness, answerless spec) of one conversion row; fills in
     conv["statement"] when the spec came without one."""
     from extrembench.validate import check_problem
@@ -226,7 +226,7 @@ def _validate_one(conv: dict, *, time_budget_s: float, seed: int) -> tuple:
         if conv["statement"]:
             claimed["statement"] = conv["statement"]
         target = problem_from_dict(claimed, path=conv["source_path"])
-    result = check_problem(target, seed=seed, time_budget=time_budget_s)
+    result = check_problem(target, seed=seed, effort=effort)
     if conv["statement"] is None and not isinstance(target, str):
         from extrembench.convert import render_statement
 
@@ -235,13 +235,18 @@ def _validate_one(conv: dict, *, time_budget_s: float, seed: int) -> tuple:
 
 
 def validate_shard(problem_files: Sequence[str], conversions: Path, output: Path, *, benchmark: str,
-                   dag_node: str, time_budget_s: float, seed: int) -> None:
+                   dag_node: str, settings: dict) -> None:
+    """settings: the config's `validation` block (seed, starts, iterations, time_cap_s)."""
+    from extrembench.validate import Effort
+
+    seed = settings["seed"]
+    effort = Effort(starts=settings["starts"], iterations=settings["iterations"], time_cap_s=settings["time_cap_s"])
     infrastructure = _not_one_problems_fault()
     rows = []
     for conv in read_artifact(conversions, "conversions").to_pylist():
         spec = None
         try:
-            status, reason, best, witness, spec = _validate_one(conv, time_budget_s=time_budget_s, seed=seed)
+            status, reason, best, witness, spec = _validate_one(conv, effort=effort, seed=seed)
             gold = _gold_text(conv["answer"], status)
         except infrastructure:
             raise

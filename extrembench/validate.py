@@ -52,10 +52,13 @@ class CheckResult:
     best_value: float | None
     witness: dict[str, float] | None
     reason: str
+    # a re-checkable proof of the status (kinds in docs/problem-format.md); refutations carry
+    # extrembench.refutation certificates
+    certificate: dict | None = None
 
     def to_json(self) -> dict:
         return {"id": self.id, "status": self.status, "best_value": self.best_value,
-                "witness": self.witness, "reason": self.reason}
+                "witness": self.witness, "reason": self.reason, "certificate": self.certificate}
 
 
 @dataclass(frozen=True)
@@ -203,10 +206,14 @@ def _sample(model: _Model, rng: np.random.Generator, count: int) -> np.ndarray:
 
 
 def _structured_starts(model: _Model) -> list[np.ndarray]:
-    """All-ones and the lower corner: the equality case of most olympiad inequalities."""
+    """All-ones and the lower corner (the equality case of most olympiad inequalities), and zero
+    where the domain allows it (optima at the origin, single-point sets like x^2 + y^2 = 0)."""
     ones = np.array([c.t(1.0) if c.kind != "box" else min(max(1.0, c.t_lo), c.t_hi) for c in model.coords])
     low = np.array([c.t_lo if c.kind == "box" else (0.0 if c.t_lo == 0.0 else c.t(1.0)) for c in model.coords])
-    return [ones, low]
+    zero = np.array([min(max(0.0, c.t_lo), c.t_hi) if c.kind == "box" else
+                     (c.t(0.0) if c.kind == "sinh" and c.t_lo <= c.t(0.0) <= c.t_hi else c.t(1.0))
+                     for c in model.coords])
+    return [ones, low, zero]
 
 
 def _penalised(model: _Model, values: np.ndarray, violation: np.ndarray) -> np.ndarray:
@@ -215,7 +222,7 @@ def _penalised(model: _Model, values: np.ndarray, violation: np.ndarray) -> np.n
     return np.where(np.isfinite(merit), merit, np.inf)
 
 
-def _local(model: _Model, start: np.ndarray, limit: float | None = None) -> _Candidate | None:
+def _local(model: _Model, start: np.ndarray, limit: float | None = None, iterations: int = 150) -> _Candidate | None:
     bounds = [(c.t_lo, c.t_hi) if c.kind == "box" or limit is None else
               (max(c.t_lo, -limit), min(c.t_hi, limit)) for c in model.coords]
     start = np.clip(start, [b[0] for b in bounds], [b[1] for b in bounds])
@@ -229,7 +236,7 @@ def _local(model: _Model, start: np.ndarray, limit: float | None = None) -> _Can
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore")
         result = minimize(objective, start, method="SLSQP", bounds=bounds, constraints=_scalar_constraints(model),
-                          options={"maxiter": 150, "ftol": 1e-15})
+                          options={"maxiter": iterations, "ftol": 1e-15})
     t = np.clip(result.x, [b[0] for b in bounds], [b[1] for b in bounds])
     f, violation = model.values(model.x(t))
     if not np.isfinite(f):
@@ -260,11 +267,26 @@ def _finite_or(value: float, fallback: float) -> float:
     return value if math.isfinite(value) else fallback
 
 
-def _search(model: _Model, seed: int, deadline: float, starts: int = 14) -> tuple[list[_Candidate], bool]:
-    """Local optima from multistart, best first, and whether the deadline cut the schedule short
-    (deterministic for a seed unless it did)."""
+@dataclass(frozen=True)
+class Effort:
+    """How much search a check does, counted in work, never in seconds, so the same file, seed and
+    code give the same verdict on any machine however busy. `time_cap_s` is only a safety net: a
+    check that exceeds it stops with status inconclusive (reason "time cap"), never another verdict."""
+    starts: int = 14                 # random local searches (plus the all-ones and lower-corner starts)
+    iterations: int = 150            # SLSQP iterations per local search
+    samples_per_variable: int = 300  # random sample the starts are picked from
+    time_cap_s: float = 300.0
+
+
+class TimeCap(Exception):
+    """The wall-clock safety net of Effort was hit; the check reports inconclusive."""
+
+
+def _search(model: _Model, seed: int, effort: Effort, deadline: float) -> list[_Candidate]:
+    """Local optima from multistart, best first; raises TimeCap past the deadline."""
     rng = np.random.default_rng(seed)
-    samples = _sample(model, rng, 300 * len(model.coords) + 200)
+    starts = effort.starts
+    samples = _sample(model, rng, effort.samples_per_variable * len(model.coords) + 200)
     values, violation = model.values(model.x(samples))
     merit = _penalised(model, values, violation)
     # a third of the starts nearest to feasibility, a third best by penalised value, a third random
@@ -273,15 +295,18 @@ def _search(model: _Model, seed: int, deadline: float, starts: int = 14) -> tupl
         picked += [int(i) for i in order if int(i) not in picked][:starts // 3]
     rest = [i for i in rng.permutation(samples.shape[1]) if int(i) not in picked]
     chosen = [samples[:, i] for i in picked + rest[:starts - len(picked)]]
-    found, cut = [], False
+    found = []
     for start in _structured_starts(model) + chosen:
-        if time.monotonic() > deadline:
-            cut = True
-            break
-        candidate = _local(model, start)
+        _check_cap(deadline)
+        candidate = _local(model, start, iterations=effort.iterations)
         if candidate is not None:
             found.append(candidate)
-    return sorted(found, key=lambda c: (c.violation > FEAS_TOL, c.value)), cut
+    return sorted(found, key=lambda c: (c.violation > FEAS_TOL, c.value))
+
+
+def _check_cap(deadline: float) -> None:
+    if time.monotonic() > deadline:
+        raise TimeCap
 
 
 def _feasible(candidates: list[_Candidate]) -> list[_Candidate]:
@@ -310,12 +335,11 @@ def _witness(model: _Model, candidate: _Candidate) -> dict[str, float]:
     return {name: float(x) for name, x in zip(model.names, model.x(np.array(candidate.t)))}
 
 
-def search_extremum(problem_or_spec: Problem | ExtremalSpec, *, seed: int, time_budget: float) -> SearchResult:
+def search_extremum(problem_or_spec: Problem | ExtremalSpec, *, seed: int, effort: Effort = Effort()) -> SearchResult:
     """Numeric global search alone (no claim involved): best feasible value found, its point, and
-    whether the objective diverges in the asked direction."""
+    whether the objective diverges in the asked direction. Raises TimeCap past effort.time_cap_s."""
     model, _ = _model(problem_or_spec)
-    deadline = time.monotonic() + time_budget
-    feasible = _feasible(_search(model, seed, deadline)[0])
+    feasible = _feasible(_search(model, seed, effort, time.monotonic() + effort.time_cap_s))
     if not feasible:
         return SearchResult(None, None, False)
     best = feasible[0]
@@ -602,7 +626,7 @@ def _invalid(problem_id: str, error: Exception) -> CheckResult:
     return CheckResult(problem_id, "invalid", None, None, str(error))
 
 
-def check_problem(problem: Problem | str | Path, *, seed: int = 0, time_budget: float = 10.0,
+def check_problem(problem: Problem | str | Path, *, seed: int = 0, effort: Effort = Effort(),
                   ignore_keys=DEFAULT_IGNORED_KEYS) -> CheckResult:
     """Validate one problem; a path that fails to load gives status 'invalid', never an exception."""
     if not isinstance(problem, Problem):
@@ -611,29 +635,33 @@ def check_problem(problem: Problem | str | Path, *, seed: int = 0, time_budget: 
         except ProblemError as exc:
             return _invalid(_declared_id(Path(problem)), exc)
     try:
-        return _check_loaded(problem, seed, time_budget)
+        return _check_loaded(problem, seed, effort)
+    except TimeCap:
+        return CheckResult(problem.id, "inconclusive", None, None,
+                           f"time cap: the check ran longer than {effort.time_cap_s:g} s (a safety net, not a "
+                           "budget; the search is bounded by counts and should never reach it)")
     except Exception as exc:  # a validator failure must not stop a batch; it is reported, not hidden
         return CheckResult(problem.id, "inconclusive", None, None,
                            f"the validator failed on this problem: {type(exc).__name__}: {exc}")
 
 
-def _check_loaded(problem: Problem, seed: int, time_budget: float) -> CheckResult:
-    started = time.monotonic()
+def _check_loaded(problem: Problem, seed: int, effort: Effort) -> CheckResult:
+    deadline = time.monotonic() + effort.time_cap_s
     try:
         convert_problem(problem)  # raises when the source inequality disagrees with the curated fields
         model, parsed = _model(problem)
     except (ProblemError, ExpressionError) as exc:
         return _invalid(problem.id, exc)
-    deadline = started + time_budget
-    candidates, cut = _search(model, seed, deadline)
+    candidates = _search(model, seed, effort, deadline)
     feasible = _feasible(candidates)
     if not feasible:
-        closest = min((c.violation for c in candidates), default=float("inf"))
-        if cut:
-            return CheckResult(problem.id, "inconclusive", None, None,
-                               f"time budget of {time_budget:g} s spent before a feasible point was found")
-        return CheckResult(problem.id, "invalid", None, None,
-                           f"feasible set appears empty: no point satisfies the constraints (smallest relative violation {closest:.3g})")
+        exact = _exactly_feasible(model, candidates, deadline)
+        if exact is None:
+            closest = min((c.violation for c in candidates), default=float("inf"))
+            return CheckResult(problem.id, "invalid", None, None,
+                               "feasible set appears empty: no point satisfies the constraints, and none near the "
+                               f"search's closest points does so exactly (smallest relative violation {closest:.3g})")
+        feasible = [exact]
     statement_error = _statement_mismatch(problem, model, feasible)
     if statement_error:
         return CheckResult(problem.id, "invalid", None, None, f"statement: {statement_error}")
@@ -641,28 +669,83 @@ def _check_loaded(problem: Problem, seed: int, time_budget: float) -> CheckResul
     target = model.sign * answer
     tol = REL_TOL * (1 + abs(answer))
     best = feasible[0]
-    witness = _witness(model, best)
-    best_value = model.sign * best.value
-    word = "below" if problem.sense == "min" else "above"
     if best.value < target - tol:
-        if _at_limit(model, best):
-            diverging, path = _diverges(model, best)
-            if diverging:
-                shown = ", ".join(f"{model.sign * v:.6g}" for v in path)
-                return CheckResult(problem.id, "refuted", best_value, witness,
-                                   f"unbounded {word}: along feasible points with coordinates running to 0 or infinity the objective goes {shown}, ...")
-        return CheckResult(problem.id, "refuted", best_value, witness,
-                           f"a feasible point gives {best_value:.12g}, {word} the claimed {answer:.12g}")
+        return _refute_by_witness(problem, model, [c for c in feasible if c.value < target - tol], deadline)
     if best.value > target + tol:
-        if cut:
-            return CheckResult(problem.id, "inconclusive", best_value, witness,
-                               f"the best value found, {best_value:.12g}, misses the claimed {answer:.12g}, but the "
-                               f"time budget of {time_budget:g} s cut the search short")
-        return CheckResult(problem.id, "refuted", best_value, witness,
-                           f"the claimed {answer:.12g} is never reached nor approached: the best feasible value found is {best_value:.12g}")
+        return _refute_unreachable(problem, model, best)
     matching = [c for c in feasible if c.value <= target + tol]
     status, chosen, reason = _attainment(model, matching, parsed.answer)
     return CheckResult(problem.id, status, model.sign * chosen.value, _witness(model, chosen), reason)
+
+
+def _exactly_feasible(model: _Model, candidates: list[_Candidate], deadline: float) -> _Candidate | None:
+    """A feasible point proven exactly (rational / algebraic coordinates) near one of the search's
+    closest points, as a candidate: a set whose only points sit where a relative residual test
+    cannot pass (the origin, a single point like x^2 + y^2 = 0) is not empty."""
+    from extrembench.refutation import exact_feasible_point, point_floats
+
+    for candidate in sorted(candidates, key=lambda c: c.violation)[:4]:
+        _check_cap(deadline)
+        point = exact_feasible_point(model.parsed, _witness(model, candidate))
+        if point is None:
+            continue
+        x = point_floats(point)
+        t = np.array([c.t(x[name]) for c, name in zip(model.coords, model.names)])
+        value, _ = model.values([np.float64(x[name]) for name in model.names])
+        if np.isfinite(value):
+            return _Candidate(tuple(float(v) for v in t), float(value), 0.0)
+    return None
+
+
+MAX_REFUTATION_CANDIDATES = 5  # float points beating the claim that are tried as exact witnesses
+
+
+def _refute_by_witness(problem: Problem, model: _Model, better: list[_Candidate], deadline: float) -> CheckResult:
+    """refuted with an exact witness certificate, or inconclusive when no float point beating the
+    claim can be made exactly feasible with a rigorously better objective."""
+    from extrembench.refutation import point_floats, witness_certificate
+
+    word = "below" if problem.sense == "min" else "above"
+    answer = float(model.parsed.answer.evalf(30))
+    why = ""
+    for candidate in better[:MAX_REFUTATION_CANDIDATES]:
+        _check_cap(deadline)
+        certificate, detail = witness_certificate(model.parsed, problem.answer, _witness(model, candidate))
+        if certificate is None:
+            why = why or detail
+            continue
+        witness = point_floats(certificate["point"])
+        value, _ = model.values([np.float64(witness[name]) for name in model.names])
+        best_value = float(model.sign * value)
+        reason = f"an exactly feasible point gives {best_value:.12g}, {word} the claimed {answer:.12g} ({detail})"
+        if _at_limit(model, candidate):
+            diverging, path = _diverges(model, candidate)
+            if diverging:
+                shown = ", ".join(f"{model.sign * v:.6g}" for v in path)
+                reason = (f"unbounded {word} (numerically: along feasible points with coordinates running to 0 or "
+                          f"infinity the objective goes {shown}, ...); certified by {reason}")
+        return CheckResult(problem.id, "refuted", best_value, witness, reason, certificate)
+    best = better[0]
+    return CheckResult(problem.id, "inconclusive", model.sign * best.value, _witness(model, best),
+                       f"a point feasible to float tolerance gives {model.sign * best.value:.12g}, {word} the claimed "
+                       f"{answer:.12g}, but no exactly feasible point near it beats the claim ({why})")
+
+
+def _refute_unreachable(problem: Problem, model: _Model, best: _Candidate) -> CheckResult:
+    """The claim lies beyond every value the search found: refuted only with a proof that no
+    feasible point reaches it (a branch-and-bound certificate), inconclusive otherwise."""
+    from extrembench.refutation import unreachable_certificate
+
+    answer = float(model.parsed.answer.evalf(30))
+    best_value = model.sign * best.value
+    certificate, detail = unreachable_certificate(model.parsed, problem.answer)
+    if certificate is None:
+        return CheckResult(problem.id, "inconclusive", best_value, _witness(model, best),
+                           f"the claimed {answer:.12g} is never reached nor approached by the search (best feasible "
+                           f"value {best_value:.12g}), but no proof that no feasible point reaches it was found ({detail})")
+    return CheckResult(problem.id, "refuted", best_value, _witness(model, best),
+                       f"the claimed {answer:.12g} is never reached nor approached: the best feasible value found is "
+                       f"{best_value:.12g}, and {detail}", certificate)
 
 
 def _statement_mismatch(problem: Problem, model: _Model, feasible: list[_Candidate]) -> str | None:
@@ -701,7 +784,10 @@ def _spread_feasible_points(model: _Model, seed: int, count: int) -> list[_Candi
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("files", nargs="+", type=Path, help="problem YAML files")
     parser.add_argument("--seed", type=int, default=0, help="search seed (default 0)")
-    parser.add_argument("--time-budget", type=float, default=10.0, help="seconds per problem (default 10)")
+    parser.add_argument("--starts", type=int, default=Effort.starts,
+                        help=f"random local searches per problem (default {Effort.starts}); the search is bounded by counts, never by time")
+    parser.add_argument("--time-cap", type=float, default=Effort.time_cap_s,
+                        help=f"safety net in seconds (default {Effort.time_cap_s:g}): a check running longer is inconclusive")
     parser.add_argument("--ignore-key", action="append", default=list(DEFAULT_IGNORED_KEYS),
                         help="top-level key to ignore in problem files (repeatable; expected_status is always ignored)")
     expect = parser.add_mutually_exclusive_group()
@@ -734,7 +820,8 @@ def _declared_status(path: Path) -> str:
 def run(args: argparse.Namespace) -> int:
     failures = 0
     for path in args.files:
-        result = check_problem(path, seed=args.seed, time_budget=args.time_budget, ignore_keys=tuple(args.ignore_key))
+        effort = Effort(starts=args.starts, time_cap_s=args.time_cap)
+        result = check_problem(path, seed=args.seed, effort=effort, ignore_keys=tuple(args.ignore_key))
         print(json.dumps(result.to_json(), ensure_ascii=False), flush=True)
         if args.expect_confirmed and result.status != "confirmed":
             failures += 1

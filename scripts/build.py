@@ -33,5 +33,4 @@ with ExitStack() as stack:
     else:
         settings = smk.config["validation"]
         stages.validate_shard(smk.input.problems, Path(smk.input.conversions), Path(smk.output.problems),
-                              benchmark=wc.benchmark, dag_node=node, time_budget_s=settings["time_budget_s"],
-                              seed=settings["seed"])
+                              benchmark=wc.benchmark, dag_node=node, settings=settings)

@@ -26,7 +26,7 @@ N_SHARDS = 2
 TINY_CONFIG = {
     "benchmarks": {"extrem": {"kind": "extremal", "problems": "problems", "shards": N_SHARDS, "trials": TRIALS}},
     "models": {
-        "reference-solver": {"backend": "reference-solver", "reference": {"time_budget_s": 1}},
+        "reference-solver": {"backend": "reference-solver", "reference": {"starts": 4}},
         "gemma3-270m": {
             "backend": "llamacpp", "hf_id": "google/gemma-3-270m", "revision": "gguf-1.0.0",
             "context_length": 1024, "concurrency": 1,

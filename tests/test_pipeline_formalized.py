@@ -18,7 +18,7 @@ pytestmark = pytest.mark.slow
 REPO = Path(__file__).resolve().parents[1]
 CONFIG = {
     "benchmarks": {"imported": {"kind": "formalized", "statements": "statements.jsonl", "shards": 1, "trials": 1}},
-    "models": {"reference-solver": {"backend": "reference-solver", "reference": {"time_budget_s": 1}}},
+    "models": {"reference-solver": {"backend": "reference-solver", "reference": {"starts": 4}}},
     "evaluate": {"models": ["reference-solver"], "benchmarks": ["imported"]},
     "resources": {"cpu": {"mem_mb": 1000, "runtime": 10}},
     "cache_dir": "cache",

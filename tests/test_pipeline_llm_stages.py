@@ -21,7 +21,7 @@ GEMMA = {
 }
 CONFIG = {
     "benchmarks": {"extrem": {"kind": "extremal", "problems": "problems", "shards": 1, "trials": 1}},
-    "models": {"reference-solver": {"backend": "reference-solver", "reference": {"time_budget_s": 1}},
+    "models": {"reference-solver": {"backend": "reference-solver", "reference": {"starts": 4}},
                "gemma3-270m": GEMMA},
     "evaluate": {"models": ["reference-solver"], "benchmarks": ["extrem"]},
     "resources": {"cpu": {"mem_mb": 1000, "runtime": 10}},

@@ -272,10 +272,10 @@ def tiny_config(workdir: Path) -> dict:
         "benchmarks": {"extrem": {"kind": "extremal", "problems": str(problems), "shards": N_SHARDS, "trials": 1}},
         "models": {
             "reference-solver": {"backend": "reference-solver", "size_class": "cpu",
-                                 "reference": {"time_budget_s": 1, "digits": 8}},
+                                 "reference": {"starts": 4, "digits": 8}},
             # a non-LLM backend on a GPU size class: exercises the GPU request path on the fake b200 node
             GPU_MODEL: {"backend": "reference-solver", "size_class": "b200x2",
-                        "reference": {"time_budget_s": 1, "digits": 8}},
+                        "reference": {"starts": 4, "digits": 8}},
         },
         "evaluate": {"models": ["reference-solver", GPU_MODEL], "benchmarks": ["extrem"]},
         "resources": {
@@ -283,7 +283,7 @@ def tiny_config(workdir: Path) -> dict:
             "b200x2": {"gpu": 2, "gpu_model": "b200", "cpus_per_gpu": 4, "mem_mb": 4000, "runtime": 20},
         },
         "cluster": {"gpu_partition": "b200", "cpu_partition": "cpu"},
-        "validation": {"time_budget_s": 2},
+        "validation": {"starts": 6},
         "cache_dir": str(workdir / "cache"),
     }
     (workdir / "config.yaml").write_text(yaml.safe_dump(config, sort_keys=False))

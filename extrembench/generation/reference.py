@@ -11,7 +11,7 @@ import time
 from typing import Any
 
 from extrembench.convert import ExtremalSpec
-from extrembench.validate import search_extremum
+from extrembench.validate import Effort, TimeCap, search_extremum
 
 
 def answer(identity: dict[str, Any]) -> dict[str, Any]:
@@ -25,8 +25,13 @@ def answer(identity: dict[str, Any]) -> dict[str, Any]:
         problem = ExtremalSpec(sense=spec["sense"], variables=spec["variables"],
                                constraints=tuple(spec["constraints"]), objective=spec["objective"],
                                answer="0", statement="")
-        result = search_extremum(problem, seed=identity["seed"], time_budget=identity["time_budget_s"])
-        if result.unbounded:
+        try:
+            result = search_extremum(problem, seed=identity["seed"], effort=Effort(starts=identity["starts"]))
+        except TimeCap:  # the safety net: the solver abstains rather than answer from a cut search
+            result = None
+        if result is None:
+            text = None
+        elif result.unbounded:
             text = "The objective is unbounded: \\boxed{\\infty}" if spec["sense"] == "max" else \
                 "The objective is unbounded: \\boxed{-\\infty}"
         elif result.best_value is None:

@@ -98,7 +98,7 @@ def plan_samples(problems: list[dict[str, Any]], *, benchmark: str, model: str,
                 identity = {
                     "engine": "reference-solver", "engine_version": version,
                     "spec_json": problem["spec_json"], "seed": seed,
-                    "time_budget_s": model_cfg["reference"]["time_budget_s"],
+                    "starts": model_cfg["reference"]["starts"],
                     "digits": model_cfg["reference"]["digits"],
                 }
             else:
@@ -128,7 +128,7 @@ def chat_payload(sample: PlannedSample, served_model: str) -> dict[str, Any]:
 def sampling_json(sample: PlannedSample) -> str:
     identity = sample.identity
     if identity["engine"] == "reference-solver":
-        fields = {k: identity[k] for k in ("seed", "time_budget_s", "digits")}
+        fields = {k: identity[k] for k in ("seed", "starts", "digits")}
     else:
         fields = {**identity["sampling"], "seed": identity["seed"]}
     return json.dumps(fields, sort_keys=True)
