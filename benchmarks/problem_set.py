@@ -2,8 +2,8 @@
 
 Prints counts by difficulty (declared and by the rubric of docs/problem-format.md), technique,
 number of variables, sense, domain, constraint kind, equality-case type, source type, and the
-share the `symmetric-guess` model answers right; then each target with met / NOT MET. Exit status
-1 when a target is not met.
+share the `symmetric-guess` model answers right; then each target with met / NOT MET, including
+no near-duplicate pairs (extrembench.duplicates). Exit status 1 when a target is not met.
 
 The equality-case type needs one witness per problem from the validator's search (seeded, at most
 --time-budget seconds each); --no-search skips it (the type is then counted as "not searched").
@@ -99,7 +99,15 @@ def main(argv: list[str] | None = None) -> int:
         shown = f"{value:d}" if isinstance(value, int) else f"{100 * value:.1f} %"
         wanted = f"{threshold:d}" if isinstance(threshold, int) else f"{100 * threshold:.0f} %"
         print(f"  {label:40s} {shown:>8s}  (target {op} {wanted})  {'met' if met else 'NOT MET'}")
+    from extrembench.duplicates import find_duplicates
+
+    duplicates = find_duplicates([load_problem(path) for path in files])
+    failed += bool(duplicates)
+    print(f"  {'near-duplicate pairs':40s} {len(duplicates):8d}  (target = 0)  {'met' if not duplicates else 'NOT MET'}")
     mismatches = difficulty_mismatches(rows)
+    if duplicates:
+        print(f"\n{len(duplicates)} near-duplicate pairs (extrembench.duplicates):")
+        print("\n".join(f"  {d}" for d in duplicates))
     if mismatches:
         print(f"\n{len(mismatches)} declared difficulties disagree with the rubric:")
         print("\n".join(f"  {line}" for line in mismatches))
