@@ -66,6 +66,12 @@ def test_answer_text(problem, digits, boxed):
     assert ("minimum" if problem["sense"] == "min" else "maximum") in text
 
 
+def test_unreadable_spec_is_an_error_row_not_a_crash():
+    response = answer({"spec_json": json.dumps(spec("min", {"a": "banana"}, "a")), "digits": 8, "seed": 1})
+    assert response["finish_reason"] == "error" and response["content"] is None
+    assert "banana" in response["error"]
+
+
 @pytest.mark.parametrize("spec_json, finish, content", [
     (json.dumps(spec("min", POS3, "a + b + c", ["a*b*c = 8"])), "stop", r"\boxed{6}"),
     (json.dumps(spec("max", POS3, "a + b + c")), "abstain", None),

@@ -271,7 +271,12 @@ def answer(identity: dict[str, Any]) -> dict[str, Any]:
                 "prompt_tokens": None, "completion_tokens": None, "error": None}
     if identity["spec_json"]:
         spec = json.loads(identity["spec_json"])
-        guess = symmetric_guess(spec)
+        try:
+            guess = symmetric_guess(spec)
+        except (ValueError, TypeError, ArithmeticError, sympy.PolynomialError) as exc:
+            # a spec this model cannot read is an error row (shown in the tables), not a crashed job
+            response.update(finish_reason="error", error=f"symmetric-guess: {type(exc).__name__}: {exc}")
+            guess = None
         if guess is not None:
             response.update(content=answer_text(guess, spec["sense"], identity["digits"]), finish_reason="stop")
     response["latency_s"] = round(time.monotonic() - started, 3)
