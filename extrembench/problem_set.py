@@ -30,7 +30,7 @@ _SOURCE_RULES: tuple[tuple[str, re.Pattern], ...] = (
         r"|Middle European|Iberoamerican|Tournament of Towns|Romanian Masters|Silk Road|International Zhautykov")),
     ("national-olympiad", re.compile(
         r"Olympiad|\b[A-Z]*MO\b|\bTST\b|Team Selection|China (Western|Southeast|Girls)|Girls'? MO"
-        r"|National|Putnam")),
+        r"|National|Putnam|奥林匹克|集训队|冬令营|联赛")),  # Chinese: olympiad, training team, winter camp, league
     ("book", re.compile(r"(?i)\bchapter\b|\bch\.\s*\d|§|\bbook\b|\bexercise\b")),
     ("journal", re.compile(r"Crux|Mathematical Reflections|Monthly|Mathematics Magazine|AoPS|Kvant|Gazeta")),
     ("classical", re.compile(r"(?i)^\s*(classical|known|folklore|standard)\b|'s inequality")),

@@ -23,6 +23,8 @@ REPO = Path(__file__).resolve().parents[1]
     ("China Western MO 2004 Problem 8", "national-olympiad"),
     ("Vietnam National Olympiad 1996", "national-olympiad"),
     ("Iran TST 2009 Day 2 Problem 1", "national-olympiad"),
+    ("2004年中国数学奥林匹克 第5题", "national-olympiad"),
+    ("2007年国家集训队测试", "national-olympiad"),
     ("Secrets in Inequalities, Vol. 1, Chapter 3 (SOS)", "book"),
     ("Crux Mathematicorum problem 2345", "journal"),
     ("classical (AM-GM)", "classical"),
