@@ -20,6 +20,8 @@ from pathlib import Path
 
 import yaml
 
+from extrembench.generation.backends import SOLVER_BACKENDS
+
 REPO = Path(__file__).resolve().parents[1]
 SUMMARY = re.compile(r"(\d+) LLM request\(s\) sent, (\d+) reference-solver answer\(s\) computed, "
                      r"(\d+) served from cache")
@@ -74,13 +76,13 @@ def main() -> int:
         edited = edit_one_problem(problems)
         rerun_s, (sent, computed, cached) = run_snakemake(workdir)
         trials = config["benchmarks"]["extrem"]["trials"]
-        llm_models = sum(config["models"][m]["backend"] != "reference-solver" for m in config["evaluate"]["models"])
+        llm_models = sum(config["models"][m]["backend"] not in SOLVER_BACKENDS for m in config["evaluate"]["models"])
         print(f"problems: {len(files)}, trials: {trials}, LLM models: {llm_models}")
         print(f"full run:             {full_s:8.1f} s  ({full_counts[0]} LLM requests sent)")
         print(f"rerun after one edit: {rerun_s:8.1f} s  (edited {edited.name})")
         print(f"ratio rerun / full:   {rerun_s / full_s:8.3f}")
         print(f"rerun requests: {sent} sent (expected {llm_models * trials} = LLM models × trials), "
-              f"{computed} computed by the reference solver, {cached} served from cache")
+              f"{computed} computed by the non-LLM solvers, {cached} served from cache")
         return 0 if sent == llm_models * trials else 1
     finally:
         if args.keep:

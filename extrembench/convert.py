@@ -10,11 +10,12 @@ problem is rejected with both versions shown.
 from __future__ import annotations
 
 import random
+import re
 from dataclasses import dataclass
 
 import sympy
 
-from extrembench.expr import parse_expression, parse_relation, symbol
+from extrembench.expr import _Parser, parse_expression, parse_relation, symbol
 from extrembench.problem import Problem, ProblemError, parse_domain, parse_problem
 
 SENSE_OF_RELATION = {">=": "min", ">": "min", "<=": "max", "<": "max"}
@@ -148,8 +149,93 @@ def _domain_phrase(text: str, plural: bool) -> str:
     return f"{noun} in ${left}{lo}, {hi}{right}$"
 
 
-def _relation_latex(lhs: sympy.Expr, op: str, rhs: sympy.Expr) -> str:
-    return f"{sympy.latex(lhs)} {_LATEX_OPS[op]} {sympy.latex(rhs)}"
+def _flatten(expr: sympy.Basic) -> sympy.Basic:
+    """Splice the nested binary sums and products the left-to-right parse builds ((a + b) + c)
+    into one n-ary node, still unevaluated, so they print without extra parentheses."""
+    if not expr.args:
+        return expr
+    args = [_flatten(arg) for arg in expr.args]
+    if isinstance(expr, (sympy.Add, sympy.Mul)):
+        spliced = []
+        for arg in args:
+            spliced.extend(arg.args if type(arg) is type(expr) else (arg,))
+        return type(expr)(*spliced, evaluate=False)
+    return expr.func(*args, evaluate=False) if isinstance(expr, (sympy.Pow, sympy.Max, sympy.Min)) else expr.func(*args)
+
+
+def source_order_latex(text: str, names: list[str]) -> str:
+    """LaTeX of a math text with its terms and factors in the order they were written (sympy's
+    canonical order would print (a²+b²+c²)² − 3a³b ... as −3a³b − ... + (a²+b²+c²)²). The text
+    is parsed normally first, so every limit of the safe parser applies; the unevaluated second
+    parse is only for display."""
+    parse_expression(text, names)
+    return sympy.latex(_flatten(_SourceOrderParser(text, names).parse_expression_only()), order="none")
+
+
+class _SourceOrderParser(_Parser):
+    """The safe parser's grammar, with sums, products and negations built unevaluated so they keep
+    their written order (sympy sorts evaluated ones, and distributes -(a + b)). Only used on text
+    that already passed parse_expression, whose limit checks stay in the base class."""
+
+    def expr(self) -> sympy.Expr:
+        self.enter()
+        terms = [self.term()]
+        while self.current.kind == "op" and self.current.text in "+-":
+            op = self.advance().text
+            right = self.term()
+            terms.append(right if op == "+" else self._negated(right))
+        self.depth -= 1
+        return terms[0] if len(terms) == 1 else sympy.Add(*terms, evaluate=False)
+
+    def term(self) -> sympy.Expr:
+        factors = [self.unary()]
+        while True:
+            token = self.current
+            if token.kind == "op" and token.text in ("*", "/"):
+                self.advance()
+                right = self.unary()
+                factors.append(right if token.text == "*" else sympy.Pow(right, -1, evaluate=False))
+            elif self._starts_atom(token):
+                factors.append(self.unary())
+            else:
+                return self._product(factors)
+
+    def _product(self, factors: list[sympy.Expr]) -> sympy.Expr:
+        # "1/a" would print as "1 \frac{1}{a}" and "a*(-b)" as "a \left(-1\right) b": drop literal
+        # ones, and move the sign of a negated factor in front of the product.
+        negative = False
+        for i, factor in enumerate(factors):
+            if isinstance(factor, sympy.Mul) and factor.args[0] == -1:
+                negative = not negative
+                factors[i] = sympy.Mul(*factor.args[1:], evaluate=False)
+        factors = [f for f in factors if f != 1] or [sympy.Integer(1)]
+        product = factors[0] if len(factors) == 1 else sympy.Mul(*factors, evaluate=False)
+        return self._negated(product) if negative else product
+
+    def unary(self) -> sympy.Expr:
+        token = self.current
+        if token.kind == "op" and token.text in "+-":
+            self.advance()
+            self.enter()
+            operand = self.unary()
+            self.depth -= 1
+            return self._negated(operand) if token.text == "-" else operand
+        return self.power()
+
+    @staticmethod
+    def _negated(operand: sympy.Expr) -> sympy.Expr:
+        if operand.is_Number:
+            return -operand
+        if isinstance(operand, sympy.Mul) and operand.args[0] == -1:  # - (-x) is x
+            rest = operand.args[1:]
+            return rest[0] if len(rest) == 1 else sympy.Mul(*rest, evaluate=False)
+        return sympy.Mul(-1, operand, evaluate=False)
+
+
+def _relation_latex(text: str, names: list[str]) -> str:
+    lhs, op, rhs = parse_relation(text, names)  # full checks, and where the relation splits
+    sides = re.split(r"==|>=|<=|≥|≤|=|<|>", text, maxsplit=1)
+    return f"{source_order_latex(sides[0], names)} {_LATEX_OPS[op]} {source_order_latex(sides[1], names)}"
 
 
 def render_statement(spec_or_problem: ExtremalSpec | Problem) -> str:
@@ -165,10 +251,10 @@ def render_statement(spec_or_problem: ExtremalSpec | Problem) -> str:
         listed = ", ".join(sympy.latex(symbol(n)) for n in members)
         parts.append(f"${listed}$ be {_domain_phrase(domain, len(members) > 1)}")
     sentence = "Let " + " and ".join(parts)
-    relations = ["$" + _relation_latex(*parse_relation(text, names)) + "$" for text in item.constraints]
+    relations = ["$" + _relation_latex(text, names) + "$" for text in item.constraints]
     if relations:
         joined = relations[0] if len(relations) == 1 else ", ".join(relations[:-1]) + " and " + relations[-1]
         sentence += f" such that {joined}"
     word = "minimum" if item.sense == "min" else "maximum"
-    objective = sympy.latex(parse_expression(item.objective, names))
+    objective = source_order_latex(item.objective, names)
     return f"{sentence}. Find the {word} value of ${objective}$."

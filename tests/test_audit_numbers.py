@@ -21,7 +21,7 @@ from extrembench.generation.run import generate_shard
 FIXTURES = Path(__file__).parent / "fixtures" / "pipeline"
 CONFIG = {
     "benchmarks": {"extrem": {"kind": "extremal", "problems": "problems", "shards": 1, "trials": 2}},
-    "models": {"reference-solver": {"backend": "reference-solver", "reference": {"time_budget_s": 1}}},
+    "models": {"reference-solver": {"backend": "reference-solver", "reference": {"starts": 4}}},
     "evaluate": {"models": ["reference-solver"], "benchmarks": ["extrem"]},
     "resources": {"cpu": {"mem_mb": 1000, "runtime": 10}},
     "cache_dir": "cache",
@@ -48,7 +48,7 @@ def built(tmp_path_factory) -> Path:
         stages.convert_shard(files, r / "translate/shard-0.parquet", r / "convert/shard-0.parquet",
                              benchmark="extrem", dag_node="c")
         stages.validate_shard(files, r / "convert/shard-0.parquet", r / "problems/shard-0.parquet",
-                              benchmark="extrem", dag_node="v", time_budget_s=2.0, seed=0)
+                              benchmark="extrem", dag_node="v", settings={"seed": 0, "starts": 6, "iterations": 150, "time_cap_s": 300})
         generations = r / "generate/reference-solver/shard-0.parquet"
         generate_shard(problems_path=r / "problems/shard-0.parquet", output=generations,
                        stats_path=r / "generate/reference-solver/shard-0.requests.json", benchmark="extrem",

@@ -41,7 +41,7 @@ def _with(path: str, value):
         ("benchmarks.extrem.shardz", 3, "benchmarks.extrem: unknown key(s) ['shardz']"),
         ("benchmarks.extrem.shards", 0, "benchmarks.extrem.shards: 0 is less than the minimum of 1"),
         ("benchmarks.extrem.kind", "csv", "benchmarks.extrem.kind: 'csv' is not allowed; choose one of ['extremal', 'ingested', 'formalized']"),
-        ("models.gemma3-270m.backend", "vllm", "choose one of ['sglang', 'openai', 'llamacpp', 'reference-solver']"),
+        ("models.gemma3-270m.backend", "vllm", "choose one of ['sglang', 'openai', 'llamacpp', 'reference-solver', 'symmetric-guess']"),
         ("models.gemma3-270m.sampling.top_p", 1.5, "models.gemma3-270m.sampling.top_p: 1.5 is greater than the maximum of 1"),
         ("models.gemma3-270m.size_class", "b200-xl", "models.gemma3-270m.size_class: 'b200-xl' has no entry under `resources`"),
         ("evaluate.models", ["gpt-5"], "evaluate.models: 'gpt-5' is not in the model registry"),

@@ -27,13 +27,14 @@ TINY_CONFIG = {
     "benchmarks": {"extrem": {"kind": "extremal", "problems": "problems", "shards": N_SHARDS, "trials": TRIALS}},
     "models": {
         "reference-solver": {"backend": "reference-solver", "reference": {"starts": 4}},
+        "symmetric-guess": {"backend": "symmetric-guess"},
         "gemma3-270m": {
             "backend": "llamacpp", "hf_id": "google/gemma-3-270m", "revision": "gguf-1.0.0",
             "context_length": 1024, "concurrency": 1,
             "sampling": {"temperature": 0.6, "top_p": 0.95, "top_k": 20, "min_p": 0.0, "max_tokens": 8},
         },
     },
-    "evaluate": {"models": ["reference-solver", "gemma3-270m"], "benchmarks": ["extrem"]},
+    "evaluate": {"models": ["reference-solver", "symmetric-guess", "gemma3-270m"], "benchmarks": ["extrem"]},
     "resources": {"cpu": {"mem_mb": 1000, "runtime": 10}},
     "cache_dir": "cache",
 }
@@ -78,11 +79,13 @@ def test_first_run_writes_leaderboard_and_figure(workdir):
     board = pd.read_csv(workdir / "results" / "leaderboard.csv")
     for column in ("benchmark", "model", "n_problems", "n_trials", "accuracy_mean", "accuracy_std"):
         assert column in board.columns
-    assert sorted(board["model"]) == ["gemma3-270m", "reference-solver"]
+    assert sorted(board["model"]) == ["gemma3-270m", "reference-solver", "symmetric-guess"]
     assert set(board["n_problems"]) == {3} and set(board["n_trials"]) == {TRIALS}
     solver = board.set_index("model").loc["reference-solver"]
     # the numeric optimum of each tiny problem is its exact answer to far more than 4 decimals
     assert solver["accuracy_mean"] == 1.0
+    # each tiny problem's extremum is at its all-equal point, so the guess is right on all three
+    assert board.set_index("model").loc["symmetric-guess", "accuracy_mean"] == 1.0
     assert (workdir / "results" / "figures" / "accuracy_by_model.png").stat().st_size > 0
 
 
@@ -146,7 +149,7 @@ def test_editing_one_problem_reruns_its_shard_and_sends_models_times_trials(work
     sent, cached = sent_counts(rerun.stderr)
     problems_in_shard = sum(shard_of(p.stem, N_SHARDS) == shard for p in (workdir / "problems").glob("*.yaml"))
     assert sent == n_llm_models * TRIALS
-    assert cached == (problems_in_shard - 1) * TRIALS * 2  # the shard's other problems, both models
+    assert cached == (problems_in_shard - 1) * TRIALS * 3  # the shard's other problems, all three models
 
 
 def test_malformed_problem_is_invalid_and_the_run_goes_on(workdir):

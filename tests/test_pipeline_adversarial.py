@@ -26,9 +26,9 @@ REPO = Path(__file__).resolve().parents[1]
 FIXTURES = REPO / "tests" / "fixtures" / "pipeline"
 CONFIG = {
     "benchmarks": {"extrem": {"kind": "extremal", "problems": "problems", "shards": 2, "trials": 1}},
-    "models": {"reference-solver": {"backend": "reference-solver", "reference": {"time_budget_s": 1}}},
+    "models": {"reference-solver": {"backend": "reference-solver", "reference": {"starts": 4}}},
     "evaluate": {"models": ["reference-solver"], "benchmarks": ["extrem"]},
-    "validation": {"time_budget_s": 2},
+    "validation": {"starts": 6},
     "resources": {"cpu": {"mem_mb": 1000, "runtime": 10}},
     "cache_dir": "cache",
 }

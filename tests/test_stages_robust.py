@@ -42,7 +42,7 @@ def build_shard(tmp_path: Path, caller=None) -> list[dict]:
     stages.translate_shard(files, out / "translate.parquet", benchmark="b", dag_node="t", caller=caller)
     stages.convert_shard(files, out / "translate.parquet", out / "convert.parquet", benchmark="b", dag_node="c")
     stages.validate_shard(files, out / "convert.parquet", out / "problems.parquet", benchmark="b", dag_node="v",
-                          time_budget_s=2.0, seed=0)
+                          settings={"seed": 0, "starts": 6, "iterations": 150, "time_cap_s": 300})
     return read_artifact(out / "problems.parquet", "problems").to_pylist()
 
 

@@ -12,7 +12,7 @@ from extrembench.convert import answer_latex, render_statement
 from extrembench.expr import MAX_RESULT_DIGITS, ExpressionError, parse_expression
 from extrembench.problem import ProblemError, check_source, load_problem
 from extrembench.untrusted_yaml import MAX_FILE_BYTES, UntrustedYAMLError, parse_untrusted_yaml
-from extrembench.validate import check_problem
+from extrembench.validate import Effort, check_problem
 
 GOOD = ('sense: min\nvariables: {a: positive, b: positive}\nobjective: "a/b + b/a"\nanswer: "2"\n')
 
@@ -84,7 +84,7 @@ def test_hostile_file_is_refused_with_file_field_and_short_reason(tmp_path, stem
 def test_check_reports_hostile_file_as_invalid(tmp_path, stem, text, field, words):
     """`extrembench check` goes through the same loader and the same id rule as the pipeline."""
     path = _write(tmp_path, stem, text)
-    result = check_problem(path, time_budget=1.0)
+    result = check_problem(path, effort=Effort(starts=4))
     assert result.status == "invalid"
     assert f"{path}: {field}: " in result.reason and words in result.reason
 

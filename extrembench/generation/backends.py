@@ -15,6 +15,7 @@ from typing import Any, NamedTuple
 from extrembench.generation.server import ManagedServer, free_port
 
 CHAT_BACKENDS = ("openai", "llamacpp", "sglang")
+SOLVER_BACKENDS = ("reference-solver", "symmetric-guess")  # non-LLM baselines computed in-process
 
 
 class Endpoint(NamedTuple):

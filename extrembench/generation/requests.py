@@ -53,6 +53,10 @@ def engine_version(model_cfg: dict[str, Any]) -> str:
     package = {"llamacpp": "llama-cpp-python", "sglang": "sglang"}.get(backend)
     if backend == "reference-solver":
         return reference_solver_version()
+    if backend == "symmetric-guess":
+        from extrembench.generation import symmetric
+
+        return symmetric.version()
     if backend == "sglang" and model_cfg["sglang"].get("version"):
         # The pin, not the local install: the CPU host that counts cached requests has no sglang.
         return model_cfg["sglang"]["version"]
@@ -101,6 +105,10 @@ def plan_samples(problems: list[dict[str, Any]], *, benchmark: str, model: str,
                     "starts": model_cfg["reference"]["starts"],
                     "digits": model_cfg["reference"]["digits"],
                 }
+            elif model_cfg["backend"] == "symmetric-guess":
+                identity = {"engine": "symmetric-guess", "engine_version": version,
+                            "spec_json": problem["spec_json"], "seed": seed,
+                            "digits": model_cfg["reference"]["digits"]}
             else:
                 messages = render_messages(model_cfg, problem["statement"])
                 sampling = dict(model_cfg["sampling"])
@@ -129,6 +137,8 @@ def sampling_json(sample: PlannedSample) -> str:
     identity = sample.identity
     if identity["engine"] == "reference-solver":
         fields = {k: identity[k] for k in ("seed", "starts", "digits")}
+    elif identity["engine"] == "symmetric-guess":
+        fields = {k: identity[k] for k in ("seed", "digits")}
     else:
         fields = {**identity["sampling"], "seed": identity["seed"]}
     return json.dumps(fields, sort_keys=True)

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from extrembench.artifacts import read_artifact, write_artifact
-from extrembench.generation.backends import open_endpoint
+from extrembench.generation.backends import SOLVER_BACKENDS, open_endpoint
 from extrembench.generation.cache import GenerationCache
 from extrembench.generation.client import ChatClient, ChatRequest
 from extrembench.generation.journal import ResponseJournal, journal_keys, recover_journals
@@ -89,13 +89,14 @@ def _serve_missing(missing: list[PlannedSample], model: str, model_cfg: dict[str
                    cache_dir: Path, server_log: Path) -> None:
     """Answer every missing sample; each response is durable (journal) the moment it arrives and
     also lands in `fresh`, so the rows need not read it back."""
-    if model_cfg["backend"] == "reference-solver":
-        from extrembench.generation import reference
+    if model_cfg["backend"] in SOLVER_BACKENDS:
+        from extrembench.generation import reference, symmetric
 
+        solve = {"reference-solver": reference.answer, "symmetric-guess": symmetric.answer}[model_cfg["backend"]]
         for sample in missing:
-            response = reference.answer(sample.identity)
+            response = solve(sample.identity)
             fresh[sample.key] = cache.put(sample.key, sample.identity, response,
-                                          produced_by("reference-solver", sample.identity["engine_version"]))
+                                          produced_by(model_cfg["backend"], sample.identity["engine_version"]))
             progress.record(response)
         return
     with open_endpoint(model, model_cfg, cache_dir=cache_dir, server_log=server_log) as endpoint, \
@@ -163,7 +164,7 @@ def generate_shard(*, problems_path: Path, output: Path, stats_path: Path, bench
         rows.append(generation_row(sample, entry, benchmark=benchmark, model=model,
                                    model_cfg=model_cfg, dag_node=dag_node))
     write_artifact(rows, output, "generations", inputs=[problems_path])
-    is_llm = model_cfg["backend"] != "reference-solver"
+    is_llm = model_cfg["backend"] not in SOLVER_BACKENDS
     stats = {"benchmark": benchmark, "model": model, "shard": output.stem, "planned": len(planned),
              "cached": progress.cached, "sent": len(missing) if is_llm else 0,
              "computed": 0 if is_llm else len(missing), "failed": progress.failed}

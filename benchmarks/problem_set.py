@@ -1,0 +1,118 @@
+"""What the shipped problem set is made of, against the targets of issue 17.
+
+Prints counts by difficulty (declared and by the rubric of docs/problem-format.md), technique,
+number of variables, sense, domain, constraint kind, equality-case type, source type, and the
+share the `symmetric-guess` model answers right; then each target with met / NOT MET, including
+no near-duplicate pairs (extrembench.duplicates). Exit status 1 when a target is not met.
+
+The equality-case type needs one witness per problem from the validator's search (seeded, at most
+--starts local searches each, a work count); --no-search skips it (the type is then counted as "not searched").
+
+    python benchmarks/problem_set.py [--problems 'data/problems/*.yaml'] [--starts 6] [--no-search]
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import sys
+from collections import Counter
+
+import sympy
+
+from extrembench.problem import Problem, load_problem, parse_problem
+from extrembench.problem_set import describe, difficulty_mismatches, equality_case, guess_matches
+
+# (label, how the share is computed, comparison, threshold); shares are of all problems.
+TARGETS = (
+    ("problems", lambda rows: len(rows), ">=", 200),
+    ("hard (rubric)", lambda rows: _share(rows, lambda r: r["rubric"] == "hard"), ">=", 0.40),
+    ("4 or more variables", lambda rows: _share(rows, lambda r: r["variables"] >= 4), ">=", 0.25),
+    ("maximisation", lambda rows: _share(rows, lambda r: r["sense"] == "max"), ">=", 0.30),
+    ("inequality constraints", lambda rows: _share(rows, lambda r: r["constraint_kind"] in ("inequality", "mixed")), ">=", 0.10),
+    ("extremum not at the all-equal point", lambda rows: _share(rows, lambda r: not r["at_symmetric_point"]), ">=", 0.40),
+    ("symmetric-guess right", lambda rows: _share(rows, lambda r: r["at_symmetric_point"]), "<=", 0.35),
+    ("declared difficulty = rubric", lambda rows: _share(rows, lambda r: r["declared"] == r["rubric"]), ">=", 1.0),
+)
+
+
+def _share(rows, predicate) -> float:
+    return sum(map(predicate, rows)) / len(rows) if rows else 0.0
+
+
+def _witness(problem: Problem, starts: int) -> dict[str, float] | None:
+    """A point of the validator's search that reaches the answer (to 1e-6 relative), else None."""
+    from extrembench.validate import Effort, search_extremum
+
+    result = search_extremum(problem, seed=0, effort=Effort(starts=starts))
+    if result.witness is None or result.best_value is None:
+        return None
+    answer = float(sympy.N(parse_problem(problem).answer, 20))
+    return result.witness if abs(result.best_value - answer) <= 1e-6 * (1 + abs(answer)) else None
+
+
+def _print_counts(title: str, counter: Counter, total: int) -> None:
+    print(f"\n{title}:")
+    for key, count in sorted(counter.items(), key=lambda kv: (-kv[1], str(kv[0]))):
+        print(f"  {str(key):54s} {count:4d}  {100 * count / total:5.1f} %")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--problems", default="data/problems/*.yaml")
+    parser.add_argument("--starts", type=int, default=6, help="local searches per problem (work, not time)")
+    parser.add_argument("--no-search", action="store_true", help="skip the equality-case search")
+    args = parser.parse_args(argv)
+    files = sorted(glob.glob(args.problems))
+    rows = []
+    for index, path in enumerate(files, 1):
+        problem = load_problem(path)
+        at_symmetric = guess_matches(problem)
+        row = describe(problem, at_symmetric)
+        row["equality_case"] = "not searched" if args.no_search else \
+            equality_case(problem, at_symmetric, _witness(problem, args.starts))
+        rows.append(row)
+        if index % 25 == 0 or index == len(files):
+            print(f"[{index}/{len(files)}] described", file=sys.stderr, flush=True)
+    total = len(rows) or 1
+    print(f"{len(rows)} problems from {args.problems}")
+    _print_counts("difficulty (declared)", Counter(r["declared"] for r in rows), total)
+    _print_counts("difficulty (rubric)", Counter(r["rubric"] for r in rows), total)
+    _print_counts("rubric rule that decided", Counter(r["rule"] for r in rows), total)
+    _print_counts("technique (a problem counts once per technique)",
+                  Counter(t for r in rows for t in r["techniques"] or ("(none)",)), total)
+    _print_counts("variables", Counter(r["variables"] for r in rows), total)
+    _print_counts("sense", Counter(r["sense"] for r in rows), total)
+    _print_counts("domain", Counter(r["domain"] for r in rows), total)
+    _print_counts("constraint kind", Counter(r["constraint_kind"] for r in rows), total)
+    _print_counts("number of constraints", Counter(r["constraints"] for r in rows), total)
+    _print_counts("equality case", Counter(r["equality_case"] for r in rows), total)
+    _print_counts("source type", Counter(r["source_type"] for r in rows), total)
+    _print_counts("cyclic (all-equal is the natural guess)", Counter(r["cyclic"] for r in rows), total)
+
+    print("\ntargets:")
+    failed = 0
+    for label, measure, op, threshold in TARGETS:
+        value = measure(rows)
+        met = value >= threshold if op == ">=" else value <= threshold
+        failed += not met
+        shown = f"{value:d}" if isinstance(value, int) else f"{100 * value:.1f} %"
+        wanted = f"{threshold:d}" if isinstance(threshold, int) else f"{100 * threshold:.0f} %"
+        print(f"  {label:40s} {shown:>8s}  (target {op} {wanted})  {'met' if met else 'NOT MET'}")
+    from extrembench.duplicates import find_duplicates
+
+    duplicates = find_duplicates([load_problem(path) for path in files])
+    failed += bool(duplicates)
+    print(f"  {'near-duplicate pairs':40s} {len(duplicates):8d}  (target = 0)  {'met' if not duplicates else 'NOT MET'}")
+    mismatches = difficulty_mismatches(rows)
+    if duplicates:
+        print(f"\n{len(duplicates)} near-duplicate pairs (extrembench.duplicates):")
+        print("\n".join(f"  {d}" for d in duplicates))
+    if mismatches:
+        print(f"\n{len(mismatches)} declared difficulties disagree with the rubric:")
+        print("\n".join(f"  {line}" for line in mismatches))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
