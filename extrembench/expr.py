@@ -40,7 +40,7 @@ MAX_TOTAL_DIGITS = 5000
 # Arguments of all Max/Min calls of one expression together. sympy compares every pair of
 # arguments when it builds Max/Min (seconds for a few dozen trigonometric ones), so they are
 # built unevaluated and their number is capped (benchmarks/parse_limits.py: worst cases < 1 s).
-MAX_MINMAX_ARGS = 8
+MAX_MINMAX_ARGS = 12  # Max and Min over six variables (ineq-0121)
 
 RELATION_OPS = {"=": "=", "==": "=", ">=": ">=", "<=": "<=", ">": ">", "<": "<", "≥": ">=", "≤": "<="}
 

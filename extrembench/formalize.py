@@ -273,6 +273,9 @@ class _LatexParser:
             if not parts:
                 raise self.error(f"empty subscript on '{letter}'")
             letter = f"{letter}_{''.join(parts)}"
+            # sympy renders a declared x1 as x_{1}: read it back as the declared name
+            if letter not in self.variables and letter.replace("_", "") in self.variables:
+                letter = letter.replace("_", "")
         if letter == "e" and "e" not in self.variables:
             return ("const", "E")  # Euler's number unless e is declared as a variable
         self.names.add(letter)

@@ -10,7 +10,9 @@ import sympy
 
 from extrembench.convert import render_statement, source_order_latex
 from extrembench.expr import parse_expression
-from extrembench.latex_formula import math_segments, parse_segment
+from types import SimpleNamespace
+
+from extrembench.latex_formula import math_segments, read_segment
 from extrembench.problem import load_problem, parse_problem, problem_from_dict
 
 REPO = Path(__file__).resolve().parents[1]
@@ -46,11 +48,27 @@ def test_constraint_sides_keep_their_order():
                                       r"$a b c \geq \frac{1}{27}$. Find the minimum value of $\frac{c}{a} + \frac{a}{b}$.")
 
 
+def parse_segment(latex, names):
+    """The one formula or relation of a math segment, read by the statement checker's reader."""
+    formulas, relations = read_segment(latex, list(names))
+    if relations:
+        lhs, _, rhs = relations[0]
+        return SimpleNamespace(lhs=lhs, rhs=rhs)
+    return formulas[0] if formulas else None
+
+
 def _values_agree(first, second, symbols, rng) -> bool:
+    """Equal values at random rational points; symbols are matched by name (the reader and the
+    problem parser may attach different assumptions), and every value must be a number."""
     for _ in range(4):
-        point = {s: sympy.Rational(rng.randint(1, 40), rng.randint(1, 40)) for s in symbols}
-        a, b = sympy.N(first.subs(point), 25), sympy.N(second.subs(point), 25)
-        if a.is_number and b.is_number and a.is_finite and b.is_finite and abs(a - b) > 1e-15 * (1 + abs(a)):
+        by_name = {str(s): sympy.Rational(rng.randint(1, 40), rng.randint(1, 40)) for s in symbols}
+        values = []
+        for expr in (first, second):
+            expr = sympy.sympify(expr)
+            values.append(sympy.N(expr.subs({s: by_name[str(s)] for s in expr.free_symbols}), 25))
+        a, b = values
+        assert a.is_number and b.is_number, (first, second)
+        if a.is_finite and b.is_finite and abs(a - b) > 1e-15 * (1 + abs(a)):
             return False
     return True
 
