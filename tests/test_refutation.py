@@ -200,8 +200,8 @@ def test_validation_is_byte_identical_under_load(tmp_path):
     files = sorted(str(p) for p in (ROOT / "data" / "problems").glob("*.yaml"))[:4]
     for name in ("wrong-answer-high", "wrong-answer-low"):  # refutations too, without the expected_status key
         text = (ROOT / "data" / "rejected" / f"{name}.yaml").read_text(encoding="utf-8")
-        (tmp_path / f"rejected-{name}.yaml").write_text(text.replace("expected_status: refuted\n", ""), encoding="utf-8")
-        files.append(str(tmp_path / f"rejected-{name}.yaml"))
+        (tmp_path / f"{name}.yaml").write_text(text.replace("expected_status: refuted\n", ""), encoding="utf-8")
+        files.append(str(tmp_path / f"{name}.yaml"))
     quiet = _validated_bytes(tmp_path, files)
     spinner = multiprocessing.get_context("spawn").Process(target=_spin, args=(time.monotonic() + 120,))
     spinner.start()
