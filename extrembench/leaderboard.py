@@ -3,7 +3,8 @@ cross-benchmark rank correlations, and the Markdown leaderboard.
 
 Ungraded samples (correct is null: a failed judge call, a grader error) are left out of every
 accuracy denominator and counted in `ungraded_rate`; a sample with no extractable answer is graded
-wrong and counted in `no_answer_rate`. Every random draw is seeded from `seed` and the
+wrong and counted in `no_answer_rate`; a failed request (status `failed`) is left out of every
+figure and counted in `n_failed`. Every random draw is seeded from `seed` and the
 (benchmark, model) names, so identical input gives identical output.
 """
 
@@ -156,6 +157,9 @@ def _trial_accuracies(frame: pd.DataFrame) -> np.ndarray:
 def _leaderboard_row(
     benchmark: str, model: str, frame: pd.DataFrame, ks: list[int], equivalence: AnswerEquivalence, seed: int
 ) -> dict:
+    # A failed request (endpoint error) is no answer by the model: out of every figure, counted.
+    failed = frame["status"] == "failed"
+    n_failed, frame = int(failed.sum()), frame[~failed]
     per_problem = correctness_by_problem(frame)
     trial_acc = _trial_accuracies(frame)
     n_trials = int(frame["trial"].nunique())
@@ -173,6 +177,7 @@ def _leaderboard_row(
         "n_trials": n_trials,
         "n_samples": n_rows,
         "n_graded": int(flags.notna().sum()),
+        "n_failed": n_failed,
         "accuracy_mean": float(trial_acc.mean()) if trial_acc.size else float("nan"),
         "accuracy_std": float(trial_acc.std(ddof=1)) if trial_acc.size > 1 else 0.0,
         "k": n_trials,
