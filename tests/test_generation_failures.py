@@ -199,3 +199,28 @@ def test_too_many_exhausted_retries_fail_the_job_but_keep_the_answers(tmp_path, 
     answered = [entry for _, entry, _ in GenerationCache(tmp_path / "cache").iter_entries()]
     assert answered and all(entry["request"]["seed"] % 2 == 0 for entry in answered)
     assert count_missing(problems, benchmark="t", model="m", config=config) == 10 - len(answered)
+
+
+def test_failed_samples_are_graded_failed_and_left_out_of_accuracy(tmp_path, problems):
+    from extrembench.leaderboard import build_leaderboard
+    from extrembench.stages import grade_shard
+
+    def decide(seed, headers):  # every answer is right ("1"), except the failing requests
+        if seed % 3 == 0:
+            return 503, {"error": {"message": "busy"}}
+        return 200, {"choices": [{"message": {"content": "\\boxed{1}"}, "finish_reason": "stop"}],
+                     "usage": {"prompt_tokens": 7, "completion_tokens": 3}}
+
+    with StandIn(decide) as endpoint:
+        config = make_config(tmp_path, endpoint.base_url, max_failure_rate=0.9, max_retries=0, concurrency=1)
+        stats = run_shard(tmp_path, config)
+    assert 0 < stats["failed"] < 10
+    grade_shard(tmp_path / "out.parquet", problems, tmp_path / "grades.parquet", dag_node="grade[t]",
+                mode="default", timeout_s=5)
+    grades = read_artifact(tmp_path / "grades.parquet", "grades").to_pandas()
+    failed = grades[grades["status"] == "failed"]
+    assert len(failed) == stats["failed"] and failed["correct"].isna().all()
+    assert failed["reason"].str.startswith("HTTP 503").all()
+    [row] = build_leaderboard(grades).to_dict("records")
+    assert row["n_failed"] == stats["failed"] and row["n_samples"] == 10 - stats["failed"]
+    assert row["accuracy_mean"] == 1.0 and row["ungraded_rate"] == 0.0  # failures are not wrong answers
