@@ -119,7 +119,9 @@ def _send_chat(missing: list[PlannedSample], model: str, model_cfg: dict[str, An
         if must_fail(progress.failed, progress.client_errors, len(requests),
                      max_failure_rate=model_cfg["max_failure_rate"],
                      fail_on_client_error=model_cfg["fail_on_client_error"]):
-            raise GenerationFailed(_failure_message(model, model_cfg, progress, len(requests), errors[0]))
+            message = _failure_message(model, model_cfg, progress, len(requests), errors[0])
+            log.error("%s", message)  # into the rule's log too, not only the traceback on stderr
+            raise GenerationFailed(message)
 
     asyncio.run(client.run(requests, on_response))
 
