@@ -181,7 +181,8 @@ def test_reasoning_content_and_token_counts_are_kept():
         "prompt_tokens": 5, "completion_tokens": 9, "error": None}
 
 
-@pytest.mark.parametrize("body", [b"not json", b"[1, 2]", b'{"choices": "x"}'])
+@pytest.mark.parametrize("body", [b"not json", b"[1, 2]", b'{"choices": "x"}', b'{"choices": []}',
+                                  b'{"error": {"message": "overloaded"}}'])
 def test_unreadable_200_is_a_failure_not_an_answer(body):
     with RawEndpoint(200, body) as endpoint:
         [response] = run_client(ChatClient(endpoint.base_url, max_retries=0), [{"seed": 1}])

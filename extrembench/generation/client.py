@@ -81,7 +81,12 @@ def scrub(text: str, secrets: Iterable[str] = (), *, limit: int = MAX_ERROR_TEXT
 
 
 def parse_chat_response(body: Mapping[str, Any]) -> dict[str, Any]:
-    choice = (body.get("choices") or [{}])[0]
+    """The fields we keep from a chat completion; ValueError when it holds no choice (e.g. a
+    200 carrying an error object), so that is a failure, never a cached empty answer."""
+    choices = body.get("choices")
+    if not choices or not isinstance(choices[0], dict):
+        raise ValueError("no choices in the reply")
+    choice = choices[0]
     message = choice.get("message") or {}
     usage = body.get("usage") or {}
     return {
@@ -199,9 +204,7 @@ class ChatClient:
             return await self._attempt(session, body)
         except _Transient as exc:
             problem = exc
-        try:
-            if self.max_retries == 0:
-                raise problem
+        if self.max_retries > 0:
             delay = retry_delay(0, initial_s=self.initial_backoff_s, max_s=self.max_backoff_s,
                                 retry_after=problem.retry_after)
             self._before_retry(request, problem, 1, delay)
@@ -213,11 +216,13 @@ class ChatClient:
                                                retry_after=state.outcome.exception().retry_after),
                 before_sleep=lambda state: self._before_retry(request, state.outcome.exception(),
                                                               state.attempt_number + 1, state.next_action.sleep))
-            return await retrying(self._attempt, session, body)
-        except _Transient as exc:
-            if self.alive_check is not None:
-                self.alive_check()
-            return failure(f"{exc.problem} (after {self.max_retries + 1} attempts)", status=exc.status)
+            try:
+                return await retrying(self._attempt, session, body)
+            except _Transient as exc:
+                problem = exc
+        if self.alive_check is not None:
+            self.alive_check()  # a dead server we started is the job's error, not this request's
+        return failure(f"{problem.problem} (after {self.max_retries + 1} attempts)", status=problem.status)
 
     async def run(self, requests: Sequence[ChatRequest],
                   on_response: Callable[[ChatRequest, dict[str, Any]], Awaitable[None] | None]) -> None:
