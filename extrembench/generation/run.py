@@ -19,6 +19,7 @@ import logging
 import os
 import socket
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -31,6 +32,8 @@ from extrembench.generation.client import ChatClient, ChatRequest, is_client_err
 from extrembench.generation.requests import PlannedSample, chat_payload, plan_samples, sampling_json
 
 log = logging.getLogger(__name__)
+
+CACHE_WRITERS = 4  # threads creating cache files (I/O wait, not CPU)
 
 
 @dataclass
@@ -107,11 +110,15 @@ def _send_chat(missing: list[PlannedSample], model: str, model_cfg: dict[str, An
     origin = produced_by(missing[0].identity["engine"], missing[0].identity["engine_version"])
     errors: list[str] = []
 
-    def on_response(request: ChatRequest, response: dict[str, Any]) -> None:
+    async def on_response(request: ChatRequest, response: dict[str, Any]) -> None:
         sample = by_key[request.key]
         progress.record(response)
         if response["finish_reason"] != "failed":
-            outcomes[sample.key] = cache.put(sample.key, sample.identity, response, origin)
+            # Creating a file is mostly I/O wait (0.1-0.5 ms here): in a thread, so the event loop
+            # keeps serving the other requests meanwhile; awaited, so an answer is on disk before
+            # its worker takes the next request.
+            outcomes[sample.key] = await asyncio.get_running_loop().run_in_executor(
+                writers, cache.put, sample.key, sample.identity, response, origin)
             return
         outcomes[sample.key] = {"response": response, "produced_by": origin}
         errors.append(response["error"])
@@ -123,7 +130,8 @@ def _send_chat(missing: list[PlannedSample], model: str, model_cfg: dict[str, An
             log.error("%s", message)  # into the rule's log too, not only the traceback on stderr
             raise GenerationFailed(message)
 
-    asyncio.run(client.run(requests, on_response))
+    with ThreadPoolExecutor(CACHE_WRITERS, thread_name_prefix="cache-writer") as writers:
+        asyncio.run(client.run(requests, on_response))
 
 
 def _serve_missing(missing: list[PlannedSample], model: str, model_cfg: dict[str, Any],
