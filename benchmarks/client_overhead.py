@@ -158,7 +158,7 @@ def measure_llamacpp(work: Path, per_round: int, rounds: int) -> None:
 class Responder:
     """The instant loopback responder on the last core; stopped by its PID."""
 
-    def __enter__(self) -> "Responder":
+    def __enter__(self) -> Responder:
         self.port = free_port()
         self.cores = sorted(os.sched_getaffinity(0))
         responder_cores = {self.cores[-1]}

@@ -110,7 +110,7 @@ def test_two_writer_processes_on_the_same_keys_leave_only_valid_entries(tmp_path
     cache = GenerationCache(tmp_path)
     seen_while_writing = 0
     while any(w.poll() is None for w in writers):
-        for key, entry, problem in cache.iter_entries():
+        for key, _entry, problem in cache.iter_entries():
             assert problem is None, (key, problem)  # a reader never sees a half-written entry
             seen_while_writing += 1
     assert [w.wait() for w in writers] == [0, 0]

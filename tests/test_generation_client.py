@@ -15,8 +15,14 @@ import pytest
 
 from extrembench.artifacts import write_artifact
 from extrembench.config import validate_config
-from extrembench.generation.client import (ChatClient, ChatRequest, EndpointError, is_client_error,
-                                           retry_delay, scrub)
+from extrembench.generation.client import (
+    ChatClient,
+    ChatRequest,
+    EndpointError,
+    is_client_error,
+    retry_delay,
+    scrub,
+)
 from extrembench.generation.requests import clamp_max_tokens, plan_samples, render_messages
 from extrembench.generation.run import generate_shard
 

@@ -161,9 +161,9 @@ def test_exhausted_retries_raise_and_record_nothing(tmp_path):
     server = StatusServer([503])
     try:
         cfg = openai_cfg(server.base_url, max_retries=1, retry_initial_backoff_s=0.01)
-        with caller_for(make_config(tmp_path / "cache", cfg), "m", server_log=tmp_path / "log") as caller:
-            with pytest.raises(LLMCallError, match=r"models\.m: HTTP 503: .*\(after 2 attempts\)"):
-                caller.call(MESSAGES, seed=0)
+        with caller_for(make_config(tmp_path / "cache", cfg), "m", server_log=tmp_path / "log") as caller, \
+                pytest.raises(LLMCallError, match=r"models\.m: HTTP 503: .*\(after 2 attempts\)"):
+            caller.call(MESSAGES, seed=0)
         assert server.hits == 2 and not (tmp_path / "cache" / NAMESPACE).exists()
     finally:
         server.close()
