@@ -62,6 +62,11 @@ def _check_cache_entries(path: Path, cache: GenerationCache, depth: int, report:
     rows = pq.read_table(path, columns=["problem_id", "trial", "cache_key", *_ENTRY_FIELDS,
                                         "host", "slurm_job_id"]).to_pylist()
     bad = 0
+    failed = [row for row in rows if row.get("finish_reason") == "failed"]
+    rows = [row for row in rows if row.get("finish_reason") != "failed"]
+    if failed:
+        # A failed request is never cached (a rerun must resend it): nothing to compare.
+        report.say(depth, f"note {len(failed)} failed request(s), uncached by design, counted in n_failed")
     for row in rows:
         entry = cache.get(row["cache_key"])
         where = f"{path}: {row['problem_id']} trial {row['trial']}: cache entry {row['cache_key'][:16]}"
@@ -137,11 +142,14 @@ def _recompute(row: dict, grade_files: list[Path], board_path: Path, report: Aud
         return
     grades = pd.concat(frames, ignore_index=True)
     grades = grades[(grades["benchmark"] == row["benchmark"]) & (grades["model"] == row["model"])]
+    failed = grades["status"] == "failed"  # no answer by the model: out of every figure (leaderboard.py)
+    n_failed, grades = int(failed.sum()), grades[~failed]
     grades = apply_ungraded_policy(grades, metadata.get("extrembench.ungraded", "exclude"))
     summary = accuracy_summary(row["benchmark"], row["model"], grades,
                                int(metadata.get("extrembench.bootstrap_seed", "0")))
-    wrong = [f"{k} {row[k]!r} (recomputed {summary[k]!r})" for k in _RECOMPUTED
-             if not _same_number(row[k], summary[k])]
+    summary["n_failed"] = n_failed
+    wrong = [f"{k} {row[k]!r} (recomputed {summary[k]!r})" for k in (*_RECOMPUTED, "n_failed")
+             if k in row and not _same_number(row[k], summary[k])]
     if wrong:
         report.fail(0, f"{board_path}: the row does not follow from its {len(grades)} grade rows: " + "; ".join(wrong))
     else:

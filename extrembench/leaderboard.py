@@ -4,7 +4,8 @@ cross-benchmark rank correlations, and the Markdown leaderboard.
 Ungraded samples (status 'ungraded': a grader timeout or error, a failed judge call) are counted
 in `ungraded_rate` and, by default, scored wrong in every accuracy (`ungraded="exclude"` leaves
 them out of the denominators instead); a sample with no extractable answer is graded wrong and
-counted in `no_answer_rate`. Every random draw is seeded from `seed` and the
+counted in `no_answer_rate`; a failed request (status `failed`: the model never answered) is
+left out of every figure and counted in `n_failed`. Every random draw is seeded from `seed` and the
 (benchmark, model) names, so identical input gives identical output.
 """
 
@@ -199,6 +200,9 @@ def accuracy_summary(benchmark: str, model: str, frame: pd.DataFrame, seed: int)
 def _leaderboard_row(
     benchmark: str, model: str, frame: pd.DataFrame, ks: list[int], equivalence: AnswerEquivalence, seed: int
 ) -> dict:
+    # A failed request (endpoint error) is no answer by the model: out of every figure, counted.
+    failed = frame["status"] == "failed"
+    n_failed, frame = int(failed.sum()), frame[~failed]
     per_problem = correctness_by_problem(frame)
     n_trials = int(frame["trial"].nunique())
     tokens = frame["completion_tokens"].dropna().astype(float)
@@ -211,6 +215,7 @@ def _leaderboard_row(
         "extremal": bool(frame["sense"].isin(EXTREMAL_SENSES).any()),
         **{key: summary[key] for key in ("n_problems", "n_trials", "n_samples", "n_graded",
                                          "accuracy_mean", "accuracy_std")},
+        "n_failed": n_failed,
         "k": n_trials,
         "avg_at_k": summary["avg_at_k"],
         "ci_low": summary["ci_low"],

@@ -7,8 +7,9 @@ or the served name. A rerun therefore reads every reply back from the record; th
 server we would start for it) is opened only when some call is missing from the cache, so a rerun
 with no network produces the same artifacts byte for byte.
 
-A deterministic rejection by the server (HTTP 4xx) is recorded like any reply; a transport failure
-(server down, retries exhausted) raises LLMCallError and records nothing, so the next run asks again.
+Only answers are recorded. A client error (HTTP 4xx other than 408/429, e.g. a prompt over the
+context) comes back as a CallResult with `error` set; a transport failure (server down, retries
+exhausted) raises LLMCallError. Neither is recorded, so the next run asks again.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from typing import Any
 
 from extrembench.generation.backends import CHAT_BACKENDS, Endpoint, open_endpoint
 from extrembench.generation.cache import GenerationCache, cache_key
-from extrembench.generation.client import ChatClient, ChatRequest, EndpointError
+from extrembench.generation.client import ChatClient, ChatRequest, EndpointError, is_client_error
 from extrembench.generation.requests import clamp_max_tokens, engine_version, estimate_prompt_tokens
 from extrembench.generation.run import produced_by
 from extrembench.generation.server import ServerError
@@ -111,11 +112,12 @@ class LLMCaller:
         entry = self.cache.get(key)
         if entry is None:
             response = self._send(key, identity)
-            entry = self.cache.put(key, identity, response, produced_by(identity["engine"], identity["engine_version"]))
             self.sent += 1
+            if response["finish_reason"] != "failed":
+                self.cache.put(key, identity, response, produced_by(identity["engine"], identity["engine_version"]))
         else:
             self.cached += 1
-        response = entry["response"]
+            response = entry["response"]
         return CallResult(key=key, content=response.get("content"),
                           finish_reason=response.get("finish_reason") or "unknown", error=response.get("error"))
 
@@ -147,7 +149,10 @@ class LLMCaller:
                                    lambda _request, response: replies.append(response)))
         except (EndpointError, ServerError) as exc:
             raise LLMCallError(f"models.{self.model}: {exc}") from exc
-        return replies[0]
+        [response] = replies
+        if response["finish_reason"] == "failed" and not is_client_error(response):
+            raise LLMCallError(f"models.{self.model}: {response['error']}")
+        return response
 
 
 def caller_for(config: dict[str, Any], model: str, *, server_log: Path) -> LLMCaller:

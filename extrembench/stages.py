@@ -290,6 +290,10 @@ def grade_shard(generations: Path, problems: Path, output: Path, *, dag_node: st
             by_mode = verdicts[index]
             result, disagree = by_mode[mode], modes_disagree(by_mode)
             math_verify, amo_official = by_mode["math-verify"].correct, by_mode["amo-official"].correct
+        elif sample["finish_reason"] == "failed":
+            # The request failed (endpoint error), the model never answered: left out of accuracy.
+            result = GradeResult(correct=None, extracted=None, status="failed", reason=sample["error"])
+            disagree, math_verify, amo_official = False, None, None
         else:
             result = GradeResult(correct=False, extracted=None, status="no_answer",
                                  reason=f"no content (finish_reason={sample['finish_reason']})")

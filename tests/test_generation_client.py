@@ -1,5 +1,6 @@
-"""The chat client and request planning: retries on 429/5xx/timeouts, error rows for deterministic
-rejections, HTTP framing, the API key kept out of logs and artifacts, seeds and max_tokens."""
+"""The chat client and request planning: retries on 429/5xx/timeouts honouring Retry-After,
+failure records (never answers) for client errors and exhausted retries, error bodies scrubbed of
+keys, the API key kept out of logs and artifacts, seeds and max_tokens."""
 
 from __future__ import annotations
 
@@ -14,8 +15,14 @@ import pytest
 
 from extrembench.artifacts import write_artifact
 from extrembench.config import validate_config
-from extrembench.generation.client import (ChatClient, ChatRequest, EndpointError, read_response,
-                                           retry_delay)
+from extrembench.generation.client import (
+    ChatClient,
+    ChatRequest,
+    EndpointError,
+    is_client_error,
+    retry_delay,
+    scrub,
+)
 from extrembench.generation.requests import clamp_max_tokens, plan_samples, render_messages
 from extrembench.generation.run import generate_shard
 
@@ -106,27 +113,31 @@ def test_retry_after_header_is_honoured():
 
 
 @pytest.mark.parametrize("status", [400, 401, 404, 422])
-def test_deterministic_rejection_becomes_an_error_row_without_retry(status):
+def test_client_error_is_a_failure_record_without_retry(status):
     with ScriptedEndpoint([(status, 0)]) as endpoint:
         client = ChatClient(endpoint.base_url, concurrency=1, max_retries=3, initial_backoff_s=0.01)
         [response] = run_client(client, [{"seed": 1}])
-    assert response["finish_reason"] == "error"
+    assert response["finish_reason"] == "failed" and response["http_status"] == status
+    assert is_client_error(response)
     assert response["error"].startswith(f"HTTP {status}") and f"status {status}" in response["error"]
     assert response["content"] is None and len(endpoint.requests) == 1
 
 
-def test_persistent_5xx_raises_after_the_last_retry():
-    with ScriptedEndpoint([(503, 0)]) as endpoint:
+@pytest.mark.parametrize("status", [503, 429])
+def test_exhausted_retries_are_a_failure_record_not_a_client_error(status):
+    with ScriptedEndpoint([(status, 0)]) as endpoint:
         client = ChatClient(endpoint.base_url, concurrency=1, max_retries=2, initial_backoff_s=0.01)
-        with pytest.raises(EndpointError, match="HTTP 503 after 3 attempts"):
-            run_client(client, [{"seed": 1}])
+        [response] = run_client(client, [{"seed": 1}])
     assert len(endpoint.requests) == 3
+    assert response["finish_reason"] == "failed" and response["http_status"] == status
+    assert not is_client_error(response) and "(after 3 attempts)" in response["error"]
 
 
-def test_unreachable_endpoint_raises_endpoint_error():
+def test_unreachable_endpoint_is_a_failure_after_every_attempt():
     client = ChatClient("http://127.0.0.1:9", concurrency=1, max_retries=1, initial_backoff_s=0.01)
-    with pytest.raises(EndpointError, match="after 2 attempts"):
-        run_client(client, [{"seed": 1}])
+    [response] = run_client(client, [{"seed": 1}])
+    assert response["finish_reason"] == "failed" and response["http_status"] is None
+    assert "(after 2 attempts)" in response["error"]
 
 
 def test_alive_check_stops_retrying_a_dead_server():
@@ -145,34 +156,72 @@ def test_every_request_is_answered_once_under_concurrency():
         responses = run_client(client, [{"seed": i} for i in range(50)])
     assert sorted(r["content"] for r in responses) == sorted(f"\\boxed{{{i}}}" for i in range(50))
     assert sorted(r["body"]["seed"] for r in endpoint.requests) == list(range(50))
+    assert all(r["prompt_tokens"] == 7 and r["completion_tokens"] == 3 for r in responses)
 
 
-@pytest.mark.parametrize("raw, status, body", [
-    (b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello", 200, b"hello"),
-    (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nhel\r\n2;x=y\r\nlo\r\n0\r\n\r\n", 200, b"hello"),
-    (b"HTTP/1.0 503 Service Unavailable\r\n\r\nbusy", 503, b"busy"),
-    (b"HTTP/1.1 429 Too Many Requests\r\ncontent-length: 0\r\nRetry-After: 2\r\n\r\n", 429, b""),
+class RawEndpoint(ScriptedEndpoint):
+    """Answers every POST with one fixed status and body."""
+
+    def __init__(self, status: int, body: bytes) -> None:
+        super().__init__([(status, 0)])
+
+        def do_POST(handler):
+            handler.rfile.read(int(handler.headers["Content-Length"]))
+            handler.send_response(status)
+            handler.send_header("Content-Type", "application/json")
+            handler.send_header("Content-Length", str(len(body)))
+            handler.end_headers()
+            handler.wfile.write(body)
+
+        self.server.RequestHandlerClass.do_POST = do_POST
+
+
+def test_reasoning_content_and_token_counts_are_kept():
+    body = {"choices": [{"message": {"content": "\\boxed{2}", "reasoning_content": "1+1=2"},
+                         "finish_reason": "length"}], "usage": {"prompt_tokens": 5, "completion_tokens": 9}}
+    with RawEndpoint(200, json.dumps(body).encode()) as endpoint:
+        [response] = run_client(ChatClient(endpoint.base_url, max_retries=0), [{"seed": 1}])
+    assert {k: response[k] for k in ("content", "reasoning_content", "finish_reason", "prompt_tokens",
+                                     "completion_tokens", "error")} == {
+        "content": "\\boxed{2}", "reasoning_content": "1+1=2", "finish_reason": "length",
+        "prompt_tokens": 5, "completion_tokens": 9, "error": None}
+
+
+@pytest.mark.parametrize("body", [b"not json", b"[1, 2]", b'{"choices": "x"}', b'{"choices": []}',
+                                  b'{"error": {"message": "overloaded"}}'])
+def test_unreadable_200_is_a_failure_not_an_answer(body):
+    with RawEndpoint(200, body) as endpoint:
+        [response] = run_client(ChatClient(endpoint.base_url, max_retries=0), [{"seed": 1}])
+    assert response["finish_reason"] == "failed" and "unreadable body" in response["error"]
+
+
+def test_huge_error_body_is_read_only_up_to_the_cap_and_truncated():
+    with RawEndpoint(400, b"x" * (5 * 1024 * 1024)) as endpoint:
+        [response] = run_client(ChatClient(endpoint.base_url, max_retries=0), [{"seed": 1}])
+    assert response["http_status"] == 400 and len(response["error"]) < 600
+    assert response["error"].endswith("more characters)")
+
+
+@pytest.mark.parametrize("text, secrets, kept, gone", [
+    ('{"error": "bad key sk-live-ABCDEF123456789"}', (), "bad key", "ABCDEF123456789"),
+    ("Authorization: Bearer tok-123456 rejected", (), "rejected", "tok-123456"),
+    ('{"headers": {"authorization": "Bearer abc.def.ghi"}}', (), "headers", "abc.def.ghi"),
+    ('{"x-api-key": "k_987654321"}', (), "x-api-key", "k_987654321"),
+    ("api_key=zz9zz9 is invalid", (), "invalid", "zz9zz9"),
+    ("echo: my-own-configured-value!", ("my-own-configured-value",), "echo", "my-own-configured-value"),
+    ("model 'foo' not found", (), "model 'foo' not found", None),
 ])
-def test_http_response_framing(raw, status, body):
-    async def parse():
-        reader = asyncio.StreamReader()
-        reader.feed_data(raw)
-        reader.feed_eof()
-        return await read_response(reader)
-
-    reply = asyncio.run(parse())
-    assert (reply.status, reply.body) == (status, body)
+def test_scrub_removes_keys_and_credential_looking_strings(text, secrets, kept, gone):
+    cleaned = scrub(text, secrets)
+    assert kept in cleaned
+    if gone is not None:
+        assert gone not in cleaned and "[redacted]" in cleaned
 
 
-def test_garbage_status_line_is_a_protocol_error():
-    async def parse():
-        reader = asyncio.StreamReader()
-        reader.feed_data(b"SSH-2.0-OpenSSH\r\n\r\n")
-        reader.feed_eof()
-        return await read_response(reader)
-
-    with pytest.raises(OSError, match="not an HTTP"):
-        asyncio.run(parse())
+def test_scrub_truncates_after_scrubbing():
+    secret = "s3cr3t-value-0123456789"
+    cleaned = scrub("x" * 495 + secret, (secret,), limit=500)
+    assert "s3cr3t" not in cleaned and len(cleaned) <= 500 + 40
 
 
 @pytest.mark.parametrize("attempt, retry_after, low, high", [
@@ -249,7 +298,7 @@ def test_api_key_is_sent_but_never_logged_cached_or_written(tmp_path, monkeypatc
     # One 429 and one 400 on the way, so the retry and the error paths log too.
     with ScriptedEndpoint([(429, 0), (400, 0), (200, 0)]) as endpoint:
         config = model_config(backend="openai", hf_id="vendor/model", concurrency=1,
-                              retry_initial_backoff_s=0.01,
+                              retry_initial_backoff_s=0.01, fail_on_client_error=False, max_failure_rate=0.5,
                               openai={"base_url": endpoint.base_url, "api_key_env": "EXTREMBENCH_TEST_KEY"})
         config["cache_dir"] = str(tmp_path / "cache")
         stats = generate_shard(problems_path=problems, output=output, stats_path=tmp_path / "stats.json",

@@ -23,8 +23,7 @@ from extrembench.artifacts import read_artifact, write_artifact
 from extrembench.config import validate_config
 from extrembench.generation import llamacpp
 from extrembench.generation.cache import GenerationCache
-from extrembench.generation.journal import journal_dir
-from extrembench.generation.run import count_missing, generate_shard
+from extrembench.generation.run import GenerationFailed, count_missing, generate_shard
 from extrembench.generation.server import ManagedServer, free_port
 
 pytestmark = pytest.mark.slow  # real model, real server: ~20 s in all
@@ -68,9 +67,11 @@ def run_shard(tmp_path: Path, config: dict) -> dict:
 
 def test_llamacpp_backend_generates_caches_and_stops_its_server(gguf, tmp_path, caplog):
     write_artifact([problem_row("p1", "What is 1+1?"), problem_row("p2", "Find the minimum of x^2+1."),
-                    # longer than the whole context: the server's 400 must become an error row
+                    # longer than the whole context: the server's 400 must become a failed row,
+                    # kept (not cached) because this model tolerates client errors
                     problem_row("p3", "word " * 2000)], tmp_path / "problems.parquet", "problems")
-    config = config_for(tmp_path, {**LLAMA_MODEL, "llamacpp": {"model_path": str(gguf)}}, trials=2)
+    config = config_for(tmp_path, {**LLAMA_MODEL, "llamacpp": {"model_path": str(gguf)},
+                                   "fail_on_client_error": False, "max_failure_rate": 1.0}, trials=2)
     caplog.set_level(logging.INFO)
     stats = run_shard(tmp_path, config)
     assert (stats["planned"], stats["sent"], stats["cached"], stats["failed"]) == (6, 6, 0, 2)
@@ -82,24 +83,38 @@ def test_llamacpp_backend_generates_caches_and_stops_its_server(gguf, tmp_path, 
         assert row["engine"] == "llamacpp" and row["engine_version"] == "0.3.36"
         assert json.loads(row["sampling_json"])["seed"] == row["seed"]
         if row["problem_id"] == "p3":
-            assert row["finish_reason"] == "error" and row["content"] is None
+            assert row["finish_reason"] == "failed" and row["content"] is None
             assert row["error"].startswith("HTTP 400") and "context" in row["error"]
         else:
             assert row["finish_reason"] in ("stop", "length") and row["error"] is None
             assert row["prompt_tokens"] > 5 and 0 <= row["completion_tokens"] <= 8
             assert (row["finish_reason"] == "length") == (row["completion_tokens"] == 8)
     cache = GenerationCache(tmp_path / "cache")
-    assert sorted(p.stem for p in cache.root.rglob("*.json")) == sorted(r["cache_key"] for r in rows)
-    assert list(journal_dir(cache).glob("*")) == []
+    answered = sorted(r["cache_key"] for r in rows if r["finish_reason"] != "failed")
+    assert [key for key, entry, _ in cache.iter_entries() if entry] == answered and len(answered) == 4
 
     pid = int(re.search(r"server pid (\d+)", caplog.text).group(1))
     assert not Path(f"/proc/{pid}").exists()  # stopped and reaped
     assert "progress 6/6 done (cached 0, sent 6, failed 2)" in caplog.text and "tok/s" in caplog.text
 
+    again = run_shard(tmp_path, config)  # failures are not cached: exactly p3's two are sent again
+    assert (again["sent"], again["cached"], again["failed"]) == (2, 4, 2)
+
     caplog.clear()
+    write_artifact([problem_row("p1", "What is 1+1?"), problem_row("p2", "Find the minimum of x^2+1.")],
+                   tmp_path / "problems.parquet", "problems")
     again = run_shard(tmp_path, config)
-    assert (again["sent"], again["cached"]) == (0, 6)
+    assert (again["sent"], again["cached"]) == (0, 4)
     assert "starting server" not in caplog.text  # all cached: no server at all
+
+
+def test_prompt_over_the_context_fails_the_job_by_default(gguf, tmp_path):
+    write_artifact([problem_row("p1", "What is 1+1?"), problem_row("p3", "word " * 2000)],
+                   tmp_path / "problems.parquet", "problems")
+    config = config_for(tmp_path, {**LLAMA_MODEL, "llamacpp": {"model_path": str(gguf)}}, trials=1)
+    with pytest.raises(GenerationFailed, match=r"models\.m: the server rejected a request .* HTTP 400"):
+        run_shard(tmp_path, config)
+    assert not (tmp_path / "out.parquet").exists()
 
 
 class CountingProxy:
@@ -172,17 +187,8 @@ generate_shard(problems_path=tmp / "problems.parquet", output=tmp / "out.parquet
 
 
 def completed_keys(cache: GenerationCache) -> dict[str, int]:
-    """Every response the cache holds, per-key files and journal lines alike: key -> seed."""
-    done = {}
-    for path in cache.root.rglob("*.json"):
-        entry = json.loads(path.read_text())
-        done[entry["key"]] = entry["request"]["seed"]
-    for path in journal_dir(cache).glob("*.jsonl"):
-        for line in path.read_text().splitlines(keepends=True):
-            if line.endswith("\n"):
-                entry = json.loads(line)
-                done[entry["key"]] = entry["request"]["seed"]
-    return done
+    """Every response the cache holds (valid entries only): key -> seed."""
+    return {key: entry["request"]["seed"] for key, entry, _ in cache.iter_entries() if entry}
 
 
 def test_kill_9_then_resume_sends_no_completed_request_again(llama_server, tmp_path):
@@ -212,7 +218,7 @@ def test_kill_9_then_resume_sends_no_completed_request_again(llama_server, tmp_p
         first_run = list(proxy.seeds)
         assert set(done_at_kill.values()) <= set(first_run)
 
-        # Planning (the resource callables) already counts the dead job's journal as cached.
+        # Planning (the resource callables) counts the dead job's answers as cached.
         assert count_missing(tmp_path / "problems.parquet", benchmark="t", model="m",
                              config=config) == 8 - len(done_at_kill)
 
@@ -224,7 +230,7 @@ def test_kill_9_then_resume_sends_no_completed_request_again(llama_server, tmp_p
         assert stats["cached"] == len(done_at_kill)
         rows = read_artifact(tmp_path / "out.parquet", "generations").to_pylist()
         assert len(rows) == 8 and len({r["seed"] for r in rows}) == 8
-        assert list(journal_dir(cache).glob("*.jsonl")) == []  # the dead job's journal was folded in
+        assert all(problem is None for _, _, problem in cache.iter_entries())
     finally:
         proxy.close()
 

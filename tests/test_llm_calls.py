@@ -5,7 +5,10 @@ The slow tests drive the real llama.cpp server (gemma3-270m GGUF from its packag
 
 from __future__ import annotations
 
+import json
 import socket
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -98,6 +101,72 @@ def test_unreachable_endpoint_raises_and_records_nothing(tmp_path):
             caller.call(MESSAGES, seed=0)
         assert caller.sent == 0
     assert not (tmp_path / "cache" / NAMESPACE).exists()
+
+
+class StatusServer:
+    """A loopback chat endpoint answering every POST with the next status of `statuses` (the last
+    repeats); 200s carry a fixed reply, other statuses an error body echoing the Authorization."""
+
+    def __init__(self, statuses: list[int]) -> None:
+        self.statuses, self.hits = list(statuses), 0
+        owner = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_POST(self):
+                self.rfile.read(int(self.headers["Content-Length"]))
+                status = owner.statuses.pop(0) if len(owner.statuses) > 1 else owner.statuses[0]
+                owner.hits += 1
+                body = ({"choices": [{"message": {"content": "hello"}, "finish_reason": "stop"}]} if status == 200
+                        else {"error": f"rejected; you sent {self.headers.get('Authorization')}"})
+                data = json.dumps(body).encode()
+                self.send_response(status)
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def log_message(self, *args):
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.server.serve_forever, args=(0.05,), daemon=True).start()
+        self.base_url = f"http://127.0.0.1:{self.server.server_address[1]}"
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def test_client_error_is_returned_scrubbed_and_not_recorded(tmp_path, monkeypatch):
+    secret = "sk-llm-call-SECRET-987654321"
+    monkeypatch.setenv("EXTREMBENCH_LLM_KEY", secret)
+    server = StatusServer([400, 200])
+    try:
+        cfg = openai_cfg(server.base_url, openai={"base_url": server.base_url, "api_key_env": "EXTREMBENCH_LLM_KEY"})
+        with caller_for(make_config(tmp_path / "cache", cfg), "m", server_log=tmp_path / "log") as caller:
+            rejected = caller.call(MESSAGES, seed=0)
+            assert rejected.finish_reason == "failed" and rejected.error.startswith("HTTP 400")
+            assert secret not in rejected.error and "the server rejected" in rejected.unusable_reason()
+            assert list(caller.cache.iter_entries()) == []
+            answered = caller.call(MESSAGES, seed=0)  # asked again, not served a recorded rejection
+            assert (answered.content, answered.error, caller.sent, server.hits) == ("hello", None, 2, 2)
+            [(key, entry, problem)] = list(caller.cache.iter_entries())
+            assert key == answered.key and problem is None and entry["response"]["content"] == "hello"
+    finally:
+        server.close()
+
+
+def test_exhausted_retries_raise_and_record_nothing(tmp_path):
+    server = StatusServer([503])
+    try:
+        cfg = openai_cfg(server.base_url, max_retries=1, retry_initial_backoff_s=0.01)
+        with caller_for(make_config(tmp_path / "cache", cfg), "m", server_log=tmp_path / "log") as caller, \
+                pytest.raises(LLMCallError, match=r"models\.m: HTTP 503: .*\(after 2 attempts\)"):
+            caller.call(MESSAGES, seed=0)
+        assert server.hits == 2 and not (tmp_path / "cache" / NAMESPACE).exists()
+    finally:
+        server.close()
 
 
 def test_caller_refuses_a_model_without_chat_endpoint(tmp_path):

@@ -1,15 +1,19 @@
 """The one async client for OpenAI-compatible chat endpoints (SGLang, llama.cpp, hosted APIs).
 
-Bounded concurrency, explicit sampling parameters on every request, retry with backoff on
-429/5xx/timeouts, and each response handed to a callback the moment it arrives (the caller writes
-it to the cache). A deterministic 4xx (e.g. prompt + max_tokens over the context) becomes an error
-record, not a crash. The API key is read from the environment once per run and never logged: it
-only ever goes into the Authorization header bytes.
+Bounded concurrency, explicit sampling parameters on every request (the caller's payload is sent
+as is), retries with backoff on 408/409/425/429/5xx/timeouts/dropped connections (a longer
+`Retry-After` wins), and each outcome handed to a callback the moment it arrives. An outcome is
+an answer, or a failure record (`finish_reason: failed`): a client error (other 4xx), retries
+exhausted, or an unreadable 200. The caller caches answers only and decides what failures mean.
 
-HTTP/1.1 is spoken directly over asyncio streams with keep-alive connections. Why not httpx:
-measured on loopback against an instant responder, httpx 0.28 reached ≈120 requests/s on one
-core, while thousands of SGLang requests in flight need ≥ 2,000/s of bookkeeping; one write per
-request (TCP_NODELAY) and a minimal parser reach that (benchmarks/client_overhead.py).
+The API key is read from the environment once per run and goes only into the Authorization
+header; error bodies are read up to a cap, scrubbed of the key and of anything that looks like
+a credential, and truncated before they reach a record or a log.
+
+aiohttp rather than the openai SDK: on one core against an instant loopback responder the SDK
+reached 143 requests/s (384 with its aiohttp transport) where aiohttp reached 1,937
+(benchmarks/client_overhead.py, part c); and we need the raw status, headers and the
+non-standard `reasoning_content` anyway.
 """
 
 from __future__ import annotations
@@ -19,26 +23,26 @@ import json
 import logging
 import os
 import random
-import socket
-import ssl
+import re
 import time
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlsplit
+
+import aiohttp
+from tenacity import AsyncRetrying, retry_if_exception_type, stop_after_attempt
 
 log = logging.getLogger(__name__)
 
 RETRYABLE_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
 CHAT_PATH = "/v1/chat/completions"
+MAX_ERROR_BODY = 64 * 1024  # bytes of an error body read at all (untrusted size)
+MAX_ERROR_TEXT = 500  # characters of it kept, after scrubbing
+MAX_ANSWER_BODY = 64 * 1024 * 1024  # a 200 body larger than this is a failure, not read on
 
 
 class EndpointError(RuntimeError):
-    """The endpoint kept failing after every retry (server down, persistent 5xx)."""
-
-
-class ProtocolError(OSError):
-    """The peer sent something that is not an HTTP/1.1 response (treated like a dropped connection)."""
+    """The endpoint cannot be used at all (e.g. the API key variable is not set)."""
 
 
 @dataclass(frozen=True)
@@ -47,18 +51,43 @@ class ChatRequest:
     payload: dict[str, Any]  # the exact JSON body sent (model, messages, sampling, seed)
 
 
-@dataclass(frozen=True)
-class HttpReply:
-    status: int
-    headers: dict[str, str]  # lower-case names
-    body: bytes
+class _Transient(Exception):
+    """One attempt failed in a way worth retrying."""
 
-    def text(self) -> str:
-        return self.body.decode("utf-8", errors="replace")
+    def __init__(self, problem: str, *, status: int | None = None, retry_after: str | None = None) -> None:
+        super().__init__(problem)
+        self.problem, self.status, self.retry_after = problem, status, retry_after
+
+
+# Credential-looking text in an untrusted error body: header lines, bearer tokens, key=value
+# pairs, and the common vendor key prefixes. Hand-written because no library scrubs free text.
+_SECRET_PATTERNS = [
+    re.compile(r"(?i)(authorization|proxy-authorization|x-api-key|api[-_ ]?key|access[-_ ]?token|"
+               r"secret)(\W{1,4})[^\s\"',;}]+(?:\s+[^\s\"',;}]+)?"),
+    re.compile(r"(?i)\bbearer\s+[^\s\"',;}]+"),
+    re.compile(r"\b(?:sk|pk|rk|hf|gsk|xai)[-_][A-Za-z0-9_\-]{8,}"),
+]
+
+
+def scrub(text: str, secrets: Iterable[str] = (), *, limit: int = MAX_ERROR_TEXT) -> str:
+    """`text` without the given secret values or credential-looking strings, then truncated
+    (scrubbing first, so a cut cannot leave half a key unrecognised)."""
+    for secret in secrets:
+        if secret:
+            text = text.replace(secret, "[redacted]")
+    text = _SECRET_PATTERNS[0].sub(lambda m: f"{m.group(1)}{m.group(2)}[redacted]", text)
+    for pattern in _SECRET_PATTERNS[1:]:
+        text = pattern.sub("[redacted]", text)
+    return text if len(text) <= limit else text[:limit] + f"… ({len(text) - limit} more characters)"
 
 
 def parse_chat_response(body: Mapping[str, Any]) -> dict[str, Any]:
-    choice = (body.get("choices") or [{}])[0]
+    """The fields we keep from a chat completion; ValueError when it holds no choice (e.g. a
+    200 carrying an error object), so that is a failure, never a cached empty answer."""
+    choices = body.get("choices")
+    if not choices or not isinstance(choices[0], dict):
+        raise ValueError("no choices in the reply")
+    choice = choices[0]
     message = choice.get("message") or {}
     usage = body.get("usage") or {}
     return {
@@ -71,9 +100,16 @@ def parse_chat_response(body: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-def error_response(message: str) -> dict[str, Any]:
-    return {"content": None, "reasoning_content": None, "finish_reason": "error",
-            "prompt_tokens": None, "completion_tokens": None, "error": message}
+def failure(message: str, *, status: int | None = None) -> dict[str, Any]:
+    """A failed request: never cached; `http_status` tells a client error from the rest."""
+    return {"content": None, "reasoning_content": None, "finish_reason": "failed",
+            "prompt_tokens": None, "completion_tokens": None, "error": message, "http_status": status}
+
+
+def is_client_error(response: Mapping[str, Any]) -> bool:
+    """A deterministic rejection (4xx other than the retryable ones): resending will not help."""
+    status = response.get("http_status")
+    return status is not None and 400 <= status < 500 and status not in RETRYABLE_STATUS
 
 
 def retry_delay(attempt: int, *, initial_s: float, max_s: float, retry_after: str | None) -> float:
@@ -87,177 +123,134 @@ def retry_delay(attempt: int, *, initial_s: float, max_s: float, retry_after: st
     return delay
 
 
-class HttpConnectionPool:
-    """Keep-alive HTTP/1.1 connections to one origin; each connection serves one request at a time."""
-
-    def __init__(self, base_url: str, *, limit: int) -> None:
-        parts = urlsplit(base_url)
-        if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise ValueError(f"base_url {base_url!r}: expected http://host[:port][/prefix] or https://...")
-        self.host = parts.hostname
-        self.port = parts.port or (443 if parts.scheme == "https" else 80)
-        self.ssl = ssl.create_default_context() if parts.scheme == "https" else None
-        self.prefix = parts.path.rstrip("/")
-        self.host_header = parts.netloc.rsplit("@", 1)[-1].encode()
-        self.idle: list[tuple[asyncio.StreamReader, asyncio.StreamWriter]] = []
-        self.limit = limit
-
-    async def _open(self) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
-        reader, writer = await asyncio.open_connection(self.host, self.port, ssl=self.ssl,
-                                                       limit=1 << 24)
-        sock = writer.get_extra_info("socket")
-        if sock is not None:
-            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        return reader, writer
-
-    async def post(self, path: str, body: bytes, extra_headers: bytes) -> HttpReply:
-        """One POST; a stale keep-alive connection (closed by the server while idle) is
-        replaced by a fresh one once, without counting as a failed attempt."""
-        while self.idle:
-            conn = self.idle.pop()
-            try:
-                return await self._exchange(conn, path, body, extra_headers)
-            except (OSError, asyncio.IncompleteReadError):
-                conn[1].close()
-        return await self._exchange(await self._open(), path, body, extra_headers)
-
-    async def _exchange(self, conn, path: str, body: bytes, extra_headers: bytes) -> HttpReply:
-        reader, writer = conn
-        head = (b"POST " + (self.prefix + path).encode() + b" HTTP/1.1\r\nHost: " + self.host_header
-                + b"\r\nContent-Type: application/json\r\nAccept: application/json\r\nContent-Length: "
-                + str(len(body)).encode() + b"\r\n" + extra_headers + b"\r\n")
-        try:
-            writer.write(head + body)  # one write: no Nagle / delayed-ACK stall between head and body
-            await writer.drain()
-            reply = await read_response(reader)
-        except BaseException:
-            writer.close()
-            raise
-        if reply.headers.get("connection", "").lower() == "close" or len(self.idle) >= self.limit:
-            writer.close()
-        else:
-            self.idle.append(conn)
-        return reply
-
-    def close(self) -> None:
-        for _, writer in self.idle:
-            writer.close()
-        self.idle.clear()
-
-
-async def read_response(reader: asyncio.StreamReader) -> HttpReply:
-    head = await reader.readuntil(b"\r\n\r\n")
-    lines = head[:-4].split(b"\r\n")
-    status_line = lines[0].split(b" ", 2)
-    if len(status_line) < 2 or not status_line[0].startswith(b"HTTP/1."):
-        raise ProtocolError(f"not an HTTP/1.x status line: {lines[0][:80]!r}")
-    status = int(status_line[1])
-    headers: dict[str, str] = {}
-    for line in lines[1:]:
-        name, _, value = line.partition(b":")
-        headers[name.strip().lower().decode("latin-1")] = value.strip().decode("latin-1")
-    if "chunked" in headers.get("transfer-encoding", "").lower():
-        chunks = []
-        while True:
-            size = int((await reader.readuntil(b"\r\n")).split(b";")[0], 16)
-            if size == 0:
-                await reader.readuntil(b"\r\n")  # no trailers are sent by the servers we talk to
-                break
-            chunks.append(await reader.readexactly(size))
-            await reader.readexactly(2)
-        body = b"".join(chunks)
-    elif "content-length" in headers:
-        body = await reader.readexactly(int(headers["content-length"]))
-    else:
-        body = await reader.read()  # HTTP/1.0-style: body runs to connection close
-        headers["connection"] = "close"
-    return HttpReply(status=status, headers=headers, body=body)
+async def _read_capped(reply: aiohttp.ClientResponse, limit: int) -> tuple[bytes, bool]:
+    """At most `limit` bytes of the body, and whether that is all of it."""
+    if reply.content_length is not None and reply.content_length <= limit:
+        return await reply.read(), True
+    body = bytearray()
+    async for chunk in reply.content.iter_any():
+        body += chunk
+        if len(body) > limit:
+            return bytes(body[:limit]), False
+    return bytes(body), True
 
 
 class ChatClient:
     def __init__(self, base_url: str, *, api_key_env: str | None = None, concurrency: int = 64,
                  timeout_s: float = 3600.0, max_retries: int = 5, initial_backoff_s: float = 1.0,
                  max_backoff_s: float = 60.0, alive_check: Callable[[], None] | None = None) -> None:
-        self.base_url = base_url.rstrip("/")
+        if not re.match(r"https?://[^/]", base_url):
+            raise ValueError(f"base_url {base_url!r}: expected http://host[:port][/prefix] or https://...")
+        self.url = base_url.rstrip("/") + CHAT_PATH
         self.api_key_env = api_key_env
         self.concurrency = concurrency
         self.timeout_s = timeout_s
         self.max_retries = max_retries
         self.initial_backoff_s = initial_backoff_s
         self.max_backoff_s = max_backoff_s
-        # Called before each retry: raises when the server we started has died.
+        # Called before each retry and after the last failure: raises when our server has died.
         self.alive_check = alive_check
+        self._secrets: tuple[str, ...] = ()
 
-    def _auth_header(self) -> bytes:
+    def _headers(self) -> dict[str, str]:
+        headers = {"Content-Type": "application/json", "Accept": "application/json"}
         if not self.api_key_env:
-            return b""
+            return headers
         key = os.environ.get(self.api_key_env)
         if not key:
             raise EndpointError(f"environment variable {self.api_key_env} (the API key) is not set; "
                                 f"export it, or set openai.api_key_env to null for an endpoint without a key")
-        return b"Authorization: Bearer " + key.encode() + b"\r\n"
+        self._secrets = (key,)
+        return {**headers, "Authorization": f"Bearer {key}"}
 
-    async def _send_one(self, pool: HttpConnectionPool, request: ChatRequest, auth: bytes) -> dict[str, Any]:
-        body = json.dumps(request.payload, ensure_ascii=False, separators=(",", ":")).encode()
-        url = self.base_url + CHAT_PATH
-        for attempt in range(self.max_retries + 1):
-            started = time.monotonic()
-            retry_after = None
+    async def _attempt(self, session: aiohttp.ClientSession, body: bytes) -> dict[str, Any]:
+        started = time.monotonic()
+        try:
+            async with asyncio.timeout(self.timeout_s):
+                async with session.post(self.url, data=body) as reply:
+                    if reply.status == 200:
+                        data, whole = await _read_capped(reply, MAX_ANSWER_BODY)
+                    else:
+                        data, whole = await _read_capped(reply, MAX_ERROR_BODY)
+        except TimeoutError:
+            raise _Transient(f"no reply within {self.timeout_s:g}s") from None
+        except (aiohttp.ClientError, OSError, asyncio.IncompleteReadError) as exc:
+            raise _Transient(scrub(f"{type(exc).__name__}: {exc}", self._secrets)) from None
+        if reply.status == 200:
             try:
-                async with asyncio.timeout(self.timeout_s):
-                    reply = await pool.post(CHAT_PATH, body, auth)
-            except TimeoutError:
-                problem = f"no reply within {self.timeout_s:g}s"
-            except (OSError, asyncio.IncompleteReadError, ValueError) as exc:
-                problem = f"{type(exc).__name__}: {exc}"
-            else:
-                if reply.status == 200:
-                    try:
-                        response = parse_chat_response(json.loads(reply.body))
-                    except (ValueError, AttributeError) as exc:
-                        response = error_response(f"HTTP 200 with an unreadable body ({exc}): {reply.text()[:300]}")
-                    response["latency_s"] = round(time.monotonic() - started, 3)
-                    return response
-                if reply.status not in RETRYABLE_STATUS:
-                    # Deterministic rejection (context overflow, bad parameter): keep it as a row.
-                    response = error_response(f"HTTP {reply.status}: {reply.text()[:500]}")
-                    response["latency_s"] = round(time.monotonic() - started, 3)
-                    return response
-                problem = f"HTTP {reply.status}"
-                retry_after = reply.headers.get("retry-after")
-            if self.alive_check is not None:
-                self.alive_check()
-            if attempt == self.max_retries:
-                raise EndpointError(f"{url}: {problem} after {self.max_retries + 1} attempts")
-            delay = retry_delay(attempt, initial_s=self.initial_backoff_s, max_s=self.max_backoff_s,
-                                retry_after=retry_after)
-            log.warning("request %s: %s, retry %d/%d in %.1fs", request.key[:12], problem,
-                        attempt + 1, self.max_retries, delay)
+                if not whole:
+                    raise ValueError(f"body over {MAX_ANSWER_BODY} bytes")
+                response = parse_chat_response(json.loads(data))
+            except (ValueError, AttributeError, TypeError, IndexError) as exc:
+                text = data[:MAX_ERROR_BODY].decode("utf-8", errors="replace")
+                return failure(scrub(f"HTTP 200 with an unreadable body ({exc}): {text}", self._secrets), status=200)
+            response["latency_s"] = round(time.monotonic() - started, 3)
+            return response
+        message = scrub(f"HTTP {reply.status}: {data.decode('utf-8', errors='replace')}", self._secrets)
+        if reply.status in RETRYABLE_STATUS:
+            raise _Transient(message, status=reply.status, retry_after=reply.headers.get("Retry-After"))
+        return failure(message, status=reply.status)
+
+    def _before_retry(self, request: ChatRequest, problem: _Transient, attempt: int, delay: float) -> None:
+        if self.alive_check is not None:
+            self.alive_check()
+        log.warning("request %s: %s, retry %d/%d in %.1fs", request.key[:12], problem.problem[:200],
+                    attempt, self.max_retries, delay)
+
+    async def _send_one(self, session: aiohttp.ClientSession, request: ChatRequest) -> dict[str, Any]:
+        body = json.dumps(request.payload, ensure_ascii=False, separators=(",", ":")).encode()
+        # The first attempt runs outside tenacity: building a retry controller costs ~60-140 µs,
+        # a tenth of the whole bookkeeping budget per request, and almost every request succeeds.
+        try:
+            return await self._attempt(session, body)
+        except _Transient as exc:
+            problem = exc
+        if self.max_retries > 0:
+            delay = retry_delay(0, initial_s=self.initial_backoff_s, max_s=self.max_backoff_s,
+                                retry_after=problem.retry_after)
+            self._before_retry(request, problem, 1, delay)
             await asyncio.sleep(delay)
-        raise AssertionError("unreachable")
+            retrying = AsyncRetrying(
+                stop=stop_after_attempt(self.max_retries), retry=retry_if_exception_type(_Transient), reraise=True,
+                wait=lambda state: retry_delay(state.attempt_number, initial_s=self.initial_backoff_s,
+                                               max_s=self.max_backoff_s,
+                                               retry_after=state.outcome.exception().retry_after),
+                before_sleep=lambda state: self._before_retry(request, state.outcome.exception(),
+                                                              state.attempt_number + 1, state.next_action.sleep))
+            try:
+                return await retrying(self._attempt, session, body)
+            except _Transient as exc:
+                problem = exc
+        if self.alive_check is not None:
+            self.alive_check()  # a dead server we started is the job's error, not this request's
+        return failure(f"{problem.problem} (after {self.max_retries + 1} attempts)", status=problem.status)
 
     async def run(self, requests: Sequence[ChatRequest],
                   on_response: Callable[[ChatRequest, dict[str, Any]], Awaitable[None] | None]) -> None:
-        """Send every request; `on_response` runs as each one finishes (in completion order).
+        """Send every request; `on_response` runs as each one finishes (in completion order) and
+        may raise to stop the run.
 
         `concurrency` workers pull from one queue (not one task per request), so a shard of
         100,000 requests costs 100,000 small dicts, not 100,000 pending tasks."""
-        auth = self._auth_header()
-        pool = HttpConnectionPool(self.base_url, limit=self.concurrency)
+        headers = self._headers()
         pending = iter(requests)
+        # keepalive below the usual server idle timeouts (uvicorn: 5 s), so a pooled connection is
+        # not one the server is closing; a stale one costs a retry, never an answer.
+        connector = aiohttp.TCPConnector(limit=self.concurrency, keepalive_timeout=3)
+        async with aiohttp.ClientSession(headers=headers, connector=connector,
+                                         timeout=aiohttp.ClientTimeout(total=None)) as session:
 
-        async def worker() -> None:
-            for request in pending:
-                response = await self._send_one(pool, request, auth)
-                result = on_response(request, response)
-                if asyncio.iscoroutine(result):
-                    await result
+            async def worker() -> None:
+                for request in pending:
+                    response = await self._send_one(session, request)
+                    result = on_response(request, response)
+                    if asyncio.iscoroutine(result):
+                        await result
 
-        workers = [asyncio.create_task(worker()) for _ in range(min(self.concurrency, len(requests)))]
-        try:
-            await asyncio.gather(*workers)
-        finally:
-            for task in workers:
-                task.cancel()
-            await asyncio.gather(*workers, return_exceptions=True)
-            pool.close()
+            workers = [asyncio.create_task(worker()) for _ in range(min(self.concurrency, len(requests)))]
+            try:
+                await asyncio.gather(*workers)
+            finally:
+                for task in workers:
+                    task.cancel()
+                await asyncio.gather(*workers, return_exceptions=True)

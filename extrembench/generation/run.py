@@ -1,8 +1,14 @@
 """The generate stage for one (benchmark, model, shard): plan, serve from cache, send the rest.
 
-Only requests missing from the cache reach a backend; each response is cached the moment it
-arrives, and the output Parquet is written (atomically) only after every planned sample has a
-response, so a killed job leaves no partial output and loses no finished request.
+Only requests missing from the cache reach a backend; each answer is cached the moment it
+arrives, and the output Parquet is written (atomically) only after every planned sample has an
+outcome, so a killed job leaves no partial output and loses no finished request.
+
+A failed request (client error, retries exhausted) is never cached. The job fails, with the
+server's scrubbed message, as soon as failures pass the model's threshold (`fail_on_client_error`,
+`max_failure_rate`); below it the failed samples are rows with `finish_reason: failed`, which
+grading marks `failed` and the leaderboard leaves out of accuracy (counted in `n_failed`). Either
+way the next run of the job sends exactly the requests that have no cached answer.
 """
 
 from __future__ import annotations
@@ -13,6 +19,7 @@ import logging
 import os
 import socket
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -21,11 +28,12 @@ from typing import Any
 from extrembench.artifacts import read_artifact, write_artifact
 from extrembench.generation.backends import SOLVER_BACKENDS, open_endpoint
 from extrembench.generation.cache import GenerationCache
-from extrembench.generation.client import ChatClient, ChatRequest
-from extrembench.generation.journal import ResponseJournal, journal_keys, recover_journals
+from extrembench.generation.client import ChatClient, ChatRequest, is_client_error
 from extrembench.generation.requests import PlannedSample, chat_payload, plan_samples, sampling_json
 
 log = logging.getLogger(__name__)
+
+CACHE_WRITERS = 4  # threads creating cache files (I/O wait, not CPU)
 
 
 @dataclass
@@ -36,13 +44,15 @@ class Progress:
     cached: int = 0
     sent: int = 0
     failed: int = 0
+    client_errors: int = 0
     tokens: int = 0
     started: float = field(default_factory=time.monotonic)
     last_report: float = 0.0
 
     def record(self, response: dict[str, Any]) -> None:
         self.sent += 1
-        self.failed += response.get("finish_reason") == "error"
+        self.failed += response.get("finish_reason") == "failed"
+        self.client_errors += is_client_error(response)
         self.tokens += response.get("completion_tokens") or 0
         now = time.monotonic()
         if now - self.last_report > 5 or self.sent + self.cached == self.total:
@@ -65,8 +75,31 @@ def produced_by(engine: str, version: str) -> dict[str, Any]:
     }
 
 
-def _send_chat(missing: list[PlannedSample], model_cfg: dict[str, Any], journal: ResponseJournal,
-               progress: Progress, fresh: dict[str, dict[str, Any]], *, base_url: str, served_model: str,
+class GenerationFailed(RuntimeError):
+    """Too many requests of a generate job failed; every answer received so far stays cached."""
+
+
+def must_fail(failed: int, client_errors: int, requests: int, *, max_failure_rate: float,
+              fail_on_client_error: bool) -> bool:
+    """Whether a job with these failures out of `requests` sent fails. Also used while sending:
+    once it is true it stays true, so the job stops at once instead of sending the rest."""
+    return (fail_on_client_error and client_errors > 0) or failed > max_failure_rate * requests
+
+
+def _failure_message(model: str, model_cfg: dict[str, Any], progress: Progress, requests: int,
+                     first_error: str) -> str:
+    if model_cfg["fail_on_client_error"] and progress.client_errors:
+        why = (f"the server rejected a request (a client error: resending will not help; set "
+               f"models.{model}.fail_on_client_error to false to keep such samples as failed rows)")
+    else:
+        why = (f"{progress.failed} of {requests} requests failed, over models.{model}.max_failure_rate = "
+               f"{model_cfg['max_failure_rate']:g}")
+    return (f"models.{model}: {why}. First error: {first_error}\nEvery answer received is cached; "
+            f"fix the endpoint and rerun: only requests without an answer are sent.")
+
+
+def _send_chat(missing: list[PlannedSample], model: str, model_cfg: dict[str, Any], cache: GenerationCache,
+               progress: Progress, outcomes: dict[str, dict[str, Any]], *, base_url: str, served_model: str,
                api_key_env: str | None, alive_check=None) -> None:
     by_key = {s.key: s for s in missing}
     client = ChatClient(base_url, api_key_env=api_key_env, concurrency=model_cfg["concurrency"],
@@ -75,33 +108,49 @@ def _send_chat(missing: list[PlannedSample], model_cfg: dict[str, Any], journal:
                         max_backoff_s=model_cfg["retry_max_backoff_s"], alive_check=alive_check)
     requests = [ChatRequest(key=s.key, payload=chat_payload(s, served_model)) for s in missing]
     origin = produced_by(missing[0].identity["engine"], missing[0].identity["engine_version"])
+    errors: list[str] = []
 
-    def on_response(request: ChatRequest, response: dict[str, Any]) -> None:
+    async def on_response(request: ChatRequest, response: dict[str, Any]) -> None:
         sample = by_key[request.key]
-        fresh[sample.key] = journal.record(sample.key, sample.identity, response, origin)
         progress.record(response)
+        if response["finish_reason"] != "failed":
+            # Creating a file is mostly I/O wait (0.1-0.5 ms here): in a thread, so the event loop
+            # keeps serving the other requests meanwhile; awaited, so an answer is on disk before
+            # its worker takes the next request.
+            outcomes[sample.key] = await asyncio.get_running_loop().run_in_executor(
+                writers, cache.put, sample.key, sample.identity, response, origin)
+            return
+        outcomes[sample.key] = {"response": response, "produced_by": origin}
+        errors.append(response["error"])
+        log.warning("%s trial %d failed: %s", sample.problem["problem_id"], sample.trial, response["error"])
+        if must_fail(progress.failed, progress.client_errors, len(requests),
+                     max_failure_rate=model_cfg["max_failure_rate"],
+                     fail_on_client_error=model_cfg["fail_on_client_error"]):
+            message = _failure_message(model, model_cfg, progress, len(requests), errors[0])
+            log.error("%s", message)  # into the rule's log too, not only the traceback on stderr
+            raise GenerationFailed(message)
 
-    asyncio.run(client.run(requests, on_response))
+    with ThreadPoolExecutor(CACHE_WRITERS, thread_name_prefix="cache-writer") as writers:
+        asyncio.run(client.run(requests, on_response))
 
 
 def _serve_missing(missing: list[PlannedSample], model: str, model_cfg: dict[str, Any],
-                   cache: GenerationCache, progress: Progress, fresh: dict[str, dict[str, Any]], *,
+                   cache: GenerationCache, progress: Progress, outcomes: dict[str, dict[str, Any]], *,
                    cache_dir: Path, server_log: Path) -> None:
-    """Answer every missing sample; each response is durable (journal) the moment it arrives and
-    also lands in `fresh`, so the rows need not read it back."""
+    """Answer every missing sample; each answer is cached the moment it arrives and also lands in
+    `outcomes` (with the failures), so the rows need not read it back."""
     if model_cfg["backend"] in SOLVER_BACKENDS:
         from extrembench.generation import reference, symmetric
 
         solve = {"reference-solver": reference.answer, "symmetric-guess": symmetric.answer}[model_cfg["backend"]]
         for sample in missing:
             response = solve(sample.identity)
-            fresh[sample.key] = cache.put(sample.key, sample.identity, response,
-                                          produced_by(model_cfg["backend"], sample.identity["engine_version"]))
+            outcomes[sample.key] = cache.put(sample.key, sample.identity, response,
+                                             produced_by(model_cfg["backend"], sample.identity["engine_version"]))
             progress.record(response)
         return
-    with open_endpoint(model, model_cfg, cache_dir=cache_dir, server_log=server_log) as endpoint, \
-            ResponseJournal(cache) as journal:
-        _send_chat(missing, model_cfg, journal, progress, fresh, base_url=endpoint.base_url,
+    with open_endpoint(model, model_cfg, cache_dir=cache_dir, server_log=server_log) as endpoint:
+        _send_chat(missing, model, model_cfg, cache, progress, outcomes, base_url=endpoint.base_url,
                    served_model=endpoint.served_model, api_key_env=endpoint.api_key_env,
                    alive_check=endpoint.alive_check)
 
@@ -134,8 +183,7 @@ def count_missing(problems_path: Path, *, benchmark: str, model: str, config: di
     """How many of this job's requests the cache cannot serve (0 → the job needs no GPU)."""
     planned = _plan(problems_path, benchmark=benchmark, model=model, config=config)
     cache = GenerationCache(Path(config["cache_dir"]))
-    journaled = journal_keys(cache)  # a killed job's responses count as cached: the job folds them in
-    return sum(s.key not in journaled and s.key not in cache for s in planned)
+    return sum(s.key not in cache for s in planned)
 
 
 def generate_shard(*, problems_path: Path, output: Path, stats_path: Path, benchmark: str, model: str,
@@ -144,17 +192,16 @@ def generate_shard(*, problems_path: Path, output: Path, stats_path: Path, bench
     planned = _plan(problems_path, benchmark=benchmark, model=model, config=config)
     cache_dir = Path(config["cache_dir"])
     cache = GenerationCache(cache_dir)
-    recover_journals(cache)  # responses a killed job received but had not filed yet
     entries = {s.key: cache.get(s.key) for s in planned}
     missing = [s for s in planned if entries[s.key] is None]
     progress = Progress(total=len(planned), cached=len(planned) - len(missing))
     log.info("%s / %s / %s: %d samples planned, %d cached, %d to request",
              benchmark, model, problems_path.name, len(planned), progress.cached, len(missing))
     if missing:
-        fresh: dict[str, dict[str, Any]] = {}
-        _serve_missing(missing, model, model_cfg, cache, progress, fresh, cache_dir=cache_dir,
+        outcomes: dict[str, dict[str, Any]] = {}
+        _serve_missing(missing, model, model_cfg, cache, progress, outcomes, cache_dir=cache_dir,
                        server_log=server_log)
-        entries.update(fresh)
+        entries.update(outcomes)
     rows = []
     for sample in planned:
         entry = entries.get(sample.key)
@@ -169,5 +216,9 @@ def generate_shard(*, problems_path: Path, output: Path, stats_path: Path, bench
              "cached": progress.cached, "sent": len(missing) if is_llm else 0,
              "computed": 0 if is_llm else len(missing), "failed": progress.failed}
     stats_path.write_text(json.dumps(stats, sort_keys=True) + "\n", encoding="utf-8")
+    if progress.failed:
+        log.warning("%d request(s) failed, within models.%s.max_failure_rate: their rows are marked failed "
+                    "and left out of accuracy; `snakemake --forcerun generate` sends exactly those again",
+                    progress.failed, model)
     log.info("done: %s", stats)
     return stats

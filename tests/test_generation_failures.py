@@ -1,0 +1,226 @@
+"""Issue 12, findings 2 and 7, at the generate stage against real loopback HTTP servers: failed
+requests are never cached, the job fails with the server's scrubbed message above the threshold,
+failed samples are rows marked `failed`, a rerun sends exactly the failed requests, and an error
+body echoing the key never reaches a log, a cache entry or a Parquet file."""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+from extrembench.artifacts import read_artifact, write_artifact
+from extrembench.config import validate_config
+from extrembench.generation.cache import GenerationCache
+from extrembench.generation.run import GenerationFailed, count_missing, generate_shard, must_fail
+
+SECRET = "sk-test-ECHOED-KEY-0123456789abcdef"
+
+
+class StandIn:
+    """An OpenAI-style endpoint on 127.0.0.1 whose answer is decided per request by `decide(seed)`
+    -> (status, body dict); it records every seed it was sent."""
+
+    def __init__(self, decide) -> None:
+        self.decide = decide
+        self.seeds: list[int] = []
+        stand_in = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_POST(self):
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                stand_in.seeds.append(body["seed"])
+                status, reply = stand_in.decide(body["seed"], dict(self.headers))
+                data = json.dumps(reply).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def log_message(self, *args):
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.thread = threading.Thread(target=self.server.serve_forever, args=(0.05,), daemon=True)
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.server.server_address[1]}"
+
+    def __enter__(self):
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def answer(seed: int) -> dict:
+    return {"choices": [{"message": {"content": f"\\boxed{{{seed}}}"}, "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": 7, "completion_tokens": 3}}
+
+
+def echo_authorization(seed: int, headers: dict) -> tuple[int, dict]:
+    return 401, {"error": {"message": "invalid key", "received": {"Authorization": headers.get("Authorization")}}}
+
+
+def problem_row(problem_id: str) -> dict:
+    return {"benchmark": "t", "problem_id": problem_id, "source_path": f"{problem_id}.yaml",
+            "source_sha256": "0" * 64, "statement": f"What is {problem_id}?", "answer": "1",
+            "answer_type": "number", "sense": None, "technique": [], "difficulty": None, "spec_json": None,
+            "status": "ingested", "reason": None, "best_value": None, "witness_json": None, "dag_node": "t"}
+
+
+def make_config(tmp_path: Path, base_url: str, **model) -> dict:
+    return validate_config({
+        "benchmarks": {"t": {"kind": "ingested", "dataset": "x", "trials": 2}},
+        "evaluate": {"models": ["m"], "benchmarks": ["t"]}, "resources": {"cpu": {}},
+        "cache_dir": str(tmp_path / "cache"),
+        "models": {"m": {"backend": "openai", "hf_id": "vendor/model", "concurrency": 2, "max_retries": 1,
+                         "retry_initial_backoff_s": 0.01,
+                         "openai": {"base_url": base_url, "api_key_env": "EXTREMBENCH_TEST_KEY"}, **model}}})
+
+
+def run_shard(tmp_path: Path, config: dict) -> dict:
+    return generate_shard(problems_path=tmp_path / "problems.parquet", output=tmp_path / "out.parquet",
+                          stats_path=tmp_path / "stats.json", benchmark="t", model="m", config=config,
+                          dag_node="generate[t]", server_log=tmp_path / "server.log")
+
+
+@pytest.fixture
+def problems(tmp_path, monkeypatch):
+    monkeypatch.setenv("EXTREMBENCH_TEST_KEY", SECRET)
+    write_artifact([problem_row(f"p{i}") for i in range(5)], tmp_path / "problems.parquet", "problems")
+    return tmp_path / "problems.parquet"
+
+
+@pytest.mark.parametrize("failed, client_errors, requests, rate, on_client, expected", [
+    (0, 0, 100, 0.05, True, False),
+    (5, 0, 100, 0.05, True, False),  # exactly 5 %: allowed
+    (6, 0, 100, 0.05, True, True),
+    (1, 1, 100, 0.05, True, True),  # any client error, by default
+    (1, 1, 100, 0.05, False, False),
+    (1, 0, 1, 0.05, True, True),
+    (3, 0, 10, 0.5, True, False),
+    (0, 0, 0, 0.0, True, False),
+])
+def test_must_fail(failed, client_errors, requests, rate, on_client, expected):
+    assert must_fail(failed, client_errors, requests, max_failure_rate=rate,
+                     fail_on_client_error=on_client) is expected
+
+
+def test_401_fails_the_job_with_the_scrubbed_server_message_and_caches_nothing(tmp_path, problems, caplog):
+    caplog.set_level(logging.DEBUG)
+    with StandIn(echo_authorization) as endpoint:
+        config = make_config(tmp_path, endpoint.base_url)
+        with pytest.raises(GenerationFailed, match=r"models\.m: the server rejected a request") as failed:
+            run_shard(tmp_path, config)
+    message = str(failed.value)
+    assert "HTTP 401" in message and "invalid key" in message and "[redacted]" in message
+    assert SECRET not in message and SECRET not in caplog.text
+    assert len(endpoint.seeds) <= 2  # stopped at the first client error (2 in flight), not 10 sent
+    assert not (tmp_path / "out.parquet").exists() and not (tmp_path / "stats.json").exists()
+    assert list(GenerationCache(tmp_path / "cache").iter_entries()) == []
+    assert count_missing(problems, benchmark="t", model="m", config=config) == 10
+
+
+def test_client_errors_kept_as_failed_rows_hold_no_key(tmp_path, problems, caplog):
+    caplog.set_level(logging.DEBUG)
+    rejected = set()
+
+    def decide(seed, headers):
+        if len(rejected) < 1 or seed in rejected:
+            rejected.add(seed)
+            return echo_authorization(seed, headers)
+        return 200, answer(seed)
+
+    with StandIn(decide) as endpoint:
+        config = make_config(tmp_path, endpoint.base_url, fail_on_client_error=False, max_failure_rate=0.2,
+                             concurrency=1)
+        stats = run_shard(tmp_path, config)
+    assert (stats["sent"], stats["failed"]) == (10, 1)
+    rows = read_artifact(tmp_path / "out.parquet", "generations").to_pylist()
+    [failed] = [r for r in rows if r["finish_reason"] == "failed"]
+    assert failed["content"] is None and failed["error"].startswith("HTTP 401") and "[redacted]" in failed["error"]
+    assert failed["cache_key"] not in GenerationCache(tmp_path / "cache")
+    assert SECRET not in caplog.text
+    for path in tmp_path.rglob("*"):
+        if path.is_file():
+            assert SECRET.encode() not in path.read_bytes(), path
+
+
+def test_500_then_200_rerun_sends_exactly_the_failed_requests(tmp_path, problems):
+    healthy = False
+    flaky = {None}
+
+    def decide(seed, headers):
+        if flaky == {None}:
+            flaky.clear()
+            flaky.add(seed)  # the first seed asked fails until the endpoint is fixed
+        if seed in flaky and not healthy:
+            return 500, {"error": {"message": "upstream overloaded"}}
+        return 200, answer(seed)
+
+    with StandIn(decide) as endpoint:
+        config = make_config(tmp_path, endpoint.base_url, max_failure_rate=0.1, concurrency=1)
+        first = run_shard(tmp_path, config)
+        assert (first["sent"], first["failed"]) == (10, 1)
+        rows = read_artifact(tmp_path / "out.parquet", "generations").to_pylist()
+        failed = [r for r in rows if r["finish_reason"] == "failed"]
+        assert [r["seed"] for r in failed] == list(flaky)
+        assert "HTTP 500" in failed[0]["error"] and "(after 2 attempts)" in failed[0]["error"]
+        assert count_missing(problems, benchmark="t", model="m", config=config) == 1
+
+        healthy = True
+        endpoint.seeds.clear()
+        again = run_shard(tmp_path, config)
+    assert endpoint.seeds == list(flaky)
+    assert (again["sent"], again["cached"], again["failed"]) == (1, 9, 0)
+    rows = read_artifact(tmp_path / "out.parquet", "generations").to_pylist()
+    assert all(r["finish_reason"] == "stop" for r in rows)
+
+
+def test_too_many_exhausted_retries_fail_the_job_but_keep_the_answers(tmp_path, problems):
+    def decide(seed, headers):
+        return (503, {"error": {"message": "busy"}}) if seed % 2 else (200, answer(seed))
+
+    with StandIn(decide) as endpoint:
+        config = make_config(tmp_path, endpoint.base_url, concurrency=1)
+        with pytest.raises(GenerationFailed, match=r"over models\.m\.max_failure_rate = 0\.05\. First error: HTTP 503"):
+            run_shard(tmp_path, config)
+    answered = [entry for _, entry, _ in GenerationCache(tmp_path / "cache").iter_entries()]
+    assert answered and all(entry["request"]["seed"] % 2 == 0 for entry in answered)
+    assert count_missing(problems, benchmark="t", model="m", config=config) == 10 - len(answered)
+
+
+def test_failed_samples_are_graded_failed_and_left_out_of_accuracy(tmp_path, problems):
+    from extrembench.leaderboard import build_leaderboard
+    from extrembench.stages import grade_shard
+
+    def decide(seed, headers):  # every answer is right ("1"), except the failing requests
+        if seed % 3 == 0:
+            return 503, {"error": {"message": "busy"}}
+        return 200, {"choices": [{"message": {"content": "\\boxed{1}"}, "finish_reason": "stop"}],
+                     "usage": {"prompt_tokens": 7, "completion_tokens": 3}}
+
+    with StandIn(decide) as endpoint:
+        config = make_config(tmp_path, endpoint.base_url, max_failure_rate=0.9, max_retries=0, concurrency=1)
+        stats = run_shard(tmp_path, config)
+    assert 0 < stats["failed"] < 10
+    grade_shard(tmp_path / "out.parquet", problems, tmp_path / "grades.parquet", dag_node="grade[t]",
+                mode="default", timeout_s=5)
+    grades = read_artifact(tmp_path / "grades.parquet", "grades").to_pandas()
+    failed = grades[grades["status"] == "failed"]
+    assert len(failed) == stats["failed"] and failed["correct"].isna().all()
+    assert failed["reason"].str.startswith("HTTP 503").all()
+    [row] = build_leaderboard(grades).to_dict("records")
+    assert row["n_failed"] == stats["failed"] and row["n_samples"] == 10 - stats["failed"]
+    assert row["accuracy_mean"] == 1.0 and row["ungraded_rate"] == 0.0  # failures are not wrong answers
