@@ -57,8 +57,9 @@ _ENTRY_FIELDS = ("content", "finish_reason", "prompt_tokens", "completion_tokens
 
 
 def _check_cache_entries(path: Path, cache: GenerationCache, depth: int, report: AuditReport) -> None:
-    # Uses only the cache's public reading API: get(key) -> {"request", "response", ...} | None,
-    # and cache_key(request), the hash the entry is filed under.
+    # Uses only the cache's public reading API: load(key) -> (entry | None, why not), and
+    # cache_key(request), the hash the entry is filed under. An entry edited together with its
+    # sha256 still fails here: its request must hash to its key and its response equal the row.
     rows = pq.read_table(path, columns=["problem_id", "trial", "cache_key", *_ENTRY_FIELDS,
                                         "host", "slurm_job_id"]).to_pylist()
     bad = 0
@@ -68,10 +69,10 @@ def _check_cache_entries(path: Path, cache: GenerationCache, depth: int, report:
         # A failed request is never cached (a rerun must resend it): nothing to compare.
         report.say(depth, f"note {len(failed)} failed request(s), uncached by design, counted in n_failed")
     for row in rows:
-        entry = cache.get(row["cache_key"])
+        entry, problem = cache.load(row["cache_key"])
         where = f"{path}: {row['problem_id']} trial {row['trial']}: cache entry {row['cache_key'][:16]}"
         if entry is None:
-            report.fail(depth, f"{where} missing")
+            report.fail(depth, f"{where}: {problem or 'missing'}")
             bad += 1
             continue
         if cache_key(entry["request"]) != row["cache_key"]:

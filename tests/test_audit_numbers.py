@@ -15,7 +15,7 @@ import pytest
 from extrembench import stages
 from extrembench.audit import audit
 from extrembench.config import validate_config
-from extrembench.generation.cache import GenerationCache
+from extrembench.generation.cache import GenerationCache, entry_digest
 from extrembench.generation.run import generate_shard
 
 FIXTURES = Path(__file__).parent / "fixtures" / "pipeline"
@@ -125,16 +125,22 @@ def _entry_path(root: Path) -> Path:
     return GenerationCache(root / "cache").path(key)
 
 
-@pytest.mark.parametrize("edit, words", [
-    (lambda e: e["response"].update(completion_tokens=(e["response"].get("completion_tokens") or 0) + 7),
+@pytest.mark.parametrize("edit, reseal, words", [
+    # edited with its checksum recomputed: caught by comparing with the row, and by the key
+    (lambda e: e["response"].update(completion_tokens=(e["response"].get("completion_tokens") or 0) + 7), True,
      "differs from the generation row in completion_tokens"),
-    (lambda e: e["request"].update(seed=e["request"]["seed"] + 1), "no longer hashes to its key"),
+    (lambda e: e["request"].update(seed=e["request"]["seed"] + 1), True, "the key does not match the recorded request"),
+    # edited alone: the entry's own sha256 no longer matches
+    (lambda e: e["response"].update(completion_tokens=(e["response"].get("completion_tokens") or 0) + 7), False,
+     "sha256 does not match the content"),
 ])
-def test_edited_cache_entry_fails(workdir, edit, words):
+def test_edited_cache_entry_fails(workdir, edit, reseal, words):
     path = _entry_path(workdir)
     with restoring(path) as original:
         entry = json.loads(original)
         edit(entry)
+        if reseal:
+            entry["sha256"] = entry_digest(entry)
         path.write_text(json.dumps(entry))
         problems = run_audit(workdir).problems
     assert any(words in p for p in problems), problems
