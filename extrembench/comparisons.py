@@ -157,3 +157,26 @@ def build_rank_correlations(grades: pd.DataFrame, published: pd.DataFrame | None
             row.update({"n_models": n_models, method: rho, f"{method}_low": low, f"{method}_high": high})
         rows.append(row)
     return pd.DataFrame(rows, columns=columns)
+
+
+def compare(grade_files, variant_files, *, outputs, config, published_dir: str | None, seed: int = 0) -> None:
+    """The compare job: read grade and variant artifacts, write the three tables and the figure."""
+    import logging
+
+    from extrembench.artifacts import SCHEMAS, read_artifact
+    from extrembench.figures import plot_original_vs_variant
+    from extrembench.published import published_for_run
+    from extrembench.stages import write_csv
+
+    grades = pd.concat([read_artifact(p, "grades").to_pandas() for p in grade_files], ignore_index=True)
+    frames = [read_artifact(p, "variants").to_pandas() for p in variant_files]
+    variants = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=SCHEMAS["variants"].names)
+    memorization = build_memorization(grades, variants, seed=seed)
+    write_csv(memorization, outputs["memorization"])
+    write_csv(build_pairwise(grades, seed=seed), outputs["pairwise"])
+    published = published_for_run(published_dir, config)
+    write_csv(build_rank_correlations(grades, published[["benchmark", "model", "accuracy"]], seed=seed),
+              outputs["rank_correlations"])
+    plot_original_vs_variant(memorization, outputs["original_vs_variant"])
+    logging.getLogger(__name__).info("compare: %d memorization rows, %d variant candidates read",
+                                     len(memorization), len(variants))

@@ -90,6 +90,24 @@ CODE = {
         "scripts/aggregate.py",
     ),
     "plot": _stage_code("extrembench/figures.py", "extrembench/published.py", "scripts/plot.py"),
+    "vary": _stage_code(
+        "extrembench/variants.py",
+        "extrembench/problem.py",
+        "extrembench/expr.py",
+        "extrembench/convert.py",
+        "extrembench/validate.py",
+        "extrembench/schemas/problem.schema.yaml",
+        "scripts/vary.py",
+    ),
+    "compare": _stage_code(
+        "extrembench/comparisons.py",
+        "extrembench/paired.py",
+        "extrembench/metrics.py",
+        "extrembench/leaderboard.py",
+        "extrembench/figures.py",
+        "extrembench/published.py",
+        "scripts/compare.py",
+    ),
 }
 
 
@@ -178,10 +196,22 @@ FIGURES = {
 
 
 REVIEW = f"{RESULTS}/tables/review.csv"
+# Paired comparisons (rules/compare.smk); variants of extremal benchmark B are asked as B-variants.
+COMPARISONS = {
+    "memorization": f"{RESULTS}/tables/memorization.csv",
+    "pairwise": f"{RESULTS}/tables/pairwise.csv",
+    "rank_correlations": f"{RESULTS}/tables/rank_correlations.csv",
+    "original_vs_variant": f"{RESULTS}/figures/original_vs_variant.png",
+}
+VARIED = [config["benchmarks"][b]["parent"] for b in BENCHMARKS if config["benchmarks"][b]["kind"] == "variants"]
+
+
+def variants_table(benchmark, shard):
+    return f"{RESULTS}/{benchmark}/variants/shard-{shard}.parquet"
 
 
 def all_targets():
-    return [*LEADERBOARD.values(), *TABLES.values(), *FIGURES.values(), REVIEW]
+    return [*LEADERBOARD.values(), *TABLES.values(), *FIGURES.values(), REVIEW, *COMPARISONS.values()]
 
 
 # ---------------------------------------------------------------- resources
