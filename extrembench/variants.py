@@ -210,6 +210,31 @@ def homogeneity_candidates(problem: Problem, rng: random.Random) -> list[tuple[s
     return out
 
 
+# ---------------------------------------------------------------- constants: affine objective
+
+AFFINE_MAPS = ((2, 1), (3, 0), (2, 3), (3, 2), (1, 2), (1, 3))  # (k, m): objective -> k*(objective) + m
+
+
+def affine_candidates(problem: Problem, rng: random.Random) -> list[tuple[str, list[dict], Problem]]:
+    """The objective replaced by k·(objective) + m (k > 0, so the sense and the optimal points
+    stay): the answer becomes k·answer + m, exactly. The last resort for problems whose constants
+    cannot move (no literal, a scale-free objective): it still tells a recalled answer from a
+    solved one, and the yield per technique says how often it was needed."""
+    answer = parse_problem(problem).answer
+    maps = list(AFFINE_MAPS)
+    rng.shuffle(maps)
+    out = []
+    for k, m in maps:
+        objective = f"{k}*({problem.objective})" if k != 1 else f"({problem.objective})"
+        objective = f"{objective} + {m}" if m else objective
+        new_answer = sympy.radsimp(k * answer + m)
+        variant = replace(problem, objective=objective, answer=_exact_text(new_answer))
+        out.append(("affine", [{"field": "objective", "old": problem.objective, "new": objective},
+                               {"field": "answer", "old": problem.answer, "new": variant.answer,
+                                "why": f"objective mapped to {k}*f + {m}"}], variant))
+    return out
+
+
 # ---------------------------------------------------------------- constants: stationary points
 
 def changed_constant_candidates(problem: Problem, rng: random.Random) -> list[tuple[list[dict], Problem]]:
@@ -290,7 +315,7 @@ def exact_optimum(problem: Problem, witness: dict[str, float], best: float) -> t
         if all(sympy.simplify(lhs.subs(point) - rhs.subs(point)) == 0
                for lhs, op, rhs in parsed.constraints if op == "="):
             value = sympy.nsimplify(sympy.simplify(parsed.objective.subs(point)))
-            if value.is_number and abs(float(sympy.N(value, 30)) - best) <= tolerance:
+            if _finite_number(value) and abs(float(sympy.N(value, 30)) - best) <= tolerance:
                 return value, "rational point"
     # classes of equal coordinates; coordinates at a finite domain end are fixed to it
     fixed: dict[sympy.Symbol, sympy.Expr] = {}
@@ -354,9 +379,19 @@ def exact_optimum(problem: Problem, witness: dict[str, float], best: float) -> t
             return None, "the optimality condition has no root in radicals at the point found"
         objective = objective.subs(t, root)
     value = sympy.radsimp(sympy.simplify(objective))
-    if not value.is_number or abs(float(sympy.N(value, 30)) - best) > tolerance:
+    if not _finite_number(value) or abs(float(sympy.N(value, 30)) - best) > tolerance:
         return None, "the exact stationary value disagrees with the numeric optimum"
     return value, "stationary point"
+
+
+def _finite_number(value: sympy.Expr) -> bool:
+    """A finite real number that the answer grammar can write back (no nan, zoo, I, CRootOf)."""
+    if not (value.is_number and value.is_finite and value.is_real):
+        return False
+    try:
+        return _same_value(parse_expression(_exact_text(value), []), value)
+    except ValueError:
+        return False
 
 
 def _root_near(polynomial: sympy.Expr, t: sympy.Symbol, near: float) -> sympy.Expr | None:
@@ -471,6 +506,8 @@ def variants_of(parent: Problem, settings: Settings, *, check: Callable[[Problem
         if kind == "constants":
             plans = [(tech, tr, p) for tech, tr, p in homogeneity_candidates(base, rng)]
             plans += [("stationary", tr, p) for tr, p in changed_constant_candidates(base, rng)]
+            # the affine fallback is tried after the others' attempts, never instead of them
+            plans = plans[:attempts] + affine_candidates(base, rng)
         elif kind == "rename":
             plans = [("alphabet", tr, p) for tr, p in rename_candidates(base, rng)]
         elif kind == "rephrase":
@@ -480,7 +517,8 @@ def variants_of(parent: Problem, settings: Settings, *, check: Callable[[Problem
                      for name in others]
         else:
             raise ValueError(f"unknown variant kind {kind!r}; known: {KINDS}")
-        for index, (technique, transformation, variant) in enumerate(plans[:attempts], start=1):
+        budget = attempts + (settings.per_problem if kind == "constants" else 0)
+        for index, (technique, transformation, variant) in enumerate(plans[:budget], start=1):
             if confirmed >= settings.per_problem:
                 break
             candidate = Candidate(parent.id, kind, index, technique, None, list(transformation))
@@ -539,7 +577,8 @@ def _finish(candidate: Candidate, variant: Problem, kind: str, parent_answer, pa
     if _same_value(new_answer, parent_answer):
         candidate.drop_reason = "same answer as the parent"
         return
-    result = check(variant)
+    # checked as the parent was (spec and answer; the statement is rendered from the spec)
+    result = check(replace(variant, statement=None))
     candidate.validation_status, candidate.validation_reason = result.status, result.reason
     candidate.best_value, candidate.witness = result.best_value, result.witness
     if result.status != "confirmed":
