@@ -8,7 +8,8 @@ Kinds (docs/metrics.md, "Variants"):
   numeric search finds the optimum, whose point is made exact: snapped to small rationals, or the
   optimality condition of the problem reduced to its equal-value classes solved exactly by sympy).
   A candidate whose answer equals the parent's, whose answer cannot be made exact, or that the
-  validator does not confirm is dropped with the reason recorded.
+  validator does not confirm is dropped with the reason recorded. Last resort, tried only after
+  those: `affine` (objective → k·objective + m, answer → k·answer + m, exactly).
 - `rename`: variables renamed (a seeded permutation into a fresh alphabet) and constraints
   reordered; same answer. Checked by evaluating the renamed objective at the parent's witness.
 - `rephrase`: the same spec in another of a few fixed phrasings; same answer.
@@ -305,8 +306,9 @@ def exact_optimum(problem: Problem, witness: dict[str, float], best: float) -> t
     """An exact value of the objective at the optimum the search found near `witness`, or
     (None, why). First the point snapped to small rationals (every equality exactly zero there);
     else the problem reduced to the classes of equal coordinates (coordinates at a domain end are
-    fixed to it), an equality linear in one class solved for it, and the remaining one-variable
-    optimality condition f'(t) = 0 solved exactly (its real roots as radicals)."""
+    fixed to it), each equality solved for a class it is linear in (or, in a single class, for
+    its real root there), and the remaining one-variable optimality condition f'(t) = 0 solved
+    exactly (real roots of its numerator, radicals only). The validator confirms the result."""
     parsed = parse_problem(problem)
     symbols = parsed.symbols
     tolerance = 1e-7 * (1 + abs(best))
