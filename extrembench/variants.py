@@ -32,7 +32,13 @@ from fractions import Fraction
 import sympy
 
 from extrembench.convert import _domain_phrase, _relation_latex, render_statement
-from extrembench.expr import RELATION_OPS, parse_expression, parse_relation, symbol, tokenize
+from extrembench.expr import (
+    RELATION_OPS,
+    parse_expression,
+    parse_relation,
+    symbol,
+    tokenize,
+)
 from extrembench.problem import Problem, parse_problem
 
 KINDS = ("constants", "rename", "rephrase")
@@ -313,12 +319,11 @@ def exact_optimum(problem: Problem, witness: dict[str, float], best: float) -> t
     symbols = parsed.symbols
     tolerance = 1e-7 * (1 + abs(best))
     point = {s: _snap(witness[str(s)]) for s in symbols}
-    if all(abs(float(point[s]) - witness[str(s)]) <= 1e-7 * (1 + abs(witness[str(s)])) for s in symbols):
-        if all(sympy.simplify(lhs.subs(point) - rhs.subs(point)) == 0
-               for lhs, op, rhs in parsed.constraints if op == "="):
-            value = sympy.nsimplify(sympy.simplify(parsed.objective.subs(point)))
-            if _finite_number(value) and abs(float(sympy.N(value, 30)) - best) <= tolerance:
-                return value, "rational point"
+    if all(abs(float(point[s]) - witness[str(s)]) <= 1e-7 * (1 + abs(witness[str(s)])) for s in symbols) and all(
+            sympy.simplify(lhs.subs(point) - rhs.subs(point)) == 0 for lhs, op, rhs in parsed.constraints if op == "="):
+        value = sympy.nsimplify(sympy.simplify(parsed.objective.subs(point)))
+        if _finite_number(value) and abs(float(sympy.N(value, 30)) - best) <= tolerance:
+            return value, "rational point"
     # classes of equal coordinates; coordinates at a finite domain end are fixed to it
     fixed: dict[sympy.Symbol, sympy.Expr] = {}
     classes: list[list[sympy.Symbol]] = []
@@ -527,7 +532,7 @@ def variants_of(parent: Problem, settings: Settings, *, check: Callable[[Problem
             out.append(candidate)
             try:
                 _finish(candidate, variant, kind, parent_answer, parent_witness, check, search)
-            except Exception as exc:  # one bad candidate is dropped and counted, never stops the shard
+            except Exception as exc:  # noqa: BLE001 (one bad candidate is dropped and counted, never stops the shard)
                 candidate.drop_reason = f"generator error: {type(exc).__name__}: {exc}"
             confirmed += candidate.status == "confirmed"
     return out

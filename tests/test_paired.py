@@ -14,7 +14,6 @@ from scipy import stats
 
 from extrembench import paired
 
-
 # ---------------------------------------------------------------- exact tests (hand-computed)
 
 @pytest.mark.parametrize(
