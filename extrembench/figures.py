@@ -321,7 +321,7 @@ def plot_original_vs_variant(memorization: pd.DataFrame, out_png: str | Path, *,
     title = "Original vs variant problems, one point per model"
     if memorization.empty:
         return _message_figure(out_png, title, "No confirmed variants were evaluated in this run.")
-    figure = _new_figure(7.2, 4.2)
+    figure = _new_figure(8.6, 4.4)  # room for the legend: one entry per model and kind
     axes = figure.add_subplot()
     axes.plot([0, 100], [0, 100], color="#999999", linewidth=0.8, linestyle="--", label="equal accuracy")
     models = sorted(memorization["model"].unique())
