@@ -13,6 +13,7 @@ include: "rules/common.smk"
 include: "rules/build.smk"
 include: "rules/evaluate.smk"
 include: "rules/report.smk"
+include: "rules/compare.smk"
 
 
 rule all:

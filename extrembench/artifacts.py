@@ -147,12 +147,43 @@ GRADES = pa.schema(
     ]
 )
 
+# Every candidate variant the vary stage tried (confirmed and dropped), one row each, with the
+# parent it came from and what was changed: what `extrembench audit` shows for a variant score.
+VARIANTS = pa.schema(
+    [
+        ("benchmark", _str),  # the parent benchmark
+        ("variant_benchmark", _str),  # <benchmark>-variants: where confirmed variants are asked
+        ("problem_id", _str),  # <parent_id>~<kind>-<n>
+        ("parent_id", _str),
+        ("parent_source_path", _str),
+        ("parent_sha256", _str),
+        ("kind", _str),  # constants | rename | rephrase
+        ("technique", _str),  # homogeneity | stationary (rational point | stationary point) | alphabet | phrasing
+        ("transformation", _str),  # "field: old → new; ..."
+        ("transformation_json", _str),
+        ("content_sha256", _str),  # sha256 of the variant's own spec, answer and statement
+        ("statement", _str),
+        ("answer", _str),  # plain text (exact)
+        ("sense", _str),
+        ("spec_json", _str),  # the spec without the answer, as the problems table holds it
+        ("status", _str),  # confirmed | dropped
+        ("drop_reason", _str),
+        ("validation_status", _str),  # the validator's verdict on the variant (constants), else inherited
+        ("validation_reason", _str),
+        ("best_value", pa.float64()),
+        ("witness_json", _str),
+        ("seed", pa.int64()),
+        ("dag_node", _str),
+    ]
+)
+
 SCHEMAS: dict[str, pa.Schema] = {
     "translations": TRANSLATIONS,
     "conversions": CONVERSIONS,
     "problems": PROBLEMS,
     "generations": GENERATIONS,
     "grades": GRADES,
+    "variants": VARIANTS,
 }
 
 

@@ -87,6 +87,20 @@ def _check_cache_entries(path: Path, cache: GenerationCache, depth: int, report:
         report.say(depth, f"ok   {len(rows)} cache entries match (produced on {', '.join(jobs)})")
 
 
+def _show_variants(path: Path, depth: int, report: AuditReport) -> None:
+    """Each confirmed variant with its parent problem file and what was changed (the parent
+    file itself is rechecked below, from the artifact's lineage)."""
+    rows = pq.read_table(path, columns=["problem_id", "parent_source_path", "kind", "technique", "transformation",
+                                        "status", "validation_status"]).to_pylist()
+    for row in rows:
+        if row["status"] == "confirmed":
+            report.say(depth, f"variant {row['problem_id']} <- {row['parent_source_path']} [{row['kind']}, "
+                              f"{row['technique']}, validator: {row['validation_status']}]: {row['transformation']}")
+    dropped = sum(r["status"] != "confirmed" for r in rows)
+    if dropped:
+        report.say(depth, f"({dropped} candidate variant(s) dropped; reasons in the drop_reason column)")
+
+
 def _walk(path: Path, expected: str, depth: int, report: AuditReport, cache: GenerationCache) -> None:
     key = f"{path}:{expected}"
     if key in report.checked:
@@ -102,6 +116,8 @@ def _walk(path: Path, expected: str, depth: int, report: AuditReport, cache: Gen
     report.say(depth, f"ok   {path} [{kind}] sha256 {expected[:16]}")
     if kind == "generations":
         _check_cache_entries(path, cache, depth + 1, report)
+    if kind == "variants":
+        _show_variants(path, depth + 1, report)
     for record in read_lineage(path):
         _walk(Path(record["path"]), record["sha256"], depth + 1, report, cache)
 

@@ -71,8 +71,50 @@ def validate_config(raw: Mapping[str, Any]) -> dict[str, Any]:
     errors = sorted(_Validator(load_schema()).iter_errors(config), key=lambda e: list(e.absolute_path))
     if errors:
         raise ConfigError("invalid configuration:\n  " + "\n  ".join(_explain(e) for e in errors))
+    _derive_variant_benchmarks(config)
     _check_references(config)
     return config
+
+
+def _derive_variant_benchmarks(config: dict[str, Any]) -> None:
+    """`<name>-variants` under evaluate.benchmarks asks the vary stage's variants of extremal
+    benchmark <name>: its entry is derived here (same shards as the parent, since a variant lives
+    in its parent's shard) unless the config spells it out."""
+    suffix = "-variants"
+    for name in config["evaluate"]["benchmarks"]:
+        parent = name[: -len(suffix)] if name.endswith(suffix) else None
+        if name in config["benchmarks"] or parent not in config["benchmarks"]:
+            continue
+        spec = config["benchmarks"][parent]
+        if spec["kind"] != "extremal":
+            raise ConfigError(f"evaluate.benchmarks: {name!r}: variants are made of extremal benchmarks only; "
+                              f"{parent!r} is {spec['kind']}")
+        variants = spec["variants"]
+        if variants is None:
+            variants = spec["variants"] = _validated_defaults("variants")
+        config["benchmarks"][name] = {"kind": "variants", "parent": parent, "shards": spec["shards"],
+                                      "trials": variants["trials"] or spec["trials"], "limit": None,
+                                      "variants": None}
+    for name, spec in config["benchmarks"].items():
+        if spec["kind"] != "variants":
+            continue
+        parent = config["benchmarks"].get(spec.get("parent"))
+        if name != f"{spec.get('parent')}{suffix}" or parent is None or parent["kind"] != "extremal":
+            raise ConfigError(f"benchmarks.{name}: a variants benchmark must be named <parent>-variants after "
+                              f"an extremal benchmark (parent: {spec.get('parent')!r})")
+        if spec["shards"] != parent["shards"]:
+            raise ConfigError(f"benchmarks.{name}.shards: must equal benchmarks.{spec['parent']}.shards "
+                              f"({parent['shards']}): a variant lives in its parent's shard")
+        if parent["variants"] is None:
+            parent["variants"] = _validated_defaults("variants")
+
+
+def _validated_defaults(key: str) -> dict[str, Any]:
+    """The defaults of one benchmark sub-mapping, as the schema fills them."""
+    schema = load_schema()["properties"]["benchmarks"]["additionalProperties"]["properties"][key]
+    value: dict[str, Any] = {}
+    _Validator(schema).validate(value)
+    return value
 
 
 def _check_references(config: dict[str, Any]) -> None:

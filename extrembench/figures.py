@@ -310,3 +310,37 @@ def plot_heatmap(grades: pd.DataFrame, out_png: str | Path, *, max_labelled_prob
         axes.set_xlabel("Problem")
     figure.colorbar(image, ax=list(panels), label="Solve rate (share of trials correct)")
     return save_figure(figure, out_png)
+
+
+@styled
+def plot_original_vs_variant(memorization: pd.DataFrame, out_png: str | Path, *, kind: str = "constants") -> tuple[Path, Path]:
+    """One point per model: accuracy on the original problems (x) against accuracy on their
+    `kind` variants (y), 95 % whiskers on both axes, the diagonal of equal accuracy. A point below
+    the diagonal means the model does worse once the constants change (memorisation); the control
+    kinds (rename, rephrase) are drawn hollow for comparison. Columns: build_memorization."""
+    title = "Original vs variant problems, one point per model"
+    if memorization.empty:
+        return _message_figure(out_png, title, "No confirmed variants were evaluated in this run.")
+    figure = _new_figure(8.6, 4.4)  # room for the legend: one entry per model and kind
+    axes = figure.add_subplot()
+    axes.plot([0, 100], [0, 100], color="#999999", linewidth=0.8, linestyle="--", label="equal accuracy")
+    models = sorted(memorization["model"].unique())
+    for index, model in enumerate(models):
+        colour, marker = OKABE_ITO[index % len(OKABE_ITO)], MARKERS[index % len(MARKERS)]
+        for row in memorization[memorization["model"] == model].sort_values("kind").itertuples(index=False):
+            xv, yv = 100 * row.accuracy_original, 100 * row.accuracy_variant
+            xerr = [[max(0.0, xv - 100 * row.original_low)], [max(0.0, 100 * row.original_high - xv)]]
+            yerr = [[max(0.0, yv - 100 * row.variant_low)], [max(0.0, 100 * row.variant_high - yv)]]
+            main = row.kind == kind
+            label = f"{model} ({row.kind}, Δ = {100 * row.difference:+.1f} pts" + (", p_holm < 0.05)" if row.significant else ")")
+            axes.errorbar(xv, yv, xerr=xerr, yerr=yerr, fmt=marker, color=colour, elinewidth=0.7, capsize=2,
+                          markerfacecolor=colour if main else "none", markersize=6 if main else 4,
+                          alpha=1.0 if main else 0.6, label=label)
+    axes.set_xlim(-2, 102)
+    axes.set_ylim(-2, 102)
+    axes.set_aspect("equal")
+    axes.set_xlabel("Accuracy on the original problems (%)")
+    axes.set_ylabel("Accuracy on their variants (%)")
+    axes.set_title(title)
+    axes.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), frameon=False)
+    return save_figure(figure, out_png)

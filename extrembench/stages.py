@@ -240,7 +240,7 @@ def validate_shard(problem_files: Sequence[str], conversions: Path, output: Path
     from extrembench.validate import Effort
 
     seed = settings["seed"]
-    effort = Effort(starts=settings["starts"], iterations=settings["iterations"], time_cap_s=settings["time_cap_s"])
+    effort = Effort.from_settings(settings)
     infrastructure = _not_one_problems_fault()
     rows = []
     for conv in read_artifact(conversions, "conversions").to_pylist():
@@ -392,3 +392,65 @@ def ingest_shard(dataset: str, root: Path, output: Path, *, benchmark: str, shar
     inputs = [root / name for name in DATASETS[dataset].files]
     write_artifact(rows, output, "problems", inputs=inputs)
     log.info("ingested %d of %d %s problems into shard %d", len(rows), len(records), dataset, shard)
+
+
+def vary_shard(parent_problems: Path, problem_files: Sequence[str], outputs: dict[str, Path], *, benchmark: str,
+               variant_benchmark: str, per_problem: int, seed: int, kinds: Sequence[str], dag_node: str,
+               check, search, share: float = 1.0) -> None:
+    """Variants of every confirmed problem of one shard (extrembench.variants): every candidate to
+    outputs['variants'] (confirmed and dropped, with why), the confirmed ones as the problem table
+    of `variant_benchmark` (outputs['problems']), which generate and grade read like any other.
+    `check(problem)` / `search(problem)`: the validator and its numeric search, with the run's
+    validation settings. `share` < 1 varies only the problems whose id hashes below it (a stable
+    choice: editing one problem never changes which others are varied)."""
+    from extrembench.problem import load_problem
+    from extrembench.variants import Settings, content_hash, in_share, variants_of
+
+    settings = Settings(per_problem=per_problem, seed=seed, kinds=tuple(kinds))
+    known = {str(Path(p)) for p in problem_files}
+    rows, asked = [], []
+    parents = [r for r in read_artifact(parent_problems, "problems").to_pylist()
+               if r["status"] == "confirmed" and in_share(r["problem_id"], share, seed)]
+    for number, parent_row in enumerate(sorted(parents, key=lambda r: r["problem_id"]), start=1):
+        if str(Path(parent_row["source_path"])) not in known:
+            continue  # no problem file to vary (a formalized spec): nothing to re-derive from
+        parent = load_problem(parent_row["source_path"])
+        witness = json.loads(parent_row["witness_json"]) if parent_row["witness_json"] else None
+        candidates = variants_of(parent, settings, check=check, search=search, parent_witness=witness)
+        for c in candidates:
+            problem = c.problem
+            spec = None if problem is None else {
+                "id": c.variant_id, "sense": problem.sense, "variables": problem.variables,
+                "constraints": list(problem.constraints), "objective": problem.objective}
+            row = {
+                "benchmark": benchmark, "variant_benchmark": variant_benchmark, "problem_id": c.variant_id,
+                "parent_id": parent.id, "parent_source_path": parent_row["source_path"],
+                "parent_sha256": parent_row["source_sha256"], "kind": c.kind, "technique": c.technique,
+                "transformation": c.transformation_text(),
+                "transformation_json": json.dumps(c.transformation, sort_keys=True, ensure_ascii=False),
+                "content_sha256": content_hash(problem) if problem is not None else None,
+                "statement": problem.statement if problem is not None else None,
+                "answer": problem.answer if problem is not None else None, "sense": parent.sense,
+                "spec_json": json.dumps(spec, sort_keys=True) if spec else None, "status": c.status,
+                "drop_reason": c.drop_reason, "validation_status": c.validation_status,
+                "validation_reason": c.validation_reason, "best_value": c.best_value,
+                "witness_json": json.dumps(c.witness, sort_keys=True) if c.witness is not None else None,
+                "seed": seed, "dag_node": dag_node,
+            }
+            rows.append(row)
+            if c.status == "confirmed":
+                asked.append({
+                    "benchmark": variant_benchmark, "problem_id": c.variant_id,
+                    "source_path": parent_row["source_path"], "source_sha256": row["content_sha256"],
+                    "statement": problem.statement, "answer": _gold_text(problem.answer, "confirmed"),
+                    "answer_type": "number", "sense": parent.sense, "technique": list(parent.technique),
+                    "difficulty": parent.difficulty, "spec_json": row["spec_json"], "status": "confirmed",
+                    "reason": f"{c.kind} variant of {parent.id} ({c.technique}): {c.transformation_text()}",
+                    "best_value": c.best_value, "witness_json": row["witness_json"], "dag_node": dag_node,
+                })
+        counts = Counter((c.kind, c.status) for c in candidates)
+        log.info("[%d/%d] %s: %s", number, len(parents), parent.id,
+                 ", ".join(f"{k} {s} {n}" for (k, s), n in sorted(counts.items())))
+    write_artifact(rows, outputs["variants"], "variants", inputs=[parent_problems, *problem_files])
+    write_artifact(asked, outputs["problems"], "problems", inputs=[outputs["variants"]])
+    log.info("vary: %d candidates, %d confirmed variants", len(rows), len(asked))

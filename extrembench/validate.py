@@ -277,6 +277,12 @@ class Effort:
     samples_per_variable: int = 300  # random sample the starts are picked from
     time_cap_s: float = 300.0
 
+    @classmethod
+    def from_settings(cls, validation: dict) -> Effort:
+        """The effort of the config's `validation` block (starts, iterations, time_cap_s)."""
+        return cls(starts=validation["starts"], iterations=validation["iterations"],
+                   time_cap_s=validation["time_cap_s"])
+
 
 class TimeCap(Exception):
     """The wall-clock safety net of Effort was hit; the check reports inconclusive."""

@@ -150,3 +150,35 @@ rule review:
         "../envs/pipeline.yaml"
     script:
         "../scripts/build.py"
+
+
+# Variants of every confirmed problem (extrembench/variants.py), asked as benchmark <name>-variants:
+# one job per shard of the parent, so editing one problem reruns only its variants' shard.
+rule vary:
+    wildcard_constraints:
+        benchmark=EXTREMAL_NAMES,
+    input:
+        problems=shard_problem_files,
+        table=f"{RESULTS}/{{benchmark}}/problems/shard-{{shard}}.parquet",
+    output:
+        variants=f"{RESULTS}/{{benchmark}}/variants/shard-{{shard}}.parquet",
+        problems=f"{RESULTS}/{{benchmark}}-variants/problems/shard-{{shard}}.parquet",
+    log:
+        f"{RESULTS}/logs/vary/{{benchmark}}/shard-{{shard}}.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/vary/{{benchmark}}/shard-{{shard}}.tsv"
+    params:
+        code=CODE["vary"],
+        settings=lambda wc: json.dumps(
+            {"variants": config["benchmarks"][wc.benchmark]["variants"], "validation": config["validation"]},
+            sort_keys=True,
+        ),
+    resources:
+        mem_mb=cpu_resource("mem_mb"),
+        runtime=cpu_resource("runtime"),
+        cpus_per_task=cpu_resource("cpus_per_task"),
+        slurm_partition=cpu_resource("slurm_partition"),
+    conda:
+        "../envs/pipeline.yaml"
+    script:
+        "../scripts/vary.py"

@@ -66,6 +66,8 @@ CODE = {
         "grade": "grade",
         "aggregate": "aggregate",
         "plot": "plot",
+        "vary": "vary",
+        "compare": "compare",
     }.items()
 }
 
@@ -159,10 +161,22 @@ FIGURES = {
 
 
 REVIEW = f"{RESULTS}/tables/review.csv"
+# Paired comparisons (rules/compare.smk); variants of extremal benchmark B are asked as B-variants.
+COMPARISONS = {
+    "memorization": f"{RESULTS}/tables/memorization.csv",
+    "pairwise": f"{RESULTS}/tables/pairwise.csv",
+    "rank_correlations": f"{RESULTS}/tables/rank_correlations.csv",
+    "original_vs_variant": f"{RESULTS}/figures/original_vs_variant.png",
+}
+VARIED = [config["benchmarks"][b]["parent"] for b in BENCHMARKS if config["benchmarks"][b]["kind"] == "variants"]
+
+
+def variants_table(benchmark, shard):
+    return f"{RESULTS}/{benchmark}/variants/shard-{shard}.parquet"
 
 
 def all_targets():
-    return [*LEADERBOARD.values(), *TABLES.values(), *FIGURES.values(), REVIEW]
+    return [*LEADERBOARD.values(), *TABLES.values(), *FIGURES.values(), REVIEW, *COMPARISONS.values()]
 
 
 # ---------------------------------------------------------------- resources

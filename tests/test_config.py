@@ -40,7 +40,7 @@ def _with(path: str, value):
     [
         ("benchmarks.extrem.shardz", 3, "benchmarks.extrem: unknown key(s) ['shardz']"),
         ("benchmarks.extrem.shards", 0, "benchmarks.extrem.shards: 0 is less than the minimum of 1"),
-        ("benchmarks.extrem.kind", "csv", "benchmarks.extrem.kind: 'csv' is not allowed; choose one of ['extremal', 'ingested', 'formalized']"),
+        ("benchmarks.extrem.kind", "csv", "benchmarks.extrem.kind: 'csv' is not allowed; choose one of ['extremal', 'ingested', 'formalized', 'variants']"),
         ("models.gemma3-270m.backend", "vllm", "choose one of ['sglang', 'openai', 'llamacpp', 'reference-solver', 'symmetric-guess']"),
         ("models.gemma3-270m.sampling.top_p", 1.5, "models.gemma3-270m.sampling.top_p: 1.5 is greater than the maximum of 1"),
         ("models.gemma3-270m.size_class", "b200-xl", "models.gemma3-270m.size_class: 'b200-xl' has no entry under `resources`"),
@@ -107,3 +107,41 @@ def test_api_key_env_accepts_variable_names():
     raw["models"]["remote"] = {"backend": "openai", "openai": {"base_url": "http://127.0.0.1:9/v1",
                                                                 "api_key_env": "OPENAI_API_KEY"}}
     assert validate_config(raw)["models"]["remote"]["openai"]["api_key_env"] == "OPENAI_API_KEY"
+
+
+def test_variants_benchmark_is_derived_from_its_parent():
+    config = validate_config(DEFAULT)
+    derived = config["benchmarks"]["extrem-variants"]
+    assert derived["kind"] == "variants" and derived["parent"] == "extrem"
+    assert derived["shards"] == config["benchmarks"]["extrem"]["shards"]
+    assert derived["trials"] == DEFAULT["benchmarks"]["extrem"]["variants"]["trials"]
+    assert config["benchmarks"]["extrem"]["variants"]["per_problem"] == 2
+
+
+def test_variants_without_a_block_get_the_defaults_and_trials_of_the_parent():
+    config = copy.deepcopy(DEFAULT)
+    del config["benchmarks"]["extrem"]["variants"]
+    validated = validate_config(config)
+    assert validated["benchmarks"]["extrem"]["variants"] == {
+        "per_problem": 2, "seed": 0, "kinds": ["constants", "rename", "rephrase"], "share": 1.0, "trials": None}
+    assert validated["benchmarks"]["extrem-variants"]["trials"] == DEFAULT["benchmarks"]["extrem"]["trials"]
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        ({"extrem-variants": {"kind": "variants", "parent": "extrem", "shards": 3}},
+         "benchmarks.extrem-variants.shards: must equal benchmarks.extrem.shards"),
+        ({"other-variants": {"kind": "variants", "parent": "extrem", "shards": 4}},
+         "must be named <parent>-variants"),
+        ({"aime": {"kind": "ingested", "dataset": "aime2025"}}, None),
+    ],
+)
+def test_variants_benchmark_errors_name_the_fix(change, message):
+    config = copy.deepcopy(DEFAULT)
+    config["benchmarks"].update(change)
+    if message is None:  # variants of an ingested benchmark
+        config["evaluate"]["benchmarks"] = ["aime-variants"]
+        message = "variants are made of extremal benchmarks only"
+    with pytest.raises(ConfigError, match=message):
+        validate_config(config)

@@ -142,7 +142,8 @@ def test_editing_one_problem_reruns_its_shard_and_sends_models_times_trials(work
     for rule in ("generate", "grade"):
         assert sorted(plan[rule]) == sorted(f"benchmark=extrem, model={m}, shard={shard}"
                                             for m in TINY_CONFIG["evaluate"]["models"]), plan
-    assert set(plan) == {"translate", "convert", "validate", "generate", "grade", "review", "aggregate", "plot", "all"}
+    assert set(plan) == {"translate", "convert", "validate", "generate", "grade", "review", "aggregate", "plot",
+                         "compare", "all"}
     rerun = snakemake(workdir)
     assert rerun.returncode == 0, rerun.stderr[-5000:]
     n_llm_models = 1

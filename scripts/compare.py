@@ -1,0 +1,12 @@
+"""compare: memorization, pairwise and rank-correlation tables and the original-vs-variant figure
+(rules/compare.smk)."""
+
+from pathlib import Path
+
+from extrembench.comparisons import compare
+from extrembench.workflow import start_job
+
+start_job(snakemake)  # noqa: F821 (injected by Snakemake)
+smk = snakemake  # noqa: F821
+compare(list(smk.input.grades), list(smk.input.variants), outputs={k: Path(v) for k, v in smk.output.items()},
+        config=smk.config, published_dir=smk.params.published)

@@ -1,0 +1,135 @@
+"""Variant generation: the pure pieces by tables of cases, then whole variants of real problems
+through the real validator."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import replace
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+import sympy
+
+from extrembench import variants
+from extrembench.expr import parse_expression
+from extrembench.problem import Problem, load_problem
+from extrembench.validate import Effort, check_problem, search_extremum
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _problem(objective, constraints=(), variables=None, answer="0", sense="min"):
+    return Problem(id="t", sense=sense, variables=variables or {"a": "positive", "b": "positive", "c": "positive"},
+                   constraints=tuple(constraints), objective=objective, answer=answer)
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [("a + b + c", Fraction(1)), ("a*b*c", Fraction(3)), ("a^2 + b^2 - a*b", Fraction(2)),
+     ("a/(b + c) + b/(c + a)", Fraction(0)), ("sqrt(a*b)", Fraction(1)), ("a^2 + b", None),
+     ("a + b + 1", None), ("(a*b)^(1/3)", Fraction(2, 3))],
+)
+def test_homogeneous_degree(text, expected):
+    names = ["a", "b", "c"]
+    symbols = [sympy.Symbol(n) for n in names]
+    assert variants.homogeneous_degree(parse_expression(text, names), symbols, random.Random(0)) == expected
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [("a^2 + 3*b", ["3"]), ("x**12 + 12*x", ["12"]), ("1/(1 + a)^2", ["1", "1"]), ("sqrt(3*a + 1)", ["3", "1"]),
+     ("a + 0.5", [])],
+)
+def test_number_tokens_skip_exponents_and_decimals(text, expected):
+    assert [t for _, t in variants._number_tokens(text)] == expected
+
+
+def test_rewrite_names_swaps_simultaneously():
+    assert variants._rewrite_names("a*b^2 + b/(a + ab)", {"a": "b", "b": "a"}) == "b*a^2 + a/(b + ab)"
+
+
+def test_homogeneity_rescales_constraint_and_answer():
+    parent = _problem("a*b*c", ["a + b + c = 1"], answer="1/27", sense="max")
+    candidates = variants.homogeneity_candidates(parent, random.Random(1))
+    assert candidates
+    for technique, transformation, variant in candidates:
+        constant = parse_expression(variant.constraints[0].split("=")[1], [])
+        assert parse_expression(variant.answer, []) == sympy.Rational(1, 27) * constant**3
+    # a second fixed scale (abc = 1 as well) rules the technique out
+    assert variants.homogeneity_candidates(replace(parent, constraints=("a + b + c = 1", "a*b*c = 1")),
+                                           random.Random(1)) == []
+
+
+@pytest.mark.parametrize(
+    "objective, constraints, variables, expected",
+    [
+        # snapped rational point: a = b = 3/2 on a + b = 3
+        ("(1 + 1/a)*(1 + 1/b)", ["a + b = 3"], {"a": "positive", "b": "positive"}, sympy.Rational(25, 9)),
+        # a stationary point in radicals: x + 2/x at x = sqrt(2)
+        ("x + 2/x", [], {"x": "positive"}, 2 * sympy.sqrt(2)),
+        # a class fixed at a domain end and one equality solved for its root: b = 0, a^2 = 2
+        ("a + 3*b", ["a^2 + b^2 = 2"], {"a": "nonnegative", "b": "nonnegative"}, sympy.sqrt(2)),
+    ],
+)
+def test_exact_optimum_cases(objective, constraints, variables, expected):
+    problem = _problem(objective, constraints, variables)
+    found = search_extremum(problem, seed=0, effort=Effort(starts=8))
+    value, how = variants.exact_optimum(problem, found.witness, found.best_value)
+    assert value is not None, how
+    assert sympy.simplify(value - expected) == 0
+
+
+def test_exact_optimum_refuses_a_root_without_radicals():
+    # x^5 - x - 1 = 0 has a real root not expressible in radicals; minimise x^6/6 - x^2/2 - x
+    problem = _problem("x^6/6 - x^2/2 - x", [], {"x": "positive"})
+    found = search_extremum(problem, seed=0, effort=Effort(starts=8))
+    value, how = variants.exact_optimum(problem, found.witness, found.best_value)
+    assert value is None and "radicals" in how
+
+
+@pytest.mark.parametrize("phrasing", variants.PHRASINGS)
+def test_every_phrasing_names_the_formulas(phrasing):
+    problem = _problem("a/(b + c)", ["a + b + c = 3"], answer="1/2")
+    text = variants.render_phrasing(problem, phrasing)
+    assert "a + b + c = 3" in text and "\\frac{a}{b + c}" in text
+    assert ("minimum" in text) or ("smallest" in text) or ("least" in text)
+
+
+def test_in_share_is_stable_and_roughly_proportional():
+    ids = [f"ineq-{i:04d}" for i in range(1, 401)]
+    chosen = [i for i in ids if variants.in_share(i, 0.25, 0)]
+    assert 70 <= len(chosen) <= 130
+    assert chosen == [i for i in ids if variants.in_share(i, 0.25, 0)]
+    assert all(variants.in_share(i, 1.0, 0) for i in ids)
+
+
+def _validator(problem):
+    return check_problem(problem, seed=0, effort=Effort())
+
+
+def _search(problem):
+    return search_extremum(problem, seed=0, effort=Effort())
+
+
+@pytest.mark.parametrize("name", ["ineq-0001", "ineq-0033", "ineq-0077"])
+def test_variants_of_shipped_problems(name):
+    parent = load_problem(REPO / "data" / "problems" / f"{name}.yaml")
+    result = _validator(parent)
+    settings = variants.Settings(per_problem=2, seed=0, kinds=variants.KINDS)
+    candidates = variants.variants_of(parent, settings, check=_validator, search=_search, parent_witness=result.witness)
+    confirmed = [c for c in candidates if c.status == "confirmed"]
+    by_kind = {k: [c for c in confirmed if c.kind == k] for k in variants.KINDS}
+    assert all(len(v) == 2 for v in by_kind.values()), [(c.variant_id, c.drop_reason) for c in candidates]
+    parent_answer = parse_expression(parent.answer, [])
+    for c in by_kind["constants"]:
+        assert c.validation_status == "confirmed"
+        assert parse_expression(c.problem.answer, []) != parent_answer
+        assert "→" in c.transformation_text()
+    for c in by_kind["rename"] + by_kind["rephrase"]:
+        assert parse_expression(c.problem.answer, []) == parent_answer
+    assert len({variants.content_hash(c.problem) for c in confirmed}) == len(confirmed)
+    # deterministic: the same seed gives the same variants
+    again = variants.variants_of(parent, settings, check=_validator, search=_search, parent_witness=result.witness)
+    assert [(c.variant_id, c.problem and variants.content_hash(c.problem)) for c in again] == [
+        (c.variant_id, c.problem and variants.content_hash(c.problem)) for c in candidates]
