@@ -135,7 +135,7 @@ def convert_problem(problem: Problem) -> tuple[ExtremalSpec, str]:
     return spec, "inequality"
 
 
-def _domain_phrase(text: str, plural: bool) -> str:
+def domain_phrase(text: str, plural: bool) -> str:
     word = text.strip()
     if word in ("positive", "nonnegative", "real"):
         adjective = "" if word == "real" else word + " "
@@ -232,7 +232,7 @@ class _SourceOrderParser(_Parser):
         return sympy.Mul(-1, operand, evaluate=False)
 
 
-def _relation_latex(text: str, names: list[str]) -> str:
+def relation_latex(text: str, names: list[str]) -> str:
     lhs, op, rhs = parse_relation(text, names)  # full checks, and where the relation splits
     sides = re.split(r"==|>=|<=|≥|≤|=|<|>", text, maxsplit=1)
     return f"{source_order_latex(sides[0], names)} {_LATEX_OPS[op]} {source_order_latex(sides[1], names)}"
@@ -249,9 +249,9 @@ def render_statement(spec_or_problem: ExtremalSpec | Problem) -> str:
     parts = []
     for domain, members in groups.items():
         listed = ", ".join(sympy.latex(symbol(n)) for n in members)
-        parts.append(f"${listed}$ be {_domain_phrase(domain, len(members) > 1)}")
+        parts.append(f"${listed}$ be {domain_phrase(domain, len(members) > 1)}")
     sentence = "Let " + " and ".join(parts)
-    relations = ["$" + _relation_latex(text, names) + "$" for text in item.constraints]
+    relations = ["$" + relation_latex(text, names) + "$" for text in item.constraints]
     if relations:
         joined = relations[0] if len(relations) == 1 else ", ".join(relations[:-1]) + " and " + relations[-1]
         sentence += f" such that {joined}"

@@ -31,7 +31,7 @@ from fractions import Fraction
 
 import sympy
 
-from extrembench.convert import _domain_phrase, _relation_latex, render_statement
+from extrembench.convert import domain_phrase, relation_latex, render_statement
 from extrembench.expr import (
     RELATION_OPS,
     parse_expression,
@@ -452,7 +452,7 @@ def _subjects(problem: Problem) -> str:
     for domain, members in groups.items():
         listed = ", ".join(sympy.latex(symbol(n)) for n in members)
         verb = "are" if len(members) > 1 else "is"
-        parts.append(f"${listed}$ {verb} {_domain_phrase(domain, len(members) > 1)}")
+        parts.append(f"${listed}$ {verb} {domain_phrase(domain, len(members) > 1)}")
     return " and ".join(parts)
 
 
@@ -461,7 +461,7 @@ def render_phrasing(problem: Problem, phrasing: str) -> str:
     if phrasing == "paper":
         return render_statement(problem)
     names = list(problem.variables)
-    relations = ["$" + _relation_latex(*parse_relation(text, names)) + "$" for text in problem.constraints]
+    relations = ["$" + relation_latex(text, names) + "$" for text in problem.constraints]
     joined = relations[0] if len(relations) == 1 else ", ".join(relations[:-1]) + " and " + (relations[-1] if relations else "")
     objective = "$" + sympy.latex(parse_expression(problem.objective, names)) + "$"
     word, small, least = _WORDS[problem.sense]
