@@ -59,7 +59,8 @@ def renamed_scaled_copy(problem, scales, factor, constant):
             variables[name] = text
         else:
             d = parse_domain(text)
-            variables[name] = f"{'(' if d.lo_open else '['}{d.lo / k}, {d.hi / k}{')' if d.hi_open else ']'}"
+            lo, hi = ("-inf" if d.lo is None else d.lo / k), ("inf" if d.hi is None else d.hi / k)  # (1, inf): ineq-0130
+            variables[name] = f"{'(' if d.lo_open else '['}{lo}, {hi}{')' if d.hi_open else ']'}"
     constraints = []
     for text in problem.constraints:
         lhs, op, rhs = parse_relation(text, names)
