@@ -153,3 +153,14 @@ def test_planned_missing_requests_equal_what_the_default_config_then_sends(tmp_p
     assert after["totals"]["missing"] == 0
     gemma = next(r for r in after["rows"] if r["model"] == "gemma3-270m")
     assert gemma["tokens_source"].startswith("recorded") and 0 < gemma["tokens_per_request"] <= 8
+
+    # the cost ledger of the default run: its columns on the leaderboard and the figure
+    import pandas as pd
+
+    board = pd.read_csv(tmp_path / "results" / "leaderboard.csv")
+    for column in ("gpu_hours", "wall_hours", "output_tokens", "tokens_per_s_per_gpu", "cost",
+                   "accuracy_per_gpu_hour", "cost_unknown_rows"):
+        assert column in board.columns
+    assert (board["cost_unknown_rows"] == 0).all() and (board["wall_hours"] > 0).all()
+    assert (board["gpu_hours"] == 0).all()  # the default config's size class is `cpu`
+    assert (tmp_path / "results" / "figures" / "accuracy_vs_cost.png").stat().st_size > 0
