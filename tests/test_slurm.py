@@ -436,3 +436,82 @@ def test_pipeline_on_local_slurm_asks_each_rule_for_its_size_class_and_reruns_on
     assert by_problem[edited] == edited_job.job_id
     assert all(job == generate_jobs[per_shard("generate", edited_shard, GPU_MODEL)].job_id
                for pid, job in by_problem.items() if pid != edited)
+
+
+# ---------------------------------------------------------------- preemption on the real cluster
+
+def _running_generate_job(model: str) -> str | None:
+    """SLURM id of a RUNNING generate job of `model` (the plugin's comment: rule_<rule>_wildcards_<values
+    joined by _>)."""
+    queue = subprocess.run(["squeue", "-h", "-t", "RUNNING", "-o", "%i|%k"], capture_output=True, text=True)
+    for line in queue.stdout.splitlines():
+        job_id, _, comment = line.partition("|")
+        if comment.startswith("rule_generate_wildcards_") and f"_{model}_" in comment:
+            return job_id.strip()
+    return None
+
+
+def _cache_entries(cache_dir: Path) -> list[dict]:
+    import json
+
+    return [json.loads(p.read_text()) for p in (cache_dir / "generations").rglob("*.json")]
+
+
+@pytest.mark.slurm
+@pytest.mark.slow
+def test_requeued_generate_job_resumes_from_the_cache_with_no_duplicate_request(own_tmp_path, cluster):
+    """`scontrol requeue` of a running GPU generate job mid-shard: the job flushes and exits, SLURM
+    reruns it under the same id, the workflow finishes, and every request was produced exactly once."""
+    import json
+    import time
+    from collections import Counter
+
+    from extrembench.generation.journal import recover_journals
+    from extrembench.generation.cache import GenerationCache
+
+    tmp_path = own_tmp_path
+    config = tiny_config(tmp_path)
+    config["benchmarks"]["extrem"]["trials"] = 6  # a shard of ≈ 12 solver answers of ≈ 1 s each
+    config["evaluate"]["models"] = [GPU_MODEL]
+    (tmp_path / "config.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
+    code = snapshot_code(Path(tempfile.mkdtemp(prefix="code-", dir=tmp_path)))
+    cache_dir = Path(config["cache_dir"])
+    env = {**os.environ, "PYTHONPATH": str(code)}
+    command = [str(SNAKEMAKE), "--snakefile", str(code / "Snakefile"), "--directory", str(tmp_path),
+               "--configfile", str(tmp_path / "config.yaml"), "--profile", str(SLURM_PROFILE),
+               "--profile", str(CI_OVERLAY)]
+    with open(tmp_path / "snakemake.log", "w") as log:
+        workflow = subprocess.Popen(command, cwd=tmp_path, env=env, stdout=log, stderr=subprocess.STDOUT)
+    try:
+        requeued = None
+        deadline = time.monotonic() + 900
+        while requeued is None and workflow.poll() is None and time.monotonic() < deadline:
+            job_id = _running_generate_job(GPU_MODEL)
+            if job_id and (cache_dir / "generations").is_dir():
+                produced = [e for e in _cache_entries(cache_dir) if e["produced_by"].get("slurm_job_id") == job_id]
+                if produced:  # mid-shard: some answers filed, the job still running
+                    subprocess.run(["scontrol", "requeue", job_id], check=True, capture_output=True, text=True)
+                    requeued = job_id
+            time.sleep(0.2)
+        assert requeued, f"no running generate job of {GPU_MODEL} was caught mid-shard:\n" + \
+            (tmp_path / "snakemake.log").read_text()[-3000:]
+        assert workflow.wait(timeout=1800) == 0, (tmp_path / "snakemake.log").read_text()[-5000:]
+    finally:
+        if workflow.poll() is None:
+            workflow.terminate()
+            workflow.wait()
+
+    ledger = [json.loads(p.read_text()) for p in (cache_dir / "ledger").glob("*.json")]
+    # the interrupted attempt and the requeued one, under the same SLURM job id
+    attempts = sorted((e for e in ledger if e["slurm_job_id"] == requeued), key=lambda e: not e["interrupted"])
+    assert [e["interrupted"] for e in attempts] == [True, False], attempts
+    assert all(e["source"] == "sacct" and e["gpus"] == 2 for e in attempts)
+    # counted from the cache: each request of the shard filed once, by the attempt the ledger names
+    recover_journals(GenerationCache(cache_dir))
+    shard = attempts[0]["shard"]
+    planned = len(pq.read_table(tmp_path / "results" / "extrem" / "generate" / GPU_MODEL / f"{shard}.parquet"))
+    produced = Counter(e["produced_by"]["job_uid"] for e in _cache_entries(cache_dir)
+                       if e["produced_by"].get("slurm_job_id") == requeued)
+    assert produced == {e["job_uid"]: e["produced"] for e in attempts}
+    assert sum(produced.values()) == planned  # 0 duplicates: nothing re-sent, nothing missing
+    assert 0 < attempts[0]["produced"] < planned

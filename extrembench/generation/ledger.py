@@ -30,7 +30,7 @@ from typing import Any
 log = logging.getLogger(__name__)
 
 JOB_UID = f"{socket.gethostname()}-{os.getpid()}-{time.time_ns()}"
-SACCT_TIMEOUT_S = 30
+SACCT_TIMEOUT_S = 10  # also runs in the grace period after a preemption signal
 
 
 @dataclass(frozen=True)
@@ -39,8 +39,7 @@ class LedgerEntry:
     benchmark: str
     model: str
     shard: str
-    slurm_job_id: str | None
-    slurm_restart_count: int
+    slurm_job_id: str | None  # the same for every requeue of one SLURM job (job_uid tells them apart)
     host: str
     gpus: int
     wall_seconds: float
@@ -99,7 +98,7 @@ class JobMeter:
             gpu_seconds, source = float(wall * gpus), "sacct"
         entry = LedgerEntry(
             job_uid=JOB_UID, benchmark=self.benchmark, model=self.model, shard=self.shard,
-            slurm_job_id=job_id, slurm_restart_count=int(os.environ.get("SLURM_RESTART_COUNT", 0)),
+            slurm_job_id=job_id,
             host=os.environ.get("SLURMD_NODENAME") or socket.gethostname(), gpus=gpus,
             wall_seconds=round(wall, 3), gpu_seconds=round(gpu_seconds, 3), source=source,
             produced=produced, completion_tokens=completion_tokens, interrupted=interrupted)
