@@ -121,3 +121,28 @@ def test_accuracy_vs_cost_figure(tmp_path):
     first = png.read_bytes()
     figures.plot_accuracy_vs_cost(board, png)
     assert png.read_bytes() == first
+
+
+def test_two_attempts_in_one_process_keep_separate_ledger_entries(tmp_path, monkeypatch):
+    """A second generate call in the same process (a test, a notebook) is a new attempt: its entry
+    does not overwrite the first one's, and the first attempt's rows keep their shares."""
+    monkeypatch.delenv("SLURM_JOB_ID", raising=False)
+    problems = tmp_path / "problems.parquet"
+    config = validate_config({**BASE_CONFIG, "resources": {"cpu": {}, "one-gpu": {"gpu": 1}},
+                              "models": {"m": {"backend": "openai", "size_class": "one-gpu", "concurrency": 1,
+                                               "openai": {"base_url": "http://unused"}}}})
+    config["cache_dir"] = str(tmp_path / "cache")
+    output = tmp_path / "out" / "shard-0.parquet"
+    shares_by_problem = {}
+    with ScriptedEndpoint([(200, 0.02)]) as endpoint:
+        config["models"]["m"]["openai"]["base_url"] = endpoint.base_url
+        for asked in (["p1"], ["p1", "p2"]):
+            write_artifact([problem_row(p, f"{p}?") for p in asked], problems, "problems")
+            generate_shard(problems_path=problems, output=output, stats_path=tmp_path / "stats.json",
+                           benchmark="t", model="m", config=config, dag_node="generate[t]",
+                           server_log=tmp_path / "server.log")
+            for row in pq.read_table(output).to_pylist():
+                shares_by_problem.setdefault(row["problem_id"], set()).add(row["gpu_seconds"])
+    entries = [json.loads(p.read_text()) for p in (tmp_path / "cache" / "ledger").glob("*.json")]
+    assert sorted(e["produced"] for e in entries) == [3, 3] and len({e["job_uid"] for e in entries}) == 2
+    assert len(shares_by_problem["p1"]) == 1  # unchanged by the second attempt

@@ -1,9 +1,9 @@
 """What each generate job cost: GPU-seconds per job attempt, and each response's share of them.
 
-Every job attempt (a process running one generate job; a requeued or retried job is a new attempt)
-has a `JOB_UID`, stamped into the `produced_by` of every response it produces. When the attempt
+Every job attempt (one generate_shard call; a requeued or retried job is a new attempt) has a
+`job_uid()`, stamped into the `produced_by` of every response it produces. When the attempt
 ends, finished or interrupted (preemption.py), it writes one ledger entry under
-`<cache_dir>/ledger/<JOB_UID>.json`: its GPUs, wall seconds, GPU-seconds and how many responses it
+`<cache_dir>/ledger/<job_uid>.json`: its GPUs, wall seconds, GPU-seconds and how many responses it
 produced. A generation row's `gpu_seconds` / `wall_seconds` are the producing attempt's totals
 divided by its responses, so summing a table's rows gives what its responses cost however many
 attempts, reruns and cache hits it took. The ledger sits beside the cache because the cache
@@ -29,7 +29,18 @@ from typing import Any
 
 log = logging.getLogger(__name__)
 
-JOB_UID = f"{socket.gethostname()}-{os.getpid()}-{time.time_ns()}"
+_attempt = [f"{socket.gethostname()}-{os.getpid()}-{time.time_ns()}"]
+
+
+def job_uid() -> str:
+    """The current attempt's id (host, PID, start time: unique across requeues of one SLURM job)."""
+    return _attempt[0]
+
+
+def start_attempt() -> str:
+    """A fresh id for a new attempt, so two generate calls in one process never share an entry."""
+    _attempt[0] = f"{socket.gethostname()}-{os.getpid()}-{time.time_ns()}"
+    return _attempt[0]
 SACCT_TIMEOUT_S = 10  # also runs in the grace period after a preemption signal
 
 
@@ -87,6 +98,7 @@ class JobMeter:
         self.cache_dir = Path(cache_dir)
         self.benchmark, self.model, self.shard = benchmark, model, shard
         self.started = time.monotonic()
+        self.job_uid = start_attempt()
 
     def close(self, *, gpus: int, produced: int, completion_tokens: int, interrupted: bool) -> LedgerEntry:
         wall = time.monotonic() - self.started
@@ -97,7 +109,7 @@ class JobMeter:
             wall, gpus = usage
             gpu_seconds, source = float(wall * gpus), "sacct"
         entry = LedgerEntry(
-            job_uid=JOB_UID, benchmark=self.benchmark, model=self.model, shard=self.shard,
+            job_uid=self.job_uid, benchmark=self.benchmark, model=self.model, shard=self.shard,
             slurm_job_id=job_id,
             host=os.environ.get("SLURMD_NODENAME") or socket.gethostname(), gpus=gpus,
             wall_seconds=round(wall, 3), gpu_seconds=round(gpu_seconds, 3), source=source,

@@ -23,7 +23,7 @@ from extrembench.generation.backends import open_endpoint
 from extrembench.generation.cache import GenerationCache
 from extrembench.generation.client import ChatClient, ChatRequest
 from extrembench.generation.journal import ResponseJournal, journal_keys, recover_journals
-from extrembench.generation.ledger import JOB_UID, JobMeter, response_cost, shares
+from extrembench.generation.ledger import JobMeter, job_uid, response_cost, shares
 from extrembench.generation.requests import PlannedSample, chat_payload, plan_samples, sampling_json
 
 log = logging.getLogger(__name__)
@@ -60,7 +60,7 @@ def produced_by(engine: str, version: str) -> dict[str, Any]:
         # (snakemake-executor-plugin-slurm-jobstep 0.6.1, checked on a real cluster).
         "host": os.environ.get("SLURMD_NODENAME") or socket.gethostname(),
         "slurm_job_id": os.environ.get("SLURM_JOB_ID"),
-        "job_uid": JOB_UID,  # this attempt's cost ledger entry (ledger.py)
+        "job_uid": job_uid(),  # this attempt's cost ledger entry (ledger.py)
         "engine": engine,
         "engine_version": version,
         "created_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
