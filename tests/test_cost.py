@@ -5,7 +5,6 @@ survives a rebuild from the cache; and the accuracy-vs-cost figure."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import numpy as np
 import pandas as pd

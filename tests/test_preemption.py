@@ -55,7 +55,7 @@ def process_gone(pid: int) -> bool:
 
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGUSR1])
 def test_signal_stops_the_server_by_pid_and_exits_non_zero(tmp_path, signum):
-    job = start(f"""
+    job = start("""
         import sys, time
         from extrembench.generation import preemption
         from extrembench.generation.server import ManagedServer, free_port
