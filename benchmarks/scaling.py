@@ -117,6 +117,7 @@ def generation_rows(reasonings: list[str]) -> list[dict]:
         "finish_reason": "stop", "error": None, "prompt_tokens": 120, "completion_tokens": len(text) // 4,
         "latency_s": rng.uniform(10, 900), "host": "gpu-node-017", "slurm_job_id": str(4_000_000 + i // 320),
         "dag_node": f"generate[benchmark=extrem,model=qwen3-8b,shard={i // 320}]",
+        "gpu_seconds": rng.uniform(1, 10), "wall_seconds": rng.uniform(1, 10),
     } for i, text in enumerate(reasonings)]
 
 

@@ -115,6 +115,10 @@ GENERATIONS = pa.schema(
         ("host", _str),  # where the response was produced (from the cache entry)
         ("slurm_job_id", _str),
         ("dag_node", _str),
+        # this response's share of its producing job attempt's GPU- and wall-seconds (cost ledger,
+        # generation/ledger.py); null when that attempt left no ledger entry
+        ("gpu_seconds", pa.float64()),
+        ("wall_seconds", pa.float64()),
     ]
 )
 

@@ -343,4 +343,50 @@ def plot_original_vs_variant(memorization: pd.DataFrame, out_png: str | Path, *,
     axes.set_ylabel("Accuracy on their variants (%)")
     axes.set_title(title)
     axes.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), frameon=False)
+
+
+def cost_axis(leaderboard: pd.DataFrame) -> tuple[str, str]:
+    """(column, label) of the x axis of the cost figure: the price when every row has one, else
+    GPU-hours when any job held GPUs, else the generate jobs' wall-hours (a CPU-only run)."""
+    if "cost" in leaderboard and leaderboard["cost"].notna().all() and (leaderboard["cost"] > 0).any():
+        return "cost", "Cost of the generations (configured price)"
+    if "gpu_hours" in leaderboard and (leaderboard["gpu_hours"].fillna(0) > 0).any():
+        return "gpu_hours", "GPU-hours of the generate jobs"
+    return "wall_hours", "Wall-hours of the generate jobs (no GPU used)"
+
+
+@styled
+def plot_accuracy_vs_cost(leaderboard: pd.DataFrame, out_png: str | Path) -> tuple[Path, Path]:
+    """Accuracy against what the answers cost (cost_axis picks the measure), one point per
+    (benchmark, model), colour = benchmark; log x when the points span more than 100×."""
+    title = "Accuracy vs cost"
+    if "wall_hours" not in leaderboard:
+        return _message_figure(out_png, title, "The leaderboard has no cost ledger columns.")
+    column, label = cost_axis(leaderboard)
+    usable = leaderboard[leaderboard[column].fillna(0) > 0]
+    skipped = sorted(set(leaderboard["model"]) - set(usable["model"]))
+    if usable.empty:
+        return _message_figure(out_png, title, "No generate job of this run recorded its cost.")
+    benchmarks = benchmark_order(leaderboard)
+    colours = benchmark_colours(benchmarks)
+    figure = _new_figure(5.2, 3.8)
+    axes = figure.add_subplot()
+    for row in usable.sort_values(["benchmark", "model"]).itertuples(index=False):
+        x, value = getattr(row, column), 100 * row.accuracy_mean
+        axes.errorbar(x, value, yerr=[[max(0.0, value - 100 * row.ci_low)], [max(0.0, 100 * row.ci_high - value)]],
+                      fmt="o", color=colours[row.benchmark], elinewidth=0.7, capsize=2)
+        axes.annotate(row.model, (x, value), textcoords="offset points", xytext=(4, 3), fontsize=7)
+    for benchmark in benchmarks:
+        axes.plot([], [], "s", color=colours[benchmark], label=benchmark)
+    values = usable[column].astype(float)
+    if values.max() > 100 * values.min():
+        axes.set_xscale("log")
+        label += ", log scale"
+    else:
+        axes.set_xlim(left=0)
+    axes.set_ylim(0, 105)
+    axes.set_xlabel(label)
+    axes.set_ylabel("Accuracy (%)")
+    axes.set_title(title + (f"\n(not shown, no recorded cost: {', '.join(skipped)})" if skipped else ""))
+    axes.legend(loc="lower right", frameon=False)
     return save_figure(figure, out_png)

@@ -315,7 +315,7 @@ def grade_shard(generations: Path, problems: Path, output: Path, *, dag_node: st
 
 
 def aggregate(grade_files: Sequence[str], *, outputs: dict[str, Path], config: dict[str, Any],
-              published_dir: str | None, seed: int = 0) -> None:
+              published_dir: str | None, seed: int = 0, generation_files: Sequence[str] = ()) -> None:
     """Leaderboard per (benchmark, model), each row stamped with the lineage of its number, plus
     the difficulty, technique, correlation and published-vs-reproduced tables."""
     import pandas as pd
@@ -334,6 +334,10 @@ def aggregate(grade_files: Sequence[str], *, outputs: dict[str, Path], config: d
     # maj@k groups extracted answers (untrusted model output) by equivalence: under a hard timeout
     with GuardedEquivalence(timeout=config["grading"]["timeout_s"], mode=config["grading"]["mode"]) as equivalent:
         board = build_leaderboard(grades, equivalent=equivalent, seed=seed, ungraded=ungraded)
+    if generation_files:  # the cost ledger columns (extrembench/cost.py)
+        from extrembench.cost import cost_table, read_generations, with_cost_columns
+
+        board = with_cost_columns(board, cost_table(read_generations(generation_files), config))
     grades = apply_ungraded_policy(grades, ungraded)  # the per-problem tables score them the same way
     if equivalent.timeouts:
         log.warning("maj@k: %d answer comparisons timed out and were counted as different answers",

@@ -134,6 +134,10 @@ def all_grade_tables():
     return [grades_table(b, m, s) for b in BENCHMARKS for m in MODELS for s in shards(b)]
 
 
+def all_generation_tables():
+    return [f"{RESULTS}/{b}/generate/{m}/shard-{s}.parquet" for b in BENCHMARKS for m in MODELS for s in shards(b)]
+
+
 LEADERBOARD = {
     "parquet": f"{RESULTS}/leaderboard.parquet",
     "csv": f"{RESULTS}/leaderboard.csv",
@@ -157,6 +161,7 @@ FIGURES = {
     "tokens": f"{RESULTS}/figures/accuracy_vs_tokens.png",
     "pass_at_k": f"{RESULTS}/figures/pass_at_k.png",
     "heatmap": f"{RESULTS}/figures/problem_heatmap.png",
+    "cost": f"{RESULTS}/figures/accuracy_vs_cost.png",
 }
 
 

@@ -6,6 +6,7 @@ rule aggregate:
     input:
         grades=all_grade_tables(),
         published=PUBLISHED_TABLES,
+        generations=all_generation_tables(),  # the cost ledger (extrembench/cost.py)
     output:
         parquet=LEADERBOARD["parquet"],
         csv=report(
@@ -81,6 +82,11 @@ rule plot:
         heatmap=report(
             FIGURES["heatmap"],
             caption="../report/heatmap.rst",
+            category="Figures",
+        ),
+        cost=report(
+            FIGURES["cost"],
+            caption="../report/accuracy_vs_cost.rst",
             category="Figures",
         ),
         # save_figure writes a PDF beside every PNG

@@ -2,10 +2,12 @@
 
 from pathlib import Path
 
+from extrembench.generation import preemption
 from extrembench.generation.run import generate_shard
 from extrembench.workflow import start_job
 
 node = start_job(snakemake)  # noqa: F821 (injected by Snakemake)
+preemption.install()  # SIGTERM/SIGUSR1: flush the cache, stop the server, exit non-zero to be resubmitted
 smk = snakemake  # noqa: F821
 generate_shard(problems_path=Path(smk.input.problems), output=Path(smk.output.generations),
                stats_path=Path(smk.output.stats), benchmark=smk.wildcards.benchmark, model=smk.wildcards.model,

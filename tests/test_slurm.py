@@ -63,10 +63,26 @@ def _submit_flags(tokens: list[str]) -> dict[str, str]:
     for i, token in enumerate(tokens):
         if token in ("-p", "--mem", "-t", "--target-jobs") and i + 1 < len(tokens):
             flags[token] = tokens[i + 1]
-        elif token.startswith(("--gpus=", "--cpus-per-gpu=", "--cpus-per-task=")):
+        elif token.startswith(("--gpus=", "--cpus-per-gpu=", "--cpus-per-task=", "--array=",
+                               "--slurm-jobstep-array-execs=")):
             name, value = token.split("=", 1)
             flags[name] = value
     return flags
+
+
+def array_task_target(flags: dict[str, str], task: int) -> str:
+    """The --target-jobs of one task of an array submission (--slurm-array-jobs): the first task runs
+    the submitted command; task k runs the k-th command of the plugin's payload (base64 JSON of
+    task -> zlib-compressed hex of the job's command line)."""
+    import base64
+    import json
+    import zlib
+
+    if task == int(flags["--array"].split("-")[0]):
+        return flags["--target-jobs"]
+    payload = json.loads(base64.b64decode(flags["--slurm-jobstep-array-execs"]))
+    command = zlib.decompress(bytes.fromhex(payload[str(task)])).decode()
+    return _submit_flags(shlex.split(command))["--target-jobs"]
 
 
 def parse_sacct(text: str) -> list[Submission]:
@@ -79,7 +95,14 @@ def parse_sacct(text: str) -> list[Submission]:
         flags = _submit_flags(shlex.split(submit_line))
         if "--target-jobs" not in flags:
             continue  # not a Snakemake job
-        rule, _, spec = flags["--target-jobs"].partition(":")
+        target = flags["--target-jobs"]
+        if "--array" in flags:  # one row per array task, id <array job>_<task>
+            array_job, _, task = job_id.partition("_")
+            if not task.isdigit():
+                continue  # a pending range such as 123_[2-4]: its tasks appear once they start
+            target = array_task_target(flags, int(task))
+            flags = {**flags, "--target-jobs": target}
+        rule, _, spec = target.partition(":")
         wildcards = dict(item.split("=", 1) for item in spec.split(",") if item)
         tres = dict(item.split("=", 1) for item in req_tres.split(",") if "=" in item)
         submissions.append(Submission(
@@ -132,7 +155,7 @@ def submission_errors(submissions: list[Submission], config: dict, cache_hit: fr
             "partition (sbatch -p)": want["partition"], "partition (sacct)": want["partition"],
             "gpus (sbatch --gpus)": want["gpus"], "gpus (sacct ReqTRES)": want["gpus"],
             "gpu_model (sbatch --gpus)": want["gpu_model"], "gpu_model (sacct ReqTRES)": want["gpu_model"],
-            "cpus_per_gpu": want["cpus_per_gpu"], "mem_mb": want["mem_mb"],
+            "cpus_per_gpu": want["cpus_per_gpu"], "mem_mb": want["mem_mb"] + array_memory_fudge(sub.flags),
         }
         where = f"SLURM job {sub.job_id} {sub.rule}{sub.wildcards}"
         for name, value in expected.items():
@@ -141,6 +164,15 @@ def submission_errors(submissions: list[Submission], config: dict, cache_hit: fr
         if want["gpus"] and "--cpus-per-task" in sub.flags:
             errors.append(f"{where}: GPU job submitted with --cpus-per-task (overrides cpus_per_gpu)")
     return errors
+
+
+def array_memory_fudge(flags: dict[str, str]) -> int:
+    """MB the plugin adds to an array submission's --mem for its jobstep to hold the task payload."""
+    if "--slurm-jobstep-array-execs" not in flags:
+        return 0
+    from snakemake_executor_plugin_slurm.submit_string import _compute_array_exec_fudge_mb
+
+    return _compute_array_exec_fudge_mb(flags["--slurm-jobstep-array-execs"])
 
 
 # ---------------------------------------------------------------- constructed records
@@ -176,6 +208,30 @@ def test_parse_sacct_reads_rule_wildcards_flags_and_recorded_gpus():
     assert (sub.partition, sub.node, sub.recorded_gpus, sub.recorded_gpu_types) == ("b200", "vm", 2, {"b200": 2})
     assert sub.flags == {"-p": "b200", "-t": "20", "--mem": "4000", "--cpus-per-gpu": "4", "--gpus": "b200:2",
                          "--target-jobs": "generate:benchmark=b,model=big,shard=0"}
+
+
+def _array_lines() -> list[str]:
+    """An array of two grade jobs as snakemake-executor-plugin-slurm 2.8.0 submits it: task 1 runs the
+    submitted command, task 2 its entry in the payload; --mem raised by the plugin's fudge."""
+    import base64
+    import json
+    import zlib
+
+    second = "/venv/bin/python3 -m snakemake --target-jobs 'grade:benchmark=b,model=small,shard=1' --cores 'all'"
+    payload = base64.b64encode(json.dumps({"2": zlib.compress(second.encode(), 9).hex()}).encode()).decode()
+    mem = 1000 + array_memory_fudge({"--slurm-jobstep-array-execs": payload})
+    wrap = (f"--wrap=/venv/bin/python3 -m snakemake --target-jobs 'grade:benchmark=b,model=big,shard=0' "
+            f"--cores 'all' --slurm-jobstep-array-execs={payload}")
+    submit = f"sbatch --parsable --job-name r --comment c -p cpu -t 10 --mem {mem} --ntasks=1 --cpus-per-task=1 " \
+             f"-D /w --array=1-2 {wrap}"
+    return [f"20_{task}|cpu|vm|billing=1,cpu=1,mem={mem}M,node=1|{submit}" for task in (1, 2)]
+
+
+def test_parse_sacct_gives_each_array_task_its_own_target():
+    first, second = parse_sacct("\n".join(_array_lines()))
+    assert (first.job_id, first.rule, first.wildcards) == ("20_1", "grade", {"benchmark": "b", "model": "big", "shard": "0"})
+    assert (second.job_id, second.wildcards) == ("20_2", {"benchmark": "b", "model": "small", "shard": "1"})
+    assert submission_errors([first, second], CHECK_CONFIG) == []
 
 
 def test_parse_sacct_skips_jobs_not_submitted_by_snakemake():
@@ -249,6 +305,31 @@ def test_slurm_profile_sets_executor_triggers_retries_and_no_cpus_per_task():
     assert profile["retries"] >= 1 and profile["keep-going"] is True
     assert "cpus_per_task" not in (SLURM_PROFILE / "config.yaml").read_text().split("# ----", 2)[-1]
     assert not (REPO / "profiles" / "default").exists()
+
+
+@pytest.mark.parametrize("size_class, size, partition", [
+    ("b200x2", CHECK_CONFIG["resources"]["b200x2"], "b200"),
+    ("cpu", CHECK_CONFIG["resources"]["cpu"], "cpu"),  # also a generate shard served from the cache
+    ("h100x1", {"gpu": 1, "gpu_model": "h100", "cpus_per_gpu": 4, "mem_mb": 4000, "runtime": 20}, None),
+])
+def test_plugin_partition_config_routes_each_size_class(size_class, size, partition):
+    """profiles/slurm/partitions.yaml through the plugin's own selection, for requests built from
+    size classes with no partition in the config (None: no partition fits, the plugin falls back)."""
+    import logging
+    from types import SimpleNamespace
+
+    from snakemake_executor_plugin_slurm.partitions import get_best_partition, read_partition_file
+
+    request = job_request(size_class, size, {"gpu_partition": None, "cpu_partition": None}, 1)
+    job = SimpleNamespace(resources={k: v for k, v in request.items() if v is not None}, threads=1, name="generate")
+    partitions = read_partition_file(SLURM_PROFILE / "partitions.yaml")
+    assert get_best_partition(partitions, job, logging.getLogger("test")) == partition
+
+
+def test_profile_uses_arrays_only_for_rules_of_one_size():
+    profile = yaml.safe_load((SLURM_PROFILE / "config.yaml").read_text())
+    assert profile["slurm-requeue"] is True
+    assert "generate" not in profile["slurm-array-jobs"].replace(" ", "").split(",")
 
 
 def test_ci_overlay_only_speeds_up_status_checks():
@@ -436,3 +517,82 @@ def test_pipeline_on_local_slurm_asks_each_rule_for_its_size_class_and_reruns_on
     assert by_problem[edited] == edited_job.job_id
     assert all(job == generate_jobs[per_shard("generate", edited_shard, GPU_MODEL)].job_id
                for pid, job in by_problem.items() if pid != edited)
+
+
+# ---------------------------------------------------------------- preemption on the real cluster
+
+def _running_generate_job(model: str) -> str | None:
+    """SLURM id of a RUNNING generate job of `model` (the plugin's comment: rule_<rule>_wildcards_<values
+    joined by _>)."""
+    queue = subprocess.run(["squeue", "-h", "-t", "RUNNING", "-o", "%i|%k"], capture_output=True, text=True)
+    for line in queue.stdout.splitlines():
+        job_id, _, comment = line.partition("|")
+        if comment.startswith("rule_generate_wildcards_") and f"_{model}_" in comment:
+            return job_id.strip()
+    return None
+
+
+def _cache_entries(cache_dir: Path) -> list[dict]:
+    import json
+
+    return [json.loads(p.read_text()) for p in (cache_dir / "generations").rglob("*.json")]
+
+
+@pytest.mark.slurm
+@pytest.mark.slow
+def test_requeued_generate_job_resumes_from_the_cache_with_no_duplicate_request(own_tmp_path, cluster):
+    """`scontrol requeue` of a running GPU generate job mid-shard: the job flushes and exits, SLURM
+    reruns it under the same id, the workflow finishes, and every request was produced exactly once."""
+    import json
+    import time
+    from collections import Counter
+
+    from extrembench.generation.journal import recover_journals
+    from extrembench.generation.cache import GenerationCache
+
+    tmp_path = own_tmp_path
+    config = tiny_config(tmp_path)
+    config["benchmarks"]["extrem"]["trials"] = 6  # a shard of ≈ 12 solver answers of ≈ 1 s each
+    config["evaluate"]["models"] = [GPU_MODEL]
+    (tmp_path / "config.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
+    code = snapshot_code(Path(tempfile.mkdtemp(prefix="code-", dir=tmp_path)))
+    cache_dir = Path(config["cache_dir"])
+    env = {**os.environ, "PYTHONPATH": str(code)}
+    command = [str(SNAKEMAKE), "--snakefile", str(code / "Snakefile"), "--directory", str(tmp_path),
+               "--configfile", str(tmp_path / "config.yaml"), "--profile", str(SLURM_PROFILE),
+               "--profile", str(CI_OVERLAY)]
+    with open(tmp_path / "snakemake.log", "w") as log:
+        workflow = subprocess.Popen(command, cwd=tmp_path, env=env, stdout=log, stderr=subprocess.STDOUT)
+    try:
+        requeued = None
+        deadline = time.monotonic() + 900
+        while requeued is None and workflow.poll() is None and time.monotonic() < deadline:
+            job_id = _running_generate_job(GPU_MODEL)
+            if job_id and (cache_dir / "generations").is_dir():
+                produced = [e for e in _cache_entries(cache_dir) if e["produced_by"].get("slurm_job_id") == job_id]
+                if produced:  # mid-shard: some answers filed, the job still running
+                    subprocess.run(["scontrol", "requeue", job_id], check=True, capture_output=True, text=True)
+                    requeued = job_id
+            time.sleep(0.2)
+        assert requeued, f"no running generate job of {GPU_MODEL} was caught mid-shard:\n" + \
+            (tmp_path / "snakemake.log").read_text()[-3000:]
+        assert workflow.wait(timeout=1800) == 0, (tmp_path / "snakemake.log").read_text()[-5000:]
+    finally:
+        if workflow.poll() is None:
+            workflow.terminate()
+            workflow.wait()
+
+    ledger = [json.loads(p.read_text()) for p in (cache_dir / "ledger").glob("*.json")]
+    # the interrupted attempt and the requeued one, under the same SLURM job id
+    attempts = sorted((e for e in ledger if e["slurm_job_id"] == requeued), key=lambda e: not e["interrupted"])
+    assert [e["interrupted"] for e in attempts] == [True, False], attempts
+    assert all(e["source"] == "sacct" and e["gpus"] == 2 for e in attempts)
+    # counted from the cache: each request of the shard filed once, by the attempt the ledger names
+    recover_journals(GenerationCache(cache_dir))
+    shard = attempts[0]["shard"]
+    planned = len(pq.read_table(tmp_path / "results" / "extrem" / "generate" / GPU_MODEL / f"{shard}.parquet"))
+    produced = Counter(e["produced_by"]["job_uid"] for e in _cache_entries(cache_dir)
+                       if e["produced_by"].get("slurm_job_id") == requeued)
+    assert produced == {e["job_uid"]: e["produced"] for e in attempts}
+    assert sum(produced.values()) == planned  # 0 duplicates: nothing re-sent, nothing missing
+    assert 0 < attempts[0]["produced"] < planned

@@ -8,6 +8,7 @@ time.
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -25,7 +26,17 @@ def model_file(model_cfg: dict[str, Any], cache_dir: Path) -> Path:
         return path
     package = importlib.import_module(settings["gguf_package"])
     target = cache_dir / "models" / package.MODEL_NAME
-    return Path(package.assemble(target))
+    if not target.exists():
+        # The package writes its target in place: two generate jobs starting together (one per
+        # core) would see each other's half-written file and fail its checksum. Assemble privately,
+        # then rename: the shared name only ever holds a whole file.
+        private = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+        try:
+            package.assemble(private, overwrite=True)
+            os.replace(private, target)
+        finally:
+            private.unlink(missing_ok=True)
+    return Path(package.assemble(target))  # checks the sha256 of the file at the shared name
 
 
 def server_command(model_cfg: dict[str, Any], gguf: Path, port: int) -> list[str]:

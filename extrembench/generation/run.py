@@ -29,6 +29,7 @@ from extrembench.artifacts import read_artifact, write_artifact
 from extrembench.generation.backends import SOLVER_BACKENDS, open_endpoint
 from extrembench.generation.cache import GenerationCache
 from extrembench.generation.client import ChatClient, ChatRequest, is_client_error
+from extrembench.generation.ledger import JobMeter, job_uid, response_cost, shares
 from extrembench.generation.requests import PlannedSample, chat_payload, plan_samples, sampling_json
 
 log = logging.getLogger(__name__)
@@ -69,6 +70,7 @@ def produced_by(engine: str, version: str) -> dict[str, Any]:
         # (snakemake-executor-plugin-slurm-jobstep 0.6.1, checked on a real cluster).
         "host": os.environ.get("SLURMD_NODENAME") or socket.gethostname(),
         "slurm_job_id": os.environ.get("SLURM_JOB_ID"),
+        "job_uid": job_uid(),  # this attempt's cost ledger entry (ledger.py)
         "engine": engine,
         "engine_version": version,
         "created_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
@@ -156,8 +158,10 @@ def _serve_missing(missing: list[PlannedSample], model: str, model_cfg: dict[str
 
 
 def generation_row(sample: PlannedSample, entry: dict[str, Any], *, benchmark: str, model: str,
-                   model_cfg: dict[str, Any], dag_node: str) -> dict[str, Any]:
+                   model_cfg: dict[str, Any], dag_node: str,
+                   costs: dict[str, tuple[float, float]] | None = None) -> dict[str, Any]:
     response, origin = entry["response"], entry["produced_by"]
+    gpu_seconds, wall_seconds = response_cost(origin, costs or {})
     return {
         "benchmark": benchmark, "model": model, "problem_id": sample.problem["problem_id"],
         "trial": sample.trial, "source_sha256": sample.problem["source_sha256"], "cache_key": sample.key,
@@ -169,6 +173,7 @@ def generation_row(sample: PlannedSample, entry: dict[str, Any], *, benchmark: s
         "prompt_tokens": response.get("prompt_tokens"), "completion_tokens": response.get("completion_tokens"),
         "latency_s": response.get("latency_s"), "host": origin.get("host"),
         "slurm_job_id": origin.get("slurm_job_id"), "dag_node": dag_node,
+        "gpu_seconds": gpu_seconds, "wall_seconds": wall_seconds,
     }
 
 
@@ -199,9 +204,17 @@ def generate_shard(*, problems_path: Path, output: Path, stats_path: Path, bench
              benchmark, model, problems_path.name, len(planned), progress.cached, len(missing))
     if missing:
         outcomes: dict[str, dict[str, Any]] = {}
-        _serve_missing(missing, model, model_cfg, cache, progress, outcomes, cache_dir=cache_dir,
-                       server_log=server_log)
+        meter = JobMeter(cache_dir, benchmark=benchmark, model=model, shard=output.stem)
+        gpus = config["resources"][model_cfg["size_class"]]["gpu"]  # a fully cached shard held none
+        try:
+            _serve_missing(missing, model, model_cfg, cache, progress, outcomes, cache_dir=cache_dir,
+                           server_log=server_log)
+        except BaseException:  # preempted or failed: what this attempt produced still cost GPU time
+            meter.close(gpus=gpus, produced=progress.sent, completion_tokens=progress.tokens, interrupted=True)
+            raise
+        meter.close(gpus=gpus, produced=progress.sent, completion_tokens=progress.tokens, interrupted=False)
         entries.update(outcomes)
+    costs = shares(cache_dir, {e["produced_by"].get("job_uid") for e in entries.values() if e})
     rows = []
     for sample in planned:
         entry = entries.get(sample.key)
@@ -209,7 +222,7 @@ def generate_shard(*, problems_path: Path, output: Path, stats_path: Path, bench
             raise RuntimeError(f"no response for {sample.problem['problem_id']} trial {sample.trial} "
                                f"(cache key {sample.key}) after generation; rerun the job")
         rows.append(generation_row(sample, entry, benchmark=benchmark, model=model,
-                                   model_cfg=model_cfg, dag_node=dag_node))
+                                   model_cfg=model_cfg, dag_node=dag_node, costs=costs))
     write_artifact(rows, output, "generations", inputs=[problems_path])
     is_llm = model_cfg["backend"] not in SOLVER_BACKENDS
     stats = {"benchmark": benchmark, "model": model, "shard": output.stem, "planned": len(planned),
