@@ -20,7 +20,6 @@ import pytest
 from extrembench.artifacts import write_artifact
 from extrembench.config import validate_config
 from extrembench.generation.cache import GenerationCache
-from extrembench.generation.journal import recover_journals
 from test_generation_client import BASE_CONFIG, ScriptedEndpoint, problem_row
 
 REPO = Path(__file__).resolve().parents[1]
@@ -117,7 +116,6 @@ def test_interrupted_job_keeps_what_it_received_and_the_next_attempt_sends_only_
     assert sent_first - interrupted["produced"] <= 1  # at most the one request in flight at the signal
     # counted from the cache: every planned key once, each attributed to the attempt that produced it
     cache = GenerationCache(tmp_path / "cache")
-    recover_journals(cache)
     entries = [json.loads(p.read_text()) for p in cache.root.rglob("*.json")]
     assert len(entries) == planned
     by_attempt = Counter(e["produced_by"]["job_uid"] for e in entries)

@@ -547,8 +547,6 @@ def test_requeued_generate_job_resumes_from_the_cache_with_no_duplicate_request(
     import time
     from collections import Counter
 
-    from extrembench.generation.journal import recover_journals
-    from extrembench.generation.cache import GenerationCache
 
     tmp_path = own_tmp_path
     config = tiny_config(tmp_path)
@@ -588,7 +586,6 @@ def test_requeued_generate_job_resumes_from_the_cache_with_no_duplicate_request(
     assert [e["interrupted"] for e in attempts] == [True, False], attempts
     assert all(e["source"] == "sacct" and e["gpus"] == 2 for e in attempts)
     # counted from the cache: each request of the shard filed once, by the attempt the ledger names
-    recover_journals(GenerationCache(cache_dir))
     shard = attempts[0]["shard"]
     planned = len(pq.read_table(tmp_path / "results" / "extrem" / "generate" / GPU_MODEL / f"{shard}.parquet"))
     produced = Counter(e["produced_by"]["job_uid"] for e in _cache_entries(cache_dir)
