@@ -1,0 +1,3 @@
+"""placeholder"""
+def attempt(parsed, exact):
+    return None, "not implemented"
