@@ -17,6 +17,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "grade": ("extrembench.grading.cli", "grade model responses against gold answers"),
     "audit": ("extrembench.audit", "trace an accuracy back to its inputs and recheck every hash"),
     "formalize": ("extrembench.formalize", "turn 'find the minimum of ...' statements into problem specs"),
+    "verify-certificate": ("extrembench.certificates.cli", "re-check the certificates in problem Parquet files"),
 }
 
 

@@ -172,9 +172,11 @@ def validate_shard(problem_files: Sequence[str], conversions: Path, output: Path
                    dag_node: str, time_budget_s: float, seed: int) -> None:
     from extrembench.validate import check_problem
 
+    from extrembench.certificates import VERIFIER_VERSION, certificate_json
+
     rows = []
     for conv in read_artifact(conversions, "conversions").to_pylist():
-        spec = None
+        spec, certificate = None, None
         if conv["error"] is not None:
             status, reason, best, witness = "invalid", f"{conv['source_path']}: {conv['error_field']}: {conv['error']}", None, None
         else:
@@ -199,6 +201,7 @@ def validate_shard(problem_files: Sequence[str], conversions: Path, output: Path
 
                 conv["statement"] = render_statement(target)
             status, reason, best, witness = result.status, result.reason, result.best_value, result.witness
+            certificate = result.certificate
         log.info("%s: %s %s", conv["problem_id"], status, "" if status == "confirmed" else reason)
         rows.append({
             "benchmark": benchmark, "problem_id": conv["problem_id"], "source_path": conv["source_path"],
@@ -208,6 +211,9 @@ def validate_shard(problem_files: Sequence[str], conversions: Path, output: Path
             "difficulty": conv["difficulty"], "spec_json": json.dumps(spec, sort_keys=True) if spec else None,
             "status": status, "reason": reason, "best_value": best,
             "witness_json": json.dumps(witness, sort_keys=True) if witness is not None else None,
+            "certificate": certificate_json(certificate),
+            "certificate_kind": certificate["kind"] if certificate else None,
+            "certificate_verifier": VERIFIER_VERSION if certificate else None,
             "dag_node": dag_node,
         })
     write_artifact(rows, output, "problems", inputs=[*problem_files, conversions])
@@ -246,7 +252,7 @@ def grade_shard(generations: Path, problems: Path, output: Path, *, dag_node: st
             "trial": sample["trial"], "source_sha256": sample["source_sha256"], "cache_key": sample["cache_key"],
             "gold": problem["answer"], "answer_type": problem["answer_type"], "sense": problem["sense"],
             "technique": problem["technique"], "difficulty": problem["difficulty"],
-            "extracted": result.extracted, "correct": result.correct, "status": result.status,
+            "certificate_kind": problem["certificate_kind"], "extracted": result.extracted, "correct": result.correct, "status": result.status,
             "reason": result.reason, "correct_math_verify": math_verify,
             "correct_amo_official": amo_official, "modes_disagree": disagree,
             "finish_reason": sample["finish_reason"], "prompt_tokens": sample["prompt_tokens"],
@@ -272,7 +278,13 @@ def aggregate(grade_files: Sequence[str], *, outputs: dict[str, Path], config: d
                                          build_technique_table, write_markdown)
     from extrembench.published import compare_published, published_for_run
 
+    from extrembench.leaderboard import restrict_to_certified
+
     grades = pd.concat([read_artifact(p, "grades").to_pandas() for p in grade_files], ignore_index=True)
+    require = config.get("aggregate", {}).get("require_certificate", "none")
+    grades = restrict_to_certified(grades, require)
+    if require != "none":
+        log.info("aggregate.require_certificate=%s: %d samples of certified problems kept", require, len(grades))
     # maj@k groups extracted answers (untrusted model output) by equivalence: under a hard timeout
     with GuardedEquivalence(timeout=config["grading"]["timeout_s"], mode=config["grading"]["mode"]) as equivalent:
         board = build_leaderboard(grades, equivalent=equivalent, seed=seed)
@@ -318,7 +330,8 @@ def ingest_shard(dataset: str, root: Path, output: Path, *, benchmark: str, shar
         "source_sha256": r["source_sha256"], "statement": r["statement"], "answer": r["answer"],
         "answer_type": r["answer_type"], "sense": None, "technique": [], "difficulty": None,
         "spec_json": None, "status": "ingested", "reason": f"{dataset} (checksums verified)",
-        "best_value": None, "witness_json": None, "dag_node": dag_node,
+        "best_value": None, "witness_json": None, "certificate": None, "certificate_kind": None,
+        "certificate_verifier": None, "dag_node": dag_node,
     } for r in records if shard_of(r["problem_id"], n_shards) == shard]
     inputs = [root / name for name in DATASETS[dataset].files]
     write_artifact(rows, output, "problems", inputs=inputs)

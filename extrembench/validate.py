@@ -53,10 +53,11 @@ class CheckResult:
     best_value: float | None
     witness: dict[str, float] | None
     reason: str
+    certificate: dict | None = None   # extrembench.certificates: kind bound | sos | numeric, re-checkable alone
 
     def to_json(self) -> dict:
         return {"id": self.id, "status": self.status, "best_value": self.best_value,
-                "witness": self.witness, "reason": self.reason}
+                "witness": self.witness, "reason": self.reason, "certificate": self.certificate}
 
 
 @dataclass(frozen=True)
@@ -663,7 +664,11 @@ def _check_loaded(problem: Problem, seed: int, time_budget: float) -> CheckResul
                            f"the claimed {answer:.12g} is never reached nor approached: the best feasible value found is {best_value:.12g}")
     matching = [c for c in feasible if c.value <= target + tol]
     status, chosen, reason = _attainment(model, matching, parsed.answer)
-    return CheckResult(problem.id, status, model.sign * chosen.value, _witness(model, chosen), reason)
+    result = CheckResult(problem.id, status, model.sign * chosen.value, _witness(model, chosen), reason)
+    if status == "confirmed":
+        from extrembench.certificates import certify
+        result = replace(result, certificate=certify(problem, result.witness, reason))
+    return result
 
 
 def _statement_mismatch(problem: Problem, model: _Model, feasible: list[_Candidate]) -> str | None:

@@ -29,6 +29,7 @@ from extrembench.certificates.reduce import Reduced
 
 MAX_NODES = 6000
 MAX_DEPTH = 64
+CONVEX_DEPTH = 10
 
 
 class BoundFailure(ValueError):
@@ -149,9 +150,14 @@ def _midpoint(box: Box) -> list[Fraction]:
     return [(lo + hi) / 2 for lo, hi in box]
 
 
-def _mean_value(comp, box, xs, target) -> bool:
+def _gradient(comp, xs) -> list:
+    return [_safe(g, xs) for g in comp.grad]
+
+
+def _mean_value(comp, box, xs, target, grads=None) -> bool:
     if not _finite(box):
         return False
+    grads = grads if grads is not None else _gradient(comp, xs)
     mid = _midpoint(box)
     pts = _ivpoint(comp, mid)
     if pts is None:
@@ -160,8 +166,7 @@ def _mean_value(comp, box, xs, target) -> bool:
     if fc is None:
         return False
     total = fc
-    for i, g in enumerate(comp.grad):
-        gi = _safe(g, xs)
+    for i, gi in enumerate(grads):
         if gi is None:
             return False
         total = total + gi * (xs[i] - pts[i])
@@ -211,13 +216,13 @@ def _convex(comp, box, xs, target, ref: list[Fraction]) -> bool:
     return _ge(total, target)
 
 
-def _monotone_face(comp, box, xs) -> tuple[int, str] | None:
+def _monotone_face(comp, box, xs, grads=None) -> tuple[int, str] | None:
     if not _constraints_hold(comp, xs):
         return None
-    for i, g in enumerate(comp.grad):
+    grads = grads if grads is not None else _gradient(comp, xs)
+    for i, gi in enumerate(grads):
         if box[i][0] == box[i][1]:
             continue
-        gi = _safe(g, xs)
         if gi is None:
             continue
         if gi.a >= 0 and box[i][0] is not None:
@@ -277,20 +282,22 @@ def search(reduced: Reduced, target, ref: list[Fraction] | None, max_nodes: int 
         if _range(comp, xs, target):
             tokens.append("r")
             return
-        if _mean_value(comp, box, xs, target):
+        grads = _gradient(comp, xs)
+        if _mean_value(comp, box, xs, target, grads):
             tokens.append("m")
             return
-        if _finite(box):
+        face = _monotone_face(comp, box, xs, grads)
+        if face is not None:
+            tokens.append(f"f{face[0]}:{face[1]}")
+            close(_face(box, *face), depth + 1)
+            return
+        # the Hessian test is the costly one: near the witness, or once boxes are small
+        if _finite(box) and (_inside(ref, box) or depth >= CONVEX_DEPTH):
             anchor = [min(max(r, lo), hi) for r, (lo, hi) in zip(ref, box)] if ref is not None else _midpoint(box)
             for candidate in ([anchor, _midpoint(box)] if anchor != _midpoint(box) else [anchor]):
                 if _convex(comp, box, xs, target, candidate):
                     tokens.append("c:" + ",".join(str(v) for v in candidate))
                     return
-        face = _monotone_face(comp, box, xs)
-        if face is not None:
-            tokens.append(f"f{face[0]}:{face[1]}")
-            close(_face(box, *face), depth + 1)
-            return
         choice = _split_choice(box, ref)
         if choice is None or depth >= MAX_DEPTH:
             raise BoundFailure(f"a box at depth {depth} cannot be closed: {box}")

@@ -148,8 +148,9 @@ def apply_plan(parsed: ParsedProblem, answer_signed: sympy.Expr, plan: list[dict
                 rest = [s for s in syms if s != var]
                 if poly.degree() == 1:
                     p, q = poly.all_coeffs()
-                    if _sign_proven(p, rest, domains) == 0:
-                        raise PlanError(f"eliminate {name}: its coefficient {p} is not provably nonzero")
+                    # p = 0 would force q = 0: a q that never vanishes keeps p nonzero on feasible points
+                    if _sign_proven(p, rest, domains) == 0 and _sign_proven(q, rest, domains) == 0:
+                        raise PlanError(f"eliminate {name}: neither its coefficient {p} nor the rest {q} is provably nonzero")
                     solutions = [-q / p]
                 elif poly.degree() == 2:
                     a, b, c = poly.all_coeffs()
