@@ -166,7 +166,8 @@ def _build(e: sympy.Expr, index: dict) -> Enclosure:
         combine = _max if isinstance(e, sympy.Max) else _min
         return lambda xs: combine(*(p(xs) for p in parts))
     for kind, func in _UNARY.items():
-        if isinstance(e, kind) and len(e.args) == 1:
+        # Heaviside carries its value at 0 as a second argument; [0, 1] covers it either way
+        if isinstance(e, kind) and (len(e.args) == 1 or kind is sympy.Heaviside):
             inner = _build(e.args[0], index)
             return lambda xs, func=func: func(inner(xs))
     raise Unsupported(f"no interval enclosure for {type(e).__name__} in {e}")

@@ -9,6 +9,7 @@ set searched when the shrinking is proven. Every step keeps a SUPERSET of the fe
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from fractions import Fraction
 
@@ -41,12 +42,20 @@ class Reduced:
         return {v: expr for v, expr, _ in self.aux}
 
 
-def _fraction(value: sympy.Expr | None) -> Fraction | None:
+def _fraction(value: sympy.Expr | None, side: str = "lo") -> Fraction | None:
+    """A rational box end: the end itself, or for an irrational end (pi/2) a rational just
+    outside it (the box is then a superset; the exact end is kept as a constraint)."""
     if value is None:
         return None
-    if not value.is_Rational:
-        raise PlanError(f"domain end {value} is not rational; only rational box ends are supported")
-    return Fraction(int(value.p), int(value.q))
+    if value.is_Rational:
+        return Fraction(int(value.p), int(value.q))
+    from extrembench.certificates.interval import compile_enclosure
+
+    enclosure = compile_enclosure(value, [])([])
+    scale = 2 ** 30
+    if side == "lo":
+        return Fraction(math.floor(Fraction(float(enclosure.a)) * scale) - 1, scale)
+    return Fraction(math.ceil(Fraction(float(enclosure.b)) * scale) + 1, scale)
 
 
 def _domain_constraints(expr: sympy.Expr, domain: Domain) -> list[sympy.Expr]:
@@ -175,7 +184,13 @@ def apply_plan(parsed: ParsedProblem, answer_signed: sympy.Expr, plan: list[dict
     for syms, eqs, nn, obj, subs in branches:
         if eqs:
             raise PlanError(f"{len(eqs)} equality constraint(s) left after the plan")
-        bounds = tuple((_fraction(domains[s].lo), _fraction(domains[s].hi)) for s in syms)
+        bounds = tuple((_fraction(domains[s].lo, "lo"), _fraction(domains[s].hi, "hi")) for s in syms)
+        for s in syms:  # irrational ends: the box is wider, the exact end is a constraint
+            d = domains[s]
+            if d.lo is not None and not d.lo.is_Rational:
+                nn = nn + [(s - d.lo, bool(d.lo_open))]
+            if d.hi is not None and not d.hi.is_Rational:
+                nn = nn + [(d.hi - s, bool(d.hi_open))]
         aux = tuple((v, expr, domains[v]) for v, expr in subs.items())
         out.append(Reduced(tuple(syms), bounds, obj, tuple(nn), aux, tuple(extra_points)))
     return out
