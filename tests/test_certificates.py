@@ -3,6 +3,7 @@ moved by 1e-3, and any changed number makes verification fail; the Parquet round
 verify-certificate CLI; aggregate's require_certificate."""
 
 import json
+from fractions import Fraction
 
 import pandas as pd
 import pytest
@@ -35,7 +36,11 @@ BOUND_CASES = [
     (make("min", {"x": "nonnegative", "y": "nonnegative", "z": "nonnegative"}, "x*y + y*z + z*x - 2*x*y*z", "0",
           ["x + y + z = 1"]), {"x": 1.0, "y": 0.0, "z": 0.0}),                  # optimum at a corner
     (make("min", POS2, "(a + b)^3/(a*b^2)", "27/4"), {"a": 1.0, "b": 2.0}),      # scale invariant: normalised
-    (make("min", {"x": "(0, pi/2)"}, "1/sin(x) + 1/cos(x)", "2*sqrt(2)"), {"x": 0.7853981634}),
+    (make("max", {"A": "positive", "B": "positive", "C": "positive"}, "sin(A) + sin(B) + sin(C)", "3*sqrt(3)/2",
+          ["A + B + C = pi"]), {"A": 1.0471975512, "B": 1.0471975512, "C": 1.0471975512}),
+    (make("min", {"a": "positive", "b": "positive", "c": "positive", "d": "positive"},
+          "1/(1 - a) + 1/(1 - b) + 1/(1 - c) + 1/(1 - d)", "16/3", ["a + b + c + d = 1"]),
+     {"a": 0.25, "b": 0.25, "c": 0.25, "d": 0.25}),                              # 4 variables
 ]
 
 
@@ -86,16 +91,26 @@ def test_tampered_bound_certificate_fails(index):
     if certificate["kind"] != "bound":  # sos got it first: force the bound proof into the document
         certificate = {**certificate, "kind": "bound", "epsilon": str(EPSILON), "body": {"plan": plan, "trees": trees}}
         assert verify(certificate)[0]
-    tokens = certificate["body"]["trees"][0]
-    split = next((t for t in tokens if t.startswith("s")), None)
-    # change one number in the proof: a split point moved, or a leaf's method claimed for a box it does not close
-    if split is not None:
-        bad = [t if t != split else split.split(":")[0] + ":" + str(float(split.split(":")[1]) * 3 + 7) for t in tokens]
-    else:
-        bad = ["r"] + tokens[1:]
-    tampered = {**certificate, "body": {**certificate["body"], "trees": [bad] + certificate["body"]["trees"][1:]}}
-    if bad != tokens:
-        assert not verify(tampered)[0]
+    trees = certificate["body"]["trees"]
+
+    def with_token(k, new):
+        changed = [list(t) for t in trees]
+        changed[0][k] = new
+        return {**certificate, "body": {**certificate["body"], "trees": changed}}
+
+    # one number changed inside the proof: a split point moved outside its box (every case here
+    # has positive variables), a convexity anchor moved off its box, a token dropped
+    seen = set()
+    for k, token in enumerate(trees[0]):
+        head, _, arg = token.partition(":")
+        if head.startswith("s") and "s" not in seen:
+            assert not verify(with_token(k, f"{head}:-1000000"))[0]
+        elif head == "c" and "c" not in seen:
+            moved = ",".join(str(Fraction(v) + 1000) for v in arg.split(","))
+            assert not verify(with_token(k, f"c:{moved}"))[0]
+        seen.add(head[:1])
+    shorter = {**certificate, "body": {**certificate["body"], "trees": [trees[0][:-1]] + trees[1:]}}
+    assert not verify(shorter)[0]
     # the answer in the embedded spec and a witness coordinate are numbers too
     spec = dict(certificate["spec"], answer=certificate["spec"]["answer"] + " + 1/1000")
     assert not verify({**certificate, "spec": spec})[0]

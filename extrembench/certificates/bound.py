@@ -337,10 +337,10 @@ def _lagrangian_choice(comp, box, xs, target, ref) -> str | None:
             continue
         gh_f, gg_f = [float(v.mid) for v in gh], [float(v.mid) for v in gg]
         norm = sum(v * v for v in gh_f)
-        if norm == 0:
+        if not 0 < norm < float("inf") or not all(abs(v) < float("inf") for v in gg_f):
             continue
         multiplier = sum(a * b for a, b in zip(gg_f, gh_f)) / norm
-        if multiplier <= 0:
+        if not (0 < multiplier < float("inf")) or not float(h.b) < float("inf"):
             continue
         hbar = Fraction(float(h.b)).limit_denominator(2 ** 40)
         hbar = hbar if point(hbar).a >= h.b else Fraction(float(h.b)) * 2

@@ -72,7 +72,17 @@ def _reference(branch, witness_point, approx, plan) -> list[Fraction] | None:
 
 def certify(problem: Problem, witness: dict[str, float] | None, reason: str = "",
             max_nodes: int = bound.MAX_NODES) -> dict:
-    """The certificate (a dict; `canonical` gives its bytes) of a confirmed problem."""
+    """The certificate (a dict; `canonical` gives its bytes) of a confirmed problem. Never raises:
+    a failure inside a proof attempt leaves the numeric certificate, with the error named."""
+    try:
+        return _certify(problem, witness, reason, max_nodes)
+    except Exception as exc:  # a certifier bug must not stop validation; it is reported, not hidden
+        body = numeric.build(None, witness, reason)
+        body["not_certified"] = f"the certifier failed: {type(exc).__name__}: {exc}"
+        return _document(problem, "numeric", None, body, 1)
+
+
+def _certify(problem: Problem, witness, reason: str, max_nodes: int) -> dict:
     parsed = spec_problem(embed_spec(problem))
     approx = {k: float(v) for k, v in (witness or {}).items()}
     exact = None
