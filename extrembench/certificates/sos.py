@@ -24,7 +24,7 @@ import sympy
 
 log = logging.getLogger(__name__)
 
-MAX_BASIS = 16          # monomials in z; keeps the SDP and the exact LDL^T small
+MAX_BASIS = 20          # monomials in z; keeps the SDP and the exact LDL^T small
 MAX_DENOMINATOR = 10**6
 
 
