@@ -121,7 +121,8 @@ def test_search_extremum_alone():
 
 def test_to_json_keys():
     result = CheckResult("x", "confirmed", 1.0, {"a": 1.0}, "ok")
-    assert result.to_json() == {"id": "x", "status": "confirmed", "best_value": 1.0, "witness": {"a": 1.0}, "reason": "ok"}
+    assert result.to_json() == {"id": "x", "status": "confirmed", "best_value": 1.0, "witness": {"a": 1.0}, "reason": "ok",
+                                "certificate": None}
 
 
 def test_cli_prints_json_lines_and_runs_no_code(tmp_path, monkeypatch, capsys):
@@ -130,7 +131,8 @@ def test_cli_prints_json_lines_and_runs_no_code(tmp_path, monkeypatch, capsys):
     assert cli.main(["check", *files]) == 0
     lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert [(r["id"], r["status"]) for r in lines] == [("fixture-pwned", "invalid"), ("fixture-titu-cyclic", "confirmed")]
-    assert set(lines[1]) == {"id", "status", "best_value", "witness", "reason"}
+    assert set(lines[1]) == {"id", "status", "best_value", "witness", "reason", "certificate"}
+    assert lines[1]["certificate"]["kind"] in ("bound", "sos", "numeric")
     assert not os.path.exists(tmp_path / "pwned")
     assert cli.main(["check", "--expect-confirmed", *files]) == 1
 
