@@ -220,3 +220,25 @@ def test_check_prints_a_certificate(tmp_path, capsys):
     out = json.loads(capsys.readouterr().out.splitlines()[0])
     assert out["status"] == "confirmed" and out["certificate"]["kind"] in ("bound", "sos")
     assert verify(out["certificate"])[0]
+
+
+def test_leaderboard_states_certified_counts_by_kind():
+    from extrembench.leaderboard import certified_counts, certified_summary
+
+    grades = pd.DataFrame({"problem_id": ["p0", "p0", "p1", "p2", "p3"],
+                           "certificate_kind": ["bound", "bound", "sos", "numeric", None]})
+    assert certified_counts(grades) == {"certified_bound": 1, "certified_sos": 1, "certified_numeric": 1}
+    board = pd.DataFrame([{"benchmark": "extrem", "n_problems": 4, **certified_counts(grades)}])
+    assert "- extrem: bound 1, sos 1, numeric 1 of 4 problems" in certified_summary(board)
+
+
+def test_audit_shows_certificate_kinds_and_verifier(tmp_path):
+    from extrembench.audit import AuditReport, _certificate_summary
+
+    path = write_artifact(_rows([BOUND_CASES[0], SOS_CASES[1]]), tmp_path / "problems.parquet", "problems")
+    report = AuditReport()
+    _certificate_summary(path, 0, report)
+    from collections import Counter
+
+    kinds = Counter(json.loads(r["certificate"])["kind"] for r in read_artifact(path, "problems").to_pylist())
+    assert report.lines == ["certificates: " + ", ".join(f"{k} (verifier 1) {n}" for k, n in sorted(kinds.items()))]
