@@ -191,9 +191,11 @@ def _infeasible(comp: _Compiled, xs, only: int | None = None) -> str | None:
 
 
 def _constraints_hold(comp: _Compiled, xs) -> bool:
-    for c, _ in comp.cons:
+    # strict constraints strictly: the face a monotone step moves to is then feasible too, so
+    # nothing below it may be discarded as infeasible on a boundary the box only touched
+    for c, strict in comp.cons:
         v = _safe(c, xs)
-        if v is None or v.a < 0:
+        if v is None or v.a < 0 or (strict and not v.a > 0):
             return False
     return True
 
@@ -352,7 +354,7 @@ def _lagrangian_choice(comp, box, xs, target, ref) -> str | None:
 
 
 def _monotone_face(comp, box, xs, grads=None) -> tuple[int, str] | None:
-    if not _constraints_hold(comp, xs):
+    if not _constraints_hold(comp, xs) or _safe(comp.f, xs) is None:
         return None
     grads = grads if grads is not None else _gradient(comp, xs)
     for i, gi in enumerate(grads):
@@ -486,7 +488,7 @@ def replay(reduced: Reduced, target, tokens: list[str]) -> None:
         elif head.startswith("f"):
             i = int(head[1:])
             gi = _safe(comp.grad[i], raw)
-            if gi is None or not _constraints_hold(comp, raw):
+            if gi is None or not _constraints_hold(comp, raw) or _safe(comp.f, raw) is None:
                 fail("face step needs a defined gradient and every constraint to hold on the box")
             if not ((arg == "lo" and gi.a >= 0 and box[i][0] is not None) or (arg == "hi" and gi.b <= 0 and box[i][1] is not None)):
                 fail(f"objective not monotone towards the {arg} face of variable {i}")
