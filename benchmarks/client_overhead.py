@@ -79,7 +79,8 @@ def problem_rows(n: int) -> list[dict]:
                           f"a/(b+c) + b/(c+a) + c/(a+b) + {i}.",
              "answer": "3/2", "answer_type": "number", "sense": "min", "technique": [], "difficulty": None,
              "spec_json": None, "status": "ingested", "reason": None, "best_value": None,
-             "witness_json": None, "dag_node": "bench"} for i in range(n)]
+             "witness_json": None, "certificate": None, "certificate_kind": None,
+              "certificate_verifier": None, "dag_node": "bench"} for i in range(n)]
 
 
 def openai_config(cache_dir: Path, base_url: str, *, trials: int, max_tokens: int, concurrency: int) -> dict:

@@ -11,6 +11,12 @@ verifying certificate (target 0), and the share of originals confirmed (target 1
 that this test measures.
 
     python benchmarks/validate_all.py [--jobs 2] [--problems 'data/problems/*.yaml'] [--rejected 'data/rejected/*.yaml']
+
+Certificates (section below, --no-certificates skips it): every confirmed problem is checked once
+more and its certificate built again; prints the count per kind and per technique, the share
+certified bound or sos (target >= 60 %, goal 90 %), the certification time of the whole set
+(target <= 10 min on 2 cores), the median `check` time (target <= 10 s for a typical problem),
+that every certificate verifies, and that the two builds gave the same bytes (determinism).
 """
 
 from __future__ import annotations
@@ -64,12 +70,75 @@ def expected_status(path: str) -> str:
     return data.get("expected_status", "?") if isinstance(data, dict) else "?"
 
 
+# ---------------------------------------------------------------- certificates (extrembench.certificates)
+
+CERTIFIED_TARGET, CERTIFIED_GOAL, CERTIFY_TOTAL_TARGET_S, CHECK_TYPICAL_TARGET_S = 0.60, 0.90, 600.0, 10.0
+
+
+def certify_one(path: str) -> dict:
+    """check (search + certificate) timed, then the certificate built again from the same witness
+    (timed: the certification cost alone) and verified; both builds must give the same bytes."""
+    from extrembench.certificates import canonical, certify, verify
+
+    started = time.perf_counter()
+    result = check_problem(path)
+    check_s = time.perf_counter() - started
+    out = {"path": path, "status": result.status, "check_s": check_s, "kind": None, "certify_s": 0.0,
+           "verified": None, "same_bytes": None, "technique": [], "why": ""}
+    if result.status != "confirmed":
+        return out
+    problem = load_problem(path)
+    started = time.perf_counter()
+    again = certify(problem, result.witness, result.reason)
+    out["certify_s"] = time.perf_counter() - started
+    ok, reason = verify(again)
+    out.update(kind=again["kind"], verified=ok, same_bytes=canonical(again) == canonical(result.certificate),
+               technique=list(problem.technique), why=again["body"].get("not_certified", "") if ok else reason)
+    return out
+
+
+def certificates_section(pool, paths: list[str], jobs: int) -> bool:
+    started = time.perf_counter()
+    rows = list(pool.map(certify_one, paths))
+    wall = time.perf_counter() - started
+    confirmed = [r for r in rows if r["status"] == "confirmed"]
+    kinds = {k: sum(r["kind"] == k for r in confirmed) for k in ("bound", "sos", "numeric")}
+    proven = (kinds["bound"] + kinds["sos"]) / len(confirmed) if confirmed else 0.0
+    certify_total = sum(r["certify_s"] for r in confirmed)
+    check_times = [r["check_s"] for r in rows]
+    print(f"certificates: {len(confirmed)} confirmed problems: " + ", ".join(f"{k} {v}" for k, v in kinds.items()))
+    print(f"  certified bound or sos: {100 * proven:.1f} % (target >= {100 * CERTIFIED_TARGET:.0f} %, goal {100 * CERTIFIED_GOAL:.0f} %)")
+    techniques = sorted({t for r in confirmed for t in r["technique"]})
+    for technique in techniques:
+        mine = [r for r in confirmed if technique in r["technique"]]
+        print(f"    {technique:18s} " + ", ".join(f"{k} {sum(r['kind'] == k for r in mine)}" for k in kinds))
+    print(f"  certification of the whole set: {certify_total:.1f} s of work, about {certify_total / jobs:.1f} s on "
+          f"{jobs} workers (target <= {CERTIFY_TOTAL_TARGET_S:.0f} s); section wall time {wall:.1f} s")
+    print(f"  check of one problem (search + certificate): median {statistics.median(check_times):.2f} s "
+          f"(target <= {CHECK_TYPICAL_TARGET_S:.0f} s), max {max(check_times):.2f} s")
+    failed = [r for r in confirmed if not r["verified"]]
+    unstable = [r for r in confirmed if not r["same_bytes"]]
+    print(f"  verify: {len(confirmed) - len(failed)}/{len(confirmed)} certificates verify; "
+          f"{len(confirmed) - len(unstable)}/{len(confirmed)} identical bytes when built twice")
+    for r in confirmed:
+        if r["kind"] == "numeric" or not r["verified"] or not r["same_bytes"]:
+            print(f"  {r['kind']:8s} {r['path']}: {r['why'][:160]}")
+    met = (proven >= CERTIFIED_TARGET and certify_total / jobs <= CERTIFY_TOTAL_TARGET_S and not failed
+           and not unstable and statistics.median(check_times) <= CHECK_TYPICAL_TARGET_S)
+    print("  certificate targets: " + ("met" if met else "MISSED"))
+    return met
+
+
+# ---------------------------------------------------------------- end of certificates
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--problems", default="data/problems/*.yaml")
     parser.add_argument("--rejected", default="data/rejected/*.yaml")
     parser.add_argument("--no-mutants", action="store_true")
+    parser.add_argument("--no-certificates", action="store_true")
     args = parser.parse_args()
     paths = sorted(glob.glob(args.problems))
     rejected = sorted(glob.glob(args.rejected))
@@ -102,6 +171,8 @@ def main() -> int:
                 flag = "ok " if status == expected_status(path) else "BAD"
                 print(f"  {flag} {path}: {status} (expected {expected_status(path)}): {reason[:140]}")
 
+        if not args.no_certificates:
+            certificates_section(pool, paths, args.jobs)
         if args.no_mutants:
             return 0
         confirmed = []

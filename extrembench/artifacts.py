@@ -87,6 +87,9 @@ PROBLEMS = pa.schema(
         ("reason", _str),
         ("best_value", pa.float64()),
         ("witness_json", _str),
+        ("certificate", _str),  # canonical JSON of a confirmed answer's certificate (extrembench.certificates)
+        ("certificate_kind", _str),  # bound | sos | numeric; null when not confirmed
+        ("certificate_verifier", _str),  # version of the verifier that checked it
         ("dag_node", _str),
     ]
 )
@@ -135,6 +138,7 @@ GRADES = pa.schema(
         ("sense", _str),
         ("technique", _tags),
         ("difficulty", _str),
+        ("certificate_kind", _str),  # the problem's certificate kind, for aggregate.require_certificate
         ("extracted", _str),
         ("correct", pa.bool_()),  # null = ungraded
         ("status", _str),  # correct | wrong | no_answer | ungraded

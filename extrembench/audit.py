@@ -101,6 +101,20 @@ def _show_variants(path: Path, depth: int, report: AuditReport) -> None:
         report.say(depth, f"({dropped} candidate variant(s) dropped; reasons in the drop_reason column)")
 
 
+def _certificate_summary(path: Path, depth: int, report: AuditReport) -> None:
+    """Certificate kinds and verifier versions of the problems (re-check: extrembench verify-certificate)."""
+    names = pq.read_schema(path).names
+    if "certificate_kind" not in names:
+        report.say(depth, "certificates: none recorded (table predates them)")
+        return
+    rows = pq.read_table(path, columns=["certificate_kind", "certificate_verifier"]).to_pylist()
+    counts: dict[str, int] = {}
+    for row in rows:
+        key = f"{row['certificate_kind']} (verifier {row['certificate_verifier']})" if row["certificate_kind"] else "none"
+        counts[key] = counts.get(key, 0) + 1
+    report.say(depth, "certificates: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
+
+
 def _walk(path: Path, expected: str, depth: int, report: AuditReport, cache: GenerationCache) -> None:
     key = f"{path}:{expected}"
     if key in report.checked:
@@ -118,6 +132,8 @@ def _walk(path: Path, expected: str, depth: int, report: AuditReport, cache: Gen
         _check_cache_entries(path, cache, depth + 1, report)
     if kind == "variants":
         _show_variants(path, depth + 1, report)
+    if kind == "problems":
+        _certificate_summary(path, depth + 1, report)
     for record in read_lineage(path):
         _walk(Path(record["path"]), record["sha256"], depth + 1, report, cache)
 

@@ -18,6 +18,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "audit": ("extrembench.audit", "trace an accuracy back to its inputs and recheck every hash"),
     "formalize": ("extrembench.formalize", "turn 'find the minimum of ...' statements into problem specs"),
     "plan": ("extrembench.plan", "jobs, missing requests, GPU-hours and cost of a grid, before submitting it"),
+    "verify-certificate": ("extrembench.certificates.cli", "re-check the certificates in problem Parquet files"),
 }
 
 

@@ -35,6 +35,27 @@ REQUIRED_COLUMNS = (
     "completion_tokens",
 )
 EXTREMAL_SENSES = ("min", "max")
+CERTIFICATE_KINDS = ("bound", "sos", "numeric")
+# aggregate.require_certificate -> the certificate kinds kept ("any" = proven: bound or sos)
+REQUIRE_CERTIFICATE = {"none": None, "any": ("bound", "sos"), "bound": ("bound",), "sos": ("sos",)}
+
+
+def restrict_to_certified(grades: pd.DataFrame, require: str) -> pd.DataFrame:
+    """Only the samples of problems whose certificate kind `require` accepts (none keeps all)."""
+    if require not in REQUIRE_CERTIFICATE:
+        raise ValueError(f"aggregate.require_certificate: {require!r} is not one of {', '.join(REQUIRE_CERTIFICATE)}")
+    kinds = REQUIRE_CERTIFICATE[require]
+    if kinds is None:
+        return grades
+    return grades[grades["certificate_kind"].isin(kinds)]
+
+
+def certified_counts(frame: pd.DataFrame) -> dict[str, int]:
+    """Distinct problems per certificate kind (columns certified_<kind>)."""
+    if "certificate_kind" not in frame:
+        return {f"certified_{k}": 0 for k in CERTIFICATE_KINDS}
+    per_problem = frame.drop_duplicates("problem_id")["certificate_kind"]
+    return {f"certified_{k}": int((per_problem == k).sum()) for k in CERTIFICATE_KINDS}
 
 
 def _check_columns(grades: pd.DataFrame, needed=REQUIRED_COLUMNS) -> None:
@@ -236,6 +257,7 @@ def _leaderboard_row(
             "accuracy_min_sense": acc_min,
             "n_problems_max_sense": n_max,
             "accuracy_max_sense": acc_max,
+            **certified_counts(frame),
         }
     )
     return row
@@ -377,6 +399,16 @@ def markdown_table(leaderboard: pd.DataFrame) -> str:
     return "\n".join(lines) + "\n"
 
 
+def certified_summary(leaderboard: pd.DataFrame) -> str:
+    """One line per benchmark: its problems by certificate kind (docs/problem-format.md)."""
+    lines = ["Certified problems per benchmark (bound and sos are proofs; numeric is the search alone):", ""]
+    for benchmark, frame in leaderboard.groupby("benchmark", sort=True):
+        first = frame.iloc[0]
+        counts = ", ".join(f"{k} {int(first.get(f'certified_{k}', 0))}" for k in CERTIFICATE_KINDS)
+        lines.append(f"- {benchmark}: {counts} of {int(frame['n_problems'].max())} problems")
+    return "\n".join(lines) + "\n"
+
+
 def write_markdown(leaderboard: pd.DataFrame, path: str | Path) -> Path:
     """results/leaderboard.md: the table plus how to read it and how to audit a number."""
     path = Path(path)
@@ -389,6 +421,7 @@ def write_markdown(leaderboard: pd.DataFrame, path: str | Path) -> Path:
         "answers grouped by mathematical equivalence. Samples the grader could not decide count in "
         "`ungraded %` and, unless the run sets grading.ungraded: exclude, as wrong. Definitions: docs/metrics.md. Trace any row with "
         "`extrembench audit --benchmark B --model M`.\n\n" + markdown_table(leaderboard)
+        + "\n" + certified_summary(leaderboard)
     )
     path.write_text(text, encoding="utf-8")
     return path

@@ -231,12 +231,13 @@ def _validate_one(conv: dict, *, effort, seed: int) -> tuple:
         from extrembench.convert import render_statement
 
         conv["statement"] = render_statement(target)
-    return result.status, result.reason, result.best_value, result.witness, spec
+    return result.status, result.reason, result.best_value, result.witness, spec, result.certificate
 
 
 def validate_shard(problem_files: Sequence[str], conversions: Path, output: Path, *, benchmark: str,
                    dag_node: str, settings: dict) -> None:
     """settings: the config's `validation` block (seed, starts, iterations, time_cap_s)."""
+    from extrembench.certificates import VERIFIER_VERSION, certificate_json
     from extrembench.validate import Effort
 
     seed = settings["seed"]
@@ -244,15 +245,16 @@ def validate_shard(problem_files: Sequence[str], conversions: Path, output: Path
     infrastructure = _not_one_problems_fault()
     rows = []
     for conv in read_artifact(conversions, "conversions").to_pylist():
-        spec = None
+        spec, certificate = None, None
         try:
-            status, reason, best, witness, spec = _validate_one(conv, effort=effort, seed=seed)
+            status, reason, best, witness, spec, certificate = _validate_one(conv, effort=effort, seed=seed)
             gold = _gold_text(conv["answer"], status)
         except infrastructure:
             raise
         except Exception as exc:  # this problem's fault: invalid, with file, field and reason
             field, why = _problem_failure(exc, "validate")
             status, reason, best, witness, gold = "invalid", f"{conv['source_path']}: {field}: {why}", None, None, conv["answer"]
+            certificate = None
         log.info("%s: %s %s", conv["problem_id"], status, "" if status == "confirmed" else reason)
         rows.append({
             "benchmark": benchmark, "problem_id": conv["problem_id"], "source_path": conv["source_path"],
@@ -261,6 +263,9 @@ def validate_shard(problem_files: Sequence[str], conversions: Path, output: Path
             "difficulty": conv["difficulty"], "spec_json": json.dumps(spec, sort_keys=True) if spec else None,
             "status": status, "reason": reason, "best_value": best,
             "witness_json": json.dumps(witness, sort_keys=True) if witness is not None else None,
+            "certificate": certificate_json(certificate),
+            "certificate_kind": certificate["kind"] if certificate else None,
+            "certificate_verifier": VERIFIER_VERSION if certificate else None,
             "dag_node": dag_node,
         })
     write_artifact(rows, output, "problems", inputs=[*problem_files, conversions])
@@ -303,7 +308,7 @@ def grade_shard(generations: Path, problems: Path, output: Path, *, dag_node: st
             "trial": sample["trial"], "source_sha256": sample["source_sha256"], "cache_key": sample["cache_key"],
             "gold": problem["answer"], "answer_type": problem["answer_type"], "sense": problem["sense"],
             "technique": problem["technique"], "difficulty": problem["difficulty"],
-            "extracted": result.extracted, "correct": result.correct, "status": result.status,
+            "certificate_kind": problem["certificate_kind"], "extracted": result.extracted, "correct": result.correct, "status": result.status,
             "reason": result.reason, "correct_math_verify": math_verify,
             "correct_amo_official": amo_official, "modes_disagree": disagree,
             "finish_reason": sample["finish_reason"], "prompt_tokens": sample["prompt_tokens"],
@@ -329,8 +334,14 @@ def aggregate(grade_files: Sequence[str], *, outputs: dict[str, Path], config: d
                                          build_leaderboard, build_technique_table, write_markdown)
     from extrembench.published import compare_published, published_for_run
 
+    from extrembench.leaderboard import restrict_to_certified
+
     grades = pd.concat([read_artifact(p, "grades").to_pandas() for p in grade_files], ignore_index=True)
     ungraded = config["grading"].get("ungraded", "wrong")
+    require = config.get("aggregate", {}).get("require_certificate", "none")
+    grades = restrict_to_certified(grades, require)
+    if require != "none":
+        log.info("aggregate.require_certificate=%s: %d samples of certified problems kept", require, len(grades))
     # maj@k groups extracted answers (untrusted model output) by equivalence: under a hard timeout
     with GuardedEquivalence(timeout=config["grading"]["timeout_s"], mode=config["grading"]["mode"]) as equivalent:
         board = build_leaderboard(grades, equivalent=equivalent, seed=seed, ungraded=ungraded)
@@ -391,7 +402,8 @@ def ingest_shard(dataset: str, root: Path, output: Path, *, benchmark: str, shar
         "source_sha256": r["source_sha256"], "statement": r["statement"], "answer": r["answer"],
         "answer_type": r["answer_type"], "sense": None, "technique": [], "difficulty": None,
         "spec_json": None, "status": "ingested", "reason": f"{dataset} (checksums verified)",
-        "best_value": None, "witness_json": None, "dag_node": dag_node,
+        "best_value": None, "witness_json": None, "certificate": None, "certificate_kind": None,
+        "certificate_verifier": None, "dag_node": dag_node,
     } for r in records if shard_of(r["problem_id"], n_shards) == shard]
     inputs = [root / name for name in DATASETS[dataset].files]
     write_artifact(rows, output, "problems", inputs=inputs)
@@ -409,6 +421,8 @@ def vary_shard(parent_problems: Path, problem_files: Sequence[str], outputs: dic
     choice: editing one problem never changes which others are varied)."""
     from extrembench.problem import load_problem
     from extrembench.variants import Settings, content_hash, in_share, variants_of
+
+    from extrembench.certificates import VERIFIER_VERSION, certificate_json
 
     settings = Settings(per_problem=per_problem, seed=seed, kinds=tuple(kinds))
     known = {str(Path(p)) for p in problem_files}
@@ -450,7 +464,10 @@ def vary_shard(parent_problems: Path, problem_files: Sequence[str], outputs: dic
                     "answer_type": "number", "sense": parent.sense, "technique": list(parent.technique),
                     "difficulty": parent.difficulty, "spec_json": row["spec_json"], "status": "confirmed",
                     "reason": f"{c.kind} variant of {parent.id} ({c.technique}): {c.transformation_text()}",
-                    "best_value": c.best_value, "witness_json": row["witness_json"], "dag_node": dag_node,
+                    "best_value": c.best_value, "witness_json": row["witness_json"],
+                    "certificate": certificate_json(c.certificate),
+                    "certificate_kind": c.certificate["kind"] if c.certificate else None,
+                    "certificate_verifier": VERIFIER_VERSION if c.certificate else None, "dag_node": dag_node,
                 })
         counts = Counter((c.kind, c.status) for c in candidates)
         log.info("[%d/%d] %s: %s", number, len(parents), parent.id,

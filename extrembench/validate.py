@@ -52,8 +52,8 @@ class CheckResult:
     best_value: float | None
     witness: dict[str, float] | None
     reason: str
-    # a re-checkable proof of the status (kinds in docs/problem-format.md); refutations carry
-    # extrembench.refutation certificates
+    # a re-checkable proof of the status (docs/problem-format.md): confirmed -> extrembench.certificates
+    # (bound | sos | numeric), refuted -> extrembench.refutation; each re-checkable alone
     certificate: dict | None = None
 
     def to_json(self) -> dict:
@@ -681,7 +681,11 @@ def _check_loaded(problem: Problem, seed: int, effort: Effort) -> CheckResult:
         return _refute_unreachable(problem, model, best)
     matching = [c for c in feasible if c.value <= target + tol]
     status, chosen, reason = _attainment(model, matching, parsed.answer)
-    return CheckResult(problem.id, status, model.sign * chosen.value, _witness(model, chosen), reason)
+    result = CheckResult(problem.id, status, model.sign * chosen.value, _witness(model, chosen), reason)
+    if status == "confirmed":
+        from extrembench.certificates import certify
+        result = replace(result, certificate=certify(problem, result.witness, reason))
+    return result
 
 
 def _exactly_feasible(model: _Model, candidates: list[_Candidate], deadline: float) -> _Candidate | None:

@@ -68,6 +68,7 @@ class Candidate:
     validation_reason: str | None = None
     best_value: float | None = None
     witness: dict | None = None
+    certificate: dict | None = None   # the validator's, for a `constants` variant it confirmed
 
     @property
     def variant_id(self) -> str:
@@ -588,6 +589,7 @@ def _finish(candidate: Candidate, variant: Problem, kind: str, parent_answer, pa
     result = check(replace(variant, statement=None))
     candidate.validation_status, candidate.validation_reason = result.status, result.reason
     candidate.best_value, candidate.witness = result.best_value, result.witness
+    candidate.certificate = result.certificate
     if result.status != "confirmed":
         candidate.drop_reason = f"validator: {result.status}: {result.reason}"
         return

@@ -246,7 +246,8 @@ def problem_row(problem_id: str, statement: str) -> dict:
     return {"benchmark": "t", "problem_id": problem_id, "source_path": f"{problem_id}.yaml",
             "source_sha256": "0" * 64, "statement": statement, "answer": "1", "answer_type": "number",
             "sense": None, "technique": [], "difficulty": None, "spec_json": None, "status": "ingested",
-            "reason": None, "best_value": None, "witness_json": None, "dag_node": "test"}
+            "reason": None, "best_value": None, "witness_json": None, "certificate": None, "certificate_kind": None,
+            "certificate_verifier": None, "dag_node": "test"}
 
 
 def model_config(**model) -> dict:

@@ -36,6 +36,7 @@ def grade_row(benchmark="extrem", model="alpha", problem_id="p1", trial=0, corre
         "sense": "min",
         "technique": [],
         "difficulty": None,
+        "certificate_kind": None,
         "extracted": "1" if correct else "2",
         "correct": correct,
         "status": status,

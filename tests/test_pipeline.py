@@ -166,3 +166,26 @@ def test_malformed_problem_is_invalid_and_the_run_goes_on(workdir):
         assert set(board["n_problems"]) == {3}
     finally:
         bad.unlink()
+
+
+def test_every_confirmed_problem_carries_a_certificate_that_verifies(workdir, tmp_path, capsys):
+    from extrembench import cli
+    from extrembench.artifacts import read_artifact, write_artifact
+
+    tables = sorted((workdir / "results" / "extrem" / "problems").glob("*.parquet"))
+    rows = [r for t in tables for r in read_artifact(t, "problems").to_pylist()]
+    confirmed = [r for r in rows if r["status"] == "confirmed"]
+    assert confirmed and all(r["certificate_kind"] in ("bound", "sos", "numeric") and r["certificate_verifier"]
+                             for r in confirmed)
+    assert cli.main(["verify-certificate", *map(str, tables)]) == 0
+    # one number changed inside one certificate (a fraction's numerator, e.g. epsilon, a Gram entry
+    # or a witness coordinate; else the answer): named, exit 1
+    target = next(t for t in tables if any(r["certificate"] for r in read_artifact(t, "problems").to_pylist()))
+    changed = read_artifact(target, "problems").to_pylist()
+    row = next(r for r in changed if r["certificate"])
+    text = row["certificate"]
+    row["certificate"] = text.replace('"1/', '"2/', 1) if '"1/' in text else text.replace('"answer":"', '"answer":"1+', 1)
+    bad = write_artifact(changed, tmp_path / "tampered.parquet", "problems")
+    capsys.readouterr()
+    assert cli.main(["verify-certificate", str(bad)]) == 1
+    assert row["problem_id"] in capsys.readouterr().err

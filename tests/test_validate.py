@@ -132,6 +132,7 @@ def test_cli_prints_json_lines_and_runs_no_code(tmp_path, monkeypatch, capsys):
     lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert [(r["id"], r["status"]) for r in lines] == [("pwned", "invalid"), ("titu-cyclic", "confirmed")]
     assert set(lines[1]) == {"id", "status", "best_value", "witness", "reason", "certificate"}
+    assert lines[1]["certificate"]["kind"] in ("bound", "sos", "numeric")
     assert not os.path.exists(tmp_path / "pwned")
     assert cli.main(["check", "--expect-confirmed", *files]) == 1
 

@@ -1,0 +1,244 @@
+"""Certificates for confirmed answers: bound and sos certify correct answers, never an answer
+moved by 1e-3, and any changed number makes verification fail; the Parquet round trip and the
+verify-certificate CLI; aggregate's require_certificate."""
+
+import json
+from fractions import Fraction
+
+import pandas as pd
+import pytest
+
+from extrembench import cli
+from extrembench.artifacts import read_artifact, write_artifact
+from extrembench.certificates import bound, canonical, certify, verify
+from extrembench.certificates.certify import target_interval
+from extrembench.certificates.document import EPSILON, spec_problem, embed_spec
+from extrembench.certificates.reduce import apply_plan, choose_plan
+from extrembench.leaderboard import restrict_to_certified
+from extrembench.problem import problem_from_dict
+
+POS2 = {"a": "positive", "b": "positive"}
+POS3 = {"a": "positive", "b": "positive", "c": "positive"}
+REAL2 = {"x": "real", "y": "real"}
+
+
+def make(sense, variables, objective, answer, constraints=()):
+    return problem_from_dict({"id": "c", "sense": sense, "variables": variables,
+                              "constraints": list(constraints), "objective": objective, "answer": answer})
+
+
+# (problem, approximate witness, expected kind): small problems, 1 to 3 variables
+BOUND_CASES = [
+    (make("min", POS2, "(1 + 1/a)*(1 + 1/b)", "9", ["a + b = 1"]), {"a": 0.5, "b": 0.5}),
+    (make("min", POS2, "1/a + 1/b", "3 + 2*sqrt(2)", ["a + 2*b = 1"]), {"a": 0.41421356237, "b": 0.29289321881}),
+    (make("max", {"x": "(0, 1)"}, "x^2*(1 - x)", "4/27"), {"x": 2 / 3}),
+    (make("min", POS3, "1/a + 4/b + 9/c", "36", ["a + b + c = 1"]), {"a": 1 / 6, "b": 1 / 3, "c": 0.5}),
+    (make("min", {"x": "nonnegative", "y": "nonnegative", "z": "nonnegative"}, "x*y + y*z + z*x - 2*x*y*z", "0",
+          ["x + y + z = 1"]), {"x": 1.0, "y": 0.0, "z": 0.0}),                  # optimum at a corner
+    (make("min", POS2, "(a + b)^3/(a*b^2)", "27/4"), {"a": 1.0, "b": 2.0}),      # scale invariant: normalised
+    (make("max", {"A": "positive", "B": "positive", "C": "positive"}, "sin(A) + sin(B) + sin(C)", "3*sqrt(3)/2",
+          ["A + B + C = pi"]), {"A": 1.0471975512, "B": 1.0471975512, "C": 1.0471975512}),
+    (make("min", {"a": "positive", "b": "positive", "c": "positive", "d": "positive"},
+          "1/(1 - a) + 1/(1 - b) + 1/(1 - c) + 1/(1 - d)", "16/3", ["a + b + c + d = 1"]),
+     {"a": 0.25, "b": 0.25, "c": 0.25, "d": 0.25}),                              # 4 variables
+]
+
+
+def _bound_only(problem, witness):
+    """Run the bound machinery directly (certify would try sos first)."""
+    parsed = spec_problem(embed_spec(problem))
+    sign = 1 if parsed.sense == "min" else -1
+    plan = choose_plan(parsed, sign * parsed.answer, witness)
+    branches = apply_plan(parsed, sign * parsed.answer, plan)
+    target = target_interval(parsed, EPSILON)
+    return plan, [bound.search(b, target, None) for b in branches]
+
+
+@pytest.mark.parametrize("problem, witness", BOUND_CASES)
+def test_bound_certifies_correct_answers(problem, witness):
+    certificate = certify(problem, witness)
+    assert certificate["kind"] in ("bound", "sos"), certificate["body"]
+    ok, reason = verify(certificate)
+    assert ok, reason
+    ok, reason = verify(json.loads(canonical(certificate)), embed_spec(problem))
+    assert ok, reason
+
+
+@pytest.mark.parametrize("problem, witness", BOUND_CASES)
+@pytest.mark.parametrize("shift", ["+", "-"])
+def test_answer_off_by_1e3_never_certifies(problem, witness, shift):
+    value = float(spec_problem(embed_spec(problem)).answer.evalf(30))
+    moved = value + (1e-3 if shift == "+" else -1e-3) * max(1.0, abs(value))
+    wrong = make(problem.sense, problem.variables, problem.objective, repr(moved), problem.constraints)
+    certificate = certify(wrong, witness)
+    assert certificate["kind"] == "numeric"
+    better = (shift == "+") == (problem.sense == "min")  # a claim the true optimum beats
+    if better:
+        with pytest.raises(bound.BoundFailure):
+            _bound_only(wrong, witness)
+
+
+def _tamper_number(text: str, old: str, new: str) -> str:
+    assert old in text, old
+    return text.replace(old, new, 1)
+
+
+@pytest.mark.parametrize("index", range(len(BOUND_CASES)))
+def test_tampered_bound_certificate_fails(index):
+    problem, witness = BOUND_CASES[index]
+    plan, trees = _bound_only(problem, witness)
+    certificate = certify(problem, witness)
+    if certificate["kind"] != "bound":  # sos got it first: force the bound proof into the document
+        certificate = {**certificate, "kind": "bound", "epsilon": str(EPSILON), "body": {"plan": plan, "trees": trees}}
+        assert verify(certificate)[0]
+    trees = certificate["body"]["trees"]
+
+    def with_token(k, new):
+        changed = [list(t) for t in trees]
+        changed[0][k] = new
+        return {**certificate, "body": {**certificate["body"], "trees": changed}}
+
+    # one number changed inside the proof: a split point moved outside its box (every case here
+    # has positive variables), a convexity anchor moved off its box, a token dropped
+    seen = set()
+    for k, token in enumerate(trees[0]):
+        head, _, arg = token.partition(":")
+        if head.startswith("s") and "s" not in seen:
+            assert not verify(with_token(k, f"{head}:-1000000"))[0]
+        elif head == "c" and "c" not in seen:
+            moved = ",".join(str(Fraction(v) + 1000) for v in arg.split(","))
+            assert not verify(with_token(k, f"c:{moved}"))[0]
+        seen.add(head[:1])
+    shorter = {**certificate, "body": {**certificate["body"], "trees": [trees[0][:-1]] + trees[1:]}}
+    assert not verify(shorter)[0]
+    # the answer in the embedded spec and a witness coordinate are numbers too
+    spec = dict(certificate["spec"], answer=certificate["spec"]["answer"] + " + 1/1000")
+    assert not verify({**certificate, "spec": spec})[0]
+    name = next(iter(certificate["witness"]))
+    moved = {**certificate["witness"], name: certificate["witness"][name] + " + 1/1000"}
+    assert not verify({**certificate, "witness": moved})[0]
+
+
+SOS_CASES = [
+    (make("min", {"a": "real", "b": "real", "c": "real"}, "a^2 + b^2 + c^2 - a*b - b*c - c*a", "0"), {"a": 1.0, "b": 1.0, "c": 1.0}),
+    (make("min", REAL2, "x^2 + x*y + y^2 - 3*x - 3*y", "-3"), {"x": 1.0, "y": 1.0}),
+    (make("min", {"x": "real", "y": "real", "z": "real"}, "x^2 + y^2 + z^2", "1/9", ["x + 2*y + 2*z = 1"]),
+     {"x": 1 / 9, "y": 2 / 9, "z": 2 / 9}),
+    (make("max", REAL2, "3*x + 4*y", "5", ["x^2 + y^2 = 1"]), {"x": 0.6, "y": 0.8}),
+    (make("min", POS3, "a/(b + c) + b/(c + a) + c/(a + b)", "3/2"), {"a": 1.0, "b": 1.0, "c": 1.0}),  # squares
+]
+
+
+@pytest.mark.parametrize("problem, witness", SOS_CASES)
+def test_sos_certifies_and_tampering_fails(problem, witness):
+    certificate = certify(problem, witness)
+    assert certificate["kind"] == "sos", certificate["body"]
+    assert verify(certificate) == (True, verify(certificate)[1]) and verify(certificate)[0]
+    gram = certificate["body"]["gram"]
+    i = next(i for i in range(len(gram)) if gram[i][i] != "0")
+    changed = [row[:] for row in gram]
+    changed[i][i] = str(eval_fraction(gram[i][i]) + 1)  # one diagonal entry moved by 1
+    ok, reason = verify({**certificate, "body": {**certificate["body"], "gram": changed}})
+    assert not ok and "identity" in reason
+
+
+def eval_fraction(text):
+    from fractions import Fraction
+    return Fraction(text)
+
+
+@pytest.mark.parametrize("problem, witness", SOS_CASES[:3])
+def test_sos_wrong_answer_by_1e3_never_certifies(problem, witness):
+    value = float(spec_problem(embed_spec(problem)).answer.evalf(30))
+    for moved in (value + 1e-3, value - 1e-3):
+        wrong = make(problem.sense, problem.variables, problem.objective, repr(moved), problem.constraints)
+        assert certify(wrong, witness)["kind"] == "numeric"
+
+
+def test_refutation_kinds_are_unverifiable_until_the_module_exists():
+    ok, reason = verify({"kind": "refutation"})
+    try:
+        import extrembench.refutation  # noqa: F401
+    except ImportError:
+        assert not ok and "extrembench.refutation" in reason
+
+
+def test_spec_mismatch_is_reported():
+    problem, witness = BOUND_CASES[0]
+    certificate = certify(problem, witness)
+    ok, reason = verify(certificate, {**embed_spec(problem), "objective": "(1 + 2/a)*(1 + 1/b)"})
+    assert not ok and "objective" in reason
+
+
+def _rows(problems):
+    rows = []
+    for i, (problem, witness) in enumerate(problems):
+        c = certify(problem, witness)
+        spec = {k: v for k, v in embed_spec(problem).items() if k != "answer"}
+        from extrembench.convert import answer_latex
+        rows.append({"benchmark": "t", "problem_id": f"p{i}", "source_path": "x", "source_sha256": "0" * 64,
+                     "statement": None, "answer": answer_latex(problem.answer), "answer_type": "number",
+                     "sense": problem.sense, "technique": [], "difficulty": None,
+                     "spec_json": json.dumps({"id": f"p{i}", **spec}, sort_keys=True), "status": "confirmed",
+                     "reason": "", "best_value": None, "witness_json": None, "certificate": canonical(c),
+                     "certificate_kind": c["kind"], "certificate_verifier": c["verifier"], "dag_node": "t"})
+    return rows
+
+
+def test_verify_certificate_cli_on_parquet(tmp_path, capsys):
+    rows = _rows([BOUND_CASES[0], BOUND_CASES[2], SOS_CASES[1]])
+    good = write_artifact(rows, tmp_path / "problems.parquet", "problems")
+    assert read_artifact(good, "problems").to_pylist()[0]["certificate"] == rows[0]["certificate"]
+    assert cli.main(["verify-certificate", str(good)]) == 0
+    # change one number inside one certificate: the witness 1/2 becomes 1/3
+    bad_rows = [dict(r) for r in rows]
+    bad_rows[0]["certificate"] = _tamper_number(bad_rows[0]["certificate"], '"a":"1/2"', '"a":"1/3"')
+    bad = write_artifact(bad_rows, tmp_path / "bad.parquet", "problems")
+    capsys.readouterr()
+    assert cli.main(["verify-certificate", str(bad)]) == 1
+    err = capsys.readouterr().err
+    assert "p0" in err and "p1" not in err and "p2" not in err
+    # a confirmed row without a certificate fails too
+    bare = [dict(rows[1], certificate=None, certificate_kind=None, certificate_verifier=None)]
+    assert cli.main(["verify-certificate", str(write_artifact(bare, tmp_path / "bare.parquet", "problems"))]) == 1
+
+
+@pytest.mark.parametrize("require, kept", [
+    ("none", ["p0", "p1", "p2", "p3"]), ("any", ["p0", "p1"]), ("bound", ["p0"]), ("sos", ["p1"]),
+])
+def test_restrict_to_certified(require, kept):
+    grades = pd.DataFrame({"problem_id": ["p0", "p1", "p2", "p3"],
+                           "certificate_kind": ["bound", "sos", "numeric", None]})
+    assert list(restrict_to_certified(grades, require)["problem_id"]) == kept
+
+
+def test_check_prints_a_certificate(tmp_path, capsys):
+    path = tmp_path / "p.yaml"
+    path.write_text("id: p\nsense: min\nvariables: {a: positive, b: positive}\nconstraints: ['a + b = 1']\n"
+                    "objective: (1 + 1/a)*(1 + 1/b)\nanswer: 9\n", encoding="utf-8")
+    assert cli.main(["check", str(path)]) == 0
+    out = json.loads(capsys.readouterr().out.splitlines()[0])
+    assert out["status"] == "confirmed" and out["certificate"]["kind"] in ("bound", "sos")
+    assert verify(out["certificate"])[0]
+
+
+def test_leaderboard_states_certified_counts_by_kind():
+    from extrembench.leaderboard import certified_counts, certified_summary
+
+    grades = pd.DataFrame({"problem_id": ["p0", "p0", "p1", "p2", "p3"],
+                           "certificate_kind": ["bound", "bound", "sos", "numeric", None]})
+    assert certified_counts(grades) == {"certified_bound": 1, "certified_sos": 1, "certified_numeric": 1}
+    board = pd.DataFrame([{"benchmark": "extrem", "n_problems": 4, **certified_counts(grades)}])
+    assert "- extrem: bound 1, sos 1, numeric 1 of 4 problems" in certified_summary(board)
+
+
+def test_audit_shows_certificate_kinds_and_verifier(tmp_path):
+    from extrembench.audit import AuditReport, _certificate_summary
+
+    path = write_artifact(_rows([BOUND_CASES[0], SOS_CASES[1]]), tmp_path / "problems.parquet", "problems")
+    report = AuditReport()
+    _certificate_summary(path, 0, report)
+    from collections import Counter
+
+    kinds = Counter(json.loads(r["certificate"])["kind"] for r in read_artifact(path, "problems").to_pylist())
+    assert report.lines == ["certificates: " + ", ".join(f"{k} (verifier 1) {n}" for k, n in sorted(kinds.items()))]
