@@ -343,6 +343,7 @@ def plot_original_vs_variant(memorization: pd.DataFrame, out_png: str | Path, *,
     axes.set_ylabel("Accuracy on their variants (%)")
     axes.set_title(title)
     axes.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), frameon=False)
+    return save_figure(figure, out_png)
 
 
 def cost_axis(leaderboard: pd.DataFrame) -> tuple[str, str]:
