@@ -1,8 +1,8 @@
 """The exact witness: a point with exact coordinates (rationals, surds, multiples of pi) at which
 every domain and constraint holds exactly and the objective equals the answer exactly.
 
-Exact means decided by algebra, not by a tolerance: a difference is zero when sympy simplifies it
-to 0 or its minimal polynomial is x; a sign is proven by an interval enclosure excluding 0.
+Exact means decided by algebra, not by a tolerance: a difference is zero when it cancels to 0 or
+its minimal polynomial is x; a sign is proven by an interval enclosure excluding 0.
 """
 
 from __future__ import annotations
@@ -20,16 +20,27 @@ _PROBE = sympy.Symbol("probe")
 
 
 def is_zero(expr: sympy.Expr) -> bool:
-    """expr == 0 decided exactly (False when it cannot be decided)."""
+    """expr == 0 decided exactly (False when it cannot be decided).
+
+    No sympy.simplify: its trigonometric rewriting has no bound on its work (it ran for minutes
+    on a five-cosine witness). An enclosure that excludes 0 decides "nonzero" at once; otherwise
+    expansion and cancellation, then the minimal polynomial (surds, rational multiples of pi)."""
     if expr == 0:
         return True
-    simplified = sympy.simplify(expr)
-    if simplified == 0:
+    if not expr.free_symbols:
+        try:
+            value = compile_enclosure(expr, [])([])
+            if value.a > 0 or value.b < 0:
+                return False
+        except Exception:  # noqa: BLE001 (an expression the enclosure cannot evaluate: decide below)
+            pass
+    reduced = sympy.cancel(sympy.expand(expr))
+    if reduced == 0:
         return True
-    if simplified.free_symbols:
+    if reduced.free_symbols:
         return False
     try:
-        return sympy.minimal_polynomial(simplified, _PROBE) == _PROBE
+        return sympy.minimal_polynomial(reduced, _PROBE) == _PROBE
     except (NotImplementedError, sympy.polys.polyerrors.NotAlgebraic, ValueError):
         return False
 
