@@ -206,12 +206,12 @@ def _gold_text(answer: str | None, status: str) -> str | None:
 
 
 def _validate_one(conv: dict, *, effort, seed: int) -> tuple:
-    """(status, reason, best value, witness, answerless spec) of one conversion row; fills in
+    """(status, reason, best value, witness, answerless spec, certificate) of one conversion row; fills in
     conv["statement"] when the spec came without one."""
     from extrembench.validate import check_problem
 
     if conv["error"] is not None:
-        return "invalid", f"{conv['source_path']}: {conv['error_field']}: {conv['error']}", None, None, None
+        return "invalid", f"{conv['source_path']}: {conv['error_field']}: {conv['error']}", None, None, None, None
     # The machine-checkable spec, without the answer (what the reference solver is given).
     spec = {"id": conv["problem_id"], "sense": conv["sense"], "variables": json.loads(conv["variables_json"]),
             "constraints": json.loads(conv["constraints_json"]), "objective": conv["objective"]}
