@@ -73,9 +73,11 @@ def store_verified(chunks: Iterable[bytes], target: Path, expected_sha256: str, 
     """Write the byte chunks to `target` only if their sha256 is the expected one (atomic rename)."""
     target.parent.mkdir(parents=True, exist_ok=True)
     digest = hashlib.sha256()
-    handle = tempfile.NamedTemporaryFile(dir=target.parent, prefix=f".{target.name}.", suffix=".part", delete=False)
+    part = None
     try:
-        with handle:
+        with tempfile.NamedTemporaryFile(dir=target.parent, prefix=f".{target.name}.", suffix=".part",
+                                         delete=False) as handle:
+            part = handle.name
             for chunk in chunks:
                 digest.update(chunk)
                 handle.write(chunk)
@@ -85,10 +87,10 @@ def store_verified(chunks: Iterable[bytes], target: Path, expected_sha256: str, 
                 f"{source}: sha256 mismatch for {target.name}: expected {expected_sha256}, got {actual}. "
                 f"The download is not the pinned file; nothing was written to {target}."
             )
-        os.replace(handle.name, target)
+        os.replace(part, target)
     finally:
-        if os.path.exists(handle.name):
-            os.unlink(handle.name)
+        if part is not None and os.path.exists(part):
+            os.unlink(part)
     return target
 
 

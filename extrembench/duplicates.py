@@ -307,10 +307,9 @@ def _compare(p: _Prepared, q: _Prepared) -> Duplicate | None:
             if domains == q_domains and _same_constraints(prints, q_prints) and _close(values, q_values):
                 return Duplicate(p.id, q.id, "same-function",
                                  "objectives agree up to α·f + β on the same feasible set")
-    if p.inequality and q.inequality:
-        if any(_close(mine, q.inequality[0]) for mine in p.inequality):
-            return Duplicate(p.id, q.id, "same-inequality",
-                             "the homogenised inequalities agree up to a positive factor")
+    if p.inequality and q.inequality and any(_close(mine, q.inequality[0]) for mine in p.inequality):
+        return Duplicate(p.id, q.id, "same-inequality",
+                         "the homogenised inequalities agree up to a positive factor")
     return None
 
 

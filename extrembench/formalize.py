@@ -16,6 +16,7 @@ with the reason; the LLM fallback (wired elsewhere) takes those.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import re
 import sys
@@ -768,12 +769,13 @@ def formalize_line(line: str, line_number: int) -> dict:
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        handle = sys.stdin if args.input == "-" else open(args.input, encoding="utf-8")
-    except OSError as error:
-        print(f"extrembench formalize: cannot read --input {args.input}: {error}", file=sys.stderr)
-        return 2
-    with handle:
+    with contextlib.ExitStack() as stack:
+        try:
+            # stdin is the caller's to close; a file we open closes with the stack
+            handle = sys.stdin if args.input == "-" else stack.enter_context(open(args.input, encoding="utf-8"))
+        except OSError as error:
+            print(f"extrembench formalize: cannot read --input {args.input}: {error}", file=sys.stderr)
+            return 2
         for line_number, line in enumerate(handle, start=1):
             if line.strip():
                 print(json.dumps(formalize_line(line, line_number), ensure_ascii=False), flush=True)

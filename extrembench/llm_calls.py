@@ -82,7 +82,7 @@ class LLMCaller:
         """Provenance value for fields this model produced, e.g. 'llm:qwen3-8b'."""
         return f"llm:{self.model}"
 
-    def __enter__(self) -> "LLMCaller":
+    def __enter__(self) -> LLMCaller:
         return self
 
     def __exit__(self, *exc) -> None:

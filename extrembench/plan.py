@@ -129,6 +129,7 @@ def recorded_tokens(problems_path: Path, *, benchmark: str, model: str, config: 
                     budget: int) -> list[int]:
     """completion_tokens of up to `budget` of the shard's requests already in the cache."""
     from extrembench.generation.cache import GenerationCache
+
     # the generate job's own planning helper: the same samples, keys and order as the job
     from extrembench.generation.run import _plan
 

@@ -20,8 +20,15 @@ import jsonschema
 import sympy
 import yaml
 
-from extrembench.expr import (MAX_PROBLEM_TEXT_LENGTH, MAX_TEXT_LENGTH, ExpressionError, check_variable_name,
-                              parse_expression, parse_relation, symbol)
+from extrembench.expr import (
+    MAX_PROBLEM_TEXT_LENGTH,
+    MAX_TEXT_LENGTH,
+    ExpressionError,
+    check_variable_name,
+    parse_expression,
+    parse_relation,
+    symbol,
+)
 from extrembench.untrusted_yaml import UntrustedYAMLError, load_untrusted_yaml
 
 SHOWN_VALUE_CHARS = 80  # an error message shows at most this much of an offending value
@@ -62,9 +69,7 @@ class Domain:
     def contains(self, value: Any) -> bool:
         if self.lo is not None and (value < self.lo or (self.lo_open and value == self.lo)):
             return False
-        if self.hi is not None and (value > self.hi or (self.hi_open and value == self.hi)):
-            return False
-        return True
+        return not (self.hi is not None and (value > self.hi or (self.hi_open and value == self.hi)))
 
 
 @dataclass(frozen=True)
@@ -128,9 +133,8 @@ def parse_domain(text: str) -> Domain:
         bounds.append(value)
     lo, hi = bounds
     lo_open, hi_open = match.group(1) == "(" or lo is None, match.group(3) == ")" or hi is None
-    if lo is not None and hi is not None:
-        if bool(lo > hi) or (lo == hi and (lo_open or hi_open)):
-            raise ValueError(f"domain {text!r} is empty")
+    if lo is not None and hi is not None and (bool(lo > hi) or (lo == hi and (lo_open or hi_open))):
+        raise ValueError(f"domain {text!r} is empty")
     return Domain(lo, hi, lo_open, hi_open)
 
 

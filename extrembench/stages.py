@@ -15,7 +15,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-
 from extrembench.artifacts import read_artifact, sha256_file, write_artifact
 
 log = logging.getLogger(__name__)
@@ -157,7 +156,7 @@ def formalize_shard(statements: Path, output: Path, *, benchmark: str, shard: in
                     record = json.loads(line)
                     records.append((number, str(record["id"]), record["statement"], record["answer"]))
                 except (json.JSONDecodeError, KeyError, TypeError) as exc:
-                    raise ValueError(f"{statements}:{number}: need a JSON object with id, statement, answer ({exc})")
+                    raise ValueError(f"{statements}:{number}: need a JSON object with id, statement, answer ({exc})") from exc
     records.sort(key=lambda r: r[1])
     if limit:
         records = records[:limit]
@@ -330,11 +329,16 @@ def aggregate(grade_files: Sequence[str], *, outputs: dict[str, Path], config: d
     from extrembench.artifacts import file_record
     from extrembench.config import config_hash
     from extrembench.grading.guarded import GuardedEquivalence
-    from extrembench.leaderboard import (apply_ungraded_policy, build_correlations, build_difficulty,
-                                         build_leaderboard, build_technique_table, write_markdown)
+    from extrembench.leaderboard import (
+        apply_ungraded_policy,
+        build_correlations,
+        build_difficulty,
+        build_leaderboard,
+        build_technique_table,
+        restrict_to_certified,
+        write_markdown,
+    )
     from extrembench.published import compare_published, published_for_run
-
-    from extrembench.leaderboard import restrict_to_certified
 
     grades = pd.concat([read_artifact(p, "grades").to_pandas() for p in grade_files], ignore_index=True)
     ungraded = config["grading"].get("ungraded", "wrong")
@@ -419,10 +423,9 @@ def vary_shard(parent_problems: Path, problem_files: Sequence[str], outputs: dic
     `check(problem)` / `search(problem)`: the validator and its numeric search, with the run's
     validation settings. `share` < 1 varies only the problems whose id hashes below it (a stable
     choice: editing one problem never changes which others are varied)."""
+    from extrembench.certificates import VERIFIER_VERSION, certificate_json
     from extrembench.problem import load_problem
     from extrembench.variants import Settings, content_hash, in_share, variants_of
-
-    from extrembench.certificates import VERIFIER_VERSION, certificate_json
 
     settings = Settings(per_problem=per_problem, seed=seed, kinds=tuple(kinds))
     known = {str(Path(p)) for p in problem_files}

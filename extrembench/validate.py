@@ -443,10 +443,10 @@ def _push_improves(model: _Model, point: dict) -> str | None:
         for new_value, description in pushes:
             moved = _newton_project(model, {**point, s: sympy.N(new_value, HP_DIGITS)},
                                     [other for other in model.symbols if other != s])
-            if _recheck_feasible(model, moved) and (there := _hp(parsed.objective, moved)) is not None:
-                # relative, not absolute: exp(-x) improves from 1e-(1e10) to 1e-(1e12)
-                if model.sign * (there - here) < -sympy.Float(10) ** (10 - HP_DIGITS) * (abs(here) + abs(there)):
-                    return description
+            # relative, not absolute: exp(-x) improves from 1e-(1e10) to 1e-(1e12)
+            if (_recheck_feasible(model, moved) and (there := _hp(parsed.objective, moved)) is not None
+                    and model.sign * (there - here) < -sympy.Float(10) ** (10 - HP_DIGITS) * (abs(here) + abs(there))):
+                return description
     return None
 
 
@@ -601,13 +601,11 @@ def _escaping(model: _Model, candidate: _Candidate) -> str | None:
     found = []
     for name, c, t, value, s in zip(model.names, model.coords, candidate.t, x, model.symbols):
         domain = model.parsed.domains[s]
-        if c.kind != "box" and (t >= LOG_LIMIT - 1 or abs(value) >= 1e12 * max(1.0, smallest)):
-            if c.kind != "exp" or c.sign * (value - c.offset) > 1:
-                found.append(f"{name} -> {'-' if value < 0 else ''}infinity")
-                continue
-        if c.kind == "exp" and (t <= -LOG_LIMIT + 1 or abs(value - c.offset) <= BOUNDARY_RATIO * min(scale, 1.0)):
-            found.append(f"{name} -> {_end_text(domain, sympy.Float(value))}")
-        elif c.kind == "box" and _near_open_end(domain, sympy.Float(value), {0: scale}):
+        if (c.kind != "box" and (t >= LOG_LIMIT - 1 or abs(value) >= 1e12 * max(1.0, smallest))
+                and (c.kind != "exp" or c.sign * (value - c.offset) > 1)):
+            found.append(f"{name} -> {'-' if value < 0 else ''}infinity")
+            continue
+        if c.kind == "exp" and (t <= -LOG_LIMIT + 1 or abs(value - c.offset) <= BOUNDARY_RATIO * min(scale, 1.0)) or c.kind == "box" and _near_open_end(domain, sympy.Float(value), {0: scale}):
             found.append(f"{name} -> {_end_text(domain, sympy.Float(value))}")
     return "; ".join(found) or None
 
@@ -781,7 +779,7 @@ def _spread_feasible_points(model: _Model, seed: int, count: int) -> list[_Candi
         constraints = _scalar_constraints(model)
         with np.errstate(all="ignore"), warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            result = minimize(lambda t: float(np.sum((t - start) ** 2)), start, method="SLSQP",
+            result = minimize(lambda t, start=start: float(np.sum((t - start) ** 2)), start, method="SLSQP",
                               bounds=bounds, constraints=constraints, options={"maxiter": 200})
         value, violation = model.values(model.x(result.x))
         if np.isfinite(value) and violation <= FEAS_TOL:

@@ -35,7 +35,6 @@ from extrembench.convert import domain_phrase, relation_latex, render_statement
 from extrembench.expr import (
     RELATION_OPS,
     parse_expression,
-    parse_relation,
     symbol,
     tokenize,
 )

@@ -4,7 +4,6 @@ the job's DAG node name (rule + wildcards), recorded on every row it writes."""
 from __future__ import annotations
 
 import logging
-import os
 import sys
 from collections.abc import Iterable
 from pathlib import Path

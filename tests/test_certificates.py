@@ -12,7 +12,7 @@ from extrembench import cli
 from extrembench.artifacts import read_artifact, write_artifact
 from extrembench.certificates import bound, canonical, certify, verify
 from extrembench.certificates.certify import target_interval
-from extrembench.certificates.document import EPSILON, spec_problem, embed_spec
+from extrembench.certificates.document import EPSILON, embed_spec, spec_problem
 from extrembench.certificates.reduce import apply_plan, choose_plan
 from extrembench.leaderboard import restrict_to_certified
 from extrembench.problem import problem_from_dict

@@ -10,6 +10,8 @@ import numpy as np
 import pandas as pd
 import pyarrow.parquet as pq
 import pytest
+from test_figures import assert_valid_png_and_pdf
+from test_generation_client import BASE_CONFIG, ScriptedEndpoint, problem_row
 
 from extrembench import figures
 from extrembench.artifacts import write_artifact
@@ -17,8 +19,6 @@ from extrembench.config import validate_config
 from extrembench.cost import cost_table, with_cost_columns
 from extrembench.generation import ledger
 from extrembench.generation.run import generate_shard
-from test_figures import assert_valid_png_and_pdf
-from test_generation_client import BASE_CONFIG, ScriptedEndpoint, problem_row
 
 
 @pytest.mark.parametrize("line, usage", [

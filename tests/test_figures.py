@@ -9,11 +9,11 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from PIL import Image
+from test_leaderboard import grade_row, grades_table, mixed_rows
 
 from extrembench import figures
 from extrembench.leaderboard import build_leaderboard
-from extrembench.published import align_published, aliases_from_config, compare_published, load_published
-from test_leaderboard import grade_row, grades_table, mixed_rows
+from extrembench.published import aliases_from_config, align_published, compare_published, load_published
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -232,9 +232,9 @@ def test_health_wait_gives_up_at_the_deadline_with_the_log(fake_server, tmp_path
 
 def test_server_dying_during_startup_fails_with_the_log_tail(fake_server, tmp_path):
     started = time.monotonic()
-    with pytest.raises(ServerError, match=r"exited \(code 3\)(.|\n)*CUDA out of memory"):
-        with managed(fake_server, tmp_path, FAKE_CRASH=1):
-            pass
+    with pytest.raises(ServerError, match=r"exited \(code 3\)(.|\n)*CUDA out of memory"), \
+            managed(fake_server, tmp_path, FAKE_CRASH=1):
+        pass
     assert time.monotonic() - started < 10  # not the startup deadline
 
 

@@ -64,9 +64,9 @@ def test_openai_endpoint_is_the_configured_one(tmp_path):
 
 @pytest.mark.parametrize("backend", ["reference-solver"])
 def test_backend_without_chat_endpoint_is_refused(tmp_path, backend):
-    with pytest.raises(ValueError, match=r"models\.m\.backend: 'reference-solver' serves no chat endpoint"):
-        with open_endpoint("m", {"backend": backend}, cache_dir=tmp_path, server_log=tmp_path / "log"):
-            pass
+    with pytest.raises(ValueError, match=r"models\.m\.backend: 'reference-solver' serves no chat endpoint"), \
+            open_endpoint("m", {"backend": backend}, cache_dir=tmp_path, server_log=tmp_path / "log"):
+        pass
 
 
 @pytest.mark.parametrize("change, same_key", [

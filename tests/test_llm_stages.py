@@ -21,9 +21,18 @@ from extrembench.generation.cache import cache_key
 from extrembench.grading.judge import BASE_SEED, judge_answer, judge_messages, majority_vote, parse_vote
 from extrembench.judge_backend import JudgeCallError, LLMJudge
 from extrembench.llm_calls import LLMCaller
-from extrembench.llm_convert import (CONVERT_SEED, SpecOutcome, SpecReplyError, conversion_columns, conversion_messages,
-                                     convert_with_llm, dataset_answer_text, feedback_message,
-                                     formalize_with_fallback, spec_from_reply)
+from extrembench.llm_convert import (
+    CONVERT_SEED,
+    SpecOutcome,
+    SpecReplyError,
+    conversion_columns,
+    conversion_messages,
+    convert_with_llm,
+    dataset_answer_text,
+    feedback_message,
+    formalize_with_fallback,
+    spec_from_reply,
+)
 from extrembench.problem import problem_from_dict
 from extrembench.translate import check_translation, clean_reply, source_formulas, translate_fields
 

@@ -13,7 +13,6 @@ from scipy import stats
 
 from extrembench.metrics import bootstrap_ci, maj_at_k, majority_credit, pass_at_k, rank_correlation
 
-
 # ---------------------------------------------------------------- pass@k
 
 

@@ -101,7 +101,7 @@ def test_audit_walks_a_variant_score_back_to_parent_file_and_transformation(work
     result = subprocess.run(command, cwd=workdir, capture_output=True, text=True, check=False)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "variant tiny-sum-of-squares~constants-" in result.stdout
-    line = next(l for l in result.stdout.splitlines() if "variant tiny-sum-of-squares~constants-" in l)
+    line = next(row for row in result.stdout.splitlines() if "variant tiny-sum-of-squares~constants-" in row)
     assert "<- problems/tiny-sum-of-squares.yaml" in line and "→" in line
     assert "problems/tiny-sum-of-squares.yaml sha256" in result.stdout  # the parent file, rechecked
 

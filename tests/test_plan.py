@@ -13,8 +13,8 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import require_shared_data
 import yaml
+from conftest import require_shared_data
 
 from extrembench.plan import job_gpu_seconds, layered_config, plan_cost
 

@@ -16,11 +16,11 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from test_generation_client import BASE_CONFIG, ScriptedEndpoint, problem_row
 
 from extrembench.artifacts import write_artifact
 from extrembench.config import validate_config
 from extrembench.generation.cache import GenerationCache
-from test_generation_client import BASE_CONFIG, ScriptedEndpoint, problem_row
 
 REPO = Path(__file__).resolve().parents[1]
 PROBLEMS = 3

@@ -6,8 +6,15 @@ from pathlib import Path
 import pytest
 import sympy
 
-from extrembench.problem import (Problem, ProblemError, load_problem, parse_domain, parse_problem,
-                                 problem_from_dict, problem_to_dict)
+from extrembench.problem import (
+    Problem,
+    ProblemError,
+    load_problem,
+    parse_domain,
+    parse_problem,
+    problem_from_dict,
+    problem_to_dict,
+)
 
 FIXTURES = Path(__file__).parent / "fixtures" / "problems"
 BASE = {"id": "t-1", "sense": "min", "variables": {"a": "positive"}, "objective": "a + 1/a", "answer": "2"}

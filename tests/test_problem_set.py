@@ -6,8 +6,17 @@ from pathlib import Path
 import pytest
 
 from extrembench.problem import load_problem, problem_from_dict
-from extrembench.problem_set import (constraint_kind, describe, difficulty_mismatches, domain_kind,
-                                     equality_case, guess_matches, is_cyclic, rubric_difficulty, source_type)
+from extrembench.problem_set import (
+    constraint_kind,
+    describe,
+    difficulty_mismatches,
+    domain_kind,
+    equality_case,
+    guess_matches,
+    is_cyclic,
+    rubric_difficulty,
+    source_type,
+)
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from extrembench.problem import parse_problem, problem_from_dict
+from extrembench.problem import problem_from_dict
 from extrembench.refutation import verify_refutation, witness_certificate
 from extrembench.validate import FEAS_TOL, Effort, _model, _refute_by_witness, check_problem
 

@@ -4,14 +4,13 @@ spec's expressions."""
 
 import random
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 import sympy
 
 from extrembench.convert import render_statement, source_order_latex
 from extrembench.expr import parse_expression
-from types import SimpleNamespace
-
 from extrembench.latex_formula import math_segments, read_segment
 from extrembench.problem import load_problem, parse_problem, problem_from_dict
 
@@ -83,6 +82,6 @@ def test_rendered_formulas_read_back_equal(path):
     rng = random.Random(0)
     assert objective is not None and _values_agree(objective, parsed.objective, parsed.symbols, rng)
     relations = [parse_segment(s, names) for s in segments[1:-1]]
-    for relation, (lhs, op, rhs) in zip(relations[-len(parsed.constraints):] if parsed.constraints else [],
+    for relation, (lhs, _op, rhs) in zip(relations[-len(parsed.constraints):] if parsed.constraints else [],
                                         parsed.constraints):
         assert _values_agree(relation.lhs - relation.rhs, lhs - rhs, parsed.symbols, rng)

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import re
 
-import sympy
 import pytest
+import sympy
 
 from extrembench.convert import answer_latex, render_statement
 from extrembench.expr import MAX_RESULT_DIGITS, ExpressionError, parse_expression
@@ -22,7 +22,7 @@ def alias_bomb(levels: int = 9) -> str:
     lines = ['a0: &a0 "lol"']
     for i in range(1, levels + 1):
         lines.append(f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 9)}]")
-    return "id: bomb\nsense: min\n" + "\n".join(lines) + "\nobjective: *a%d\nanswer: 1\n" % levels
+    return "id: bomb\nsense: min\n" + "\n".join(lines) + f"\nobjective: *a{levels}\nanswer: 1\n"
 
 
 MAX_SIN_459 = "Max(" + ", ".join(f"sin({i}a)" for i in range(1, 460)) + ")"  # 4,944 characters: too long

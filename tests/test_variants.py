@@ -53,7 +53,7 @@ def test_homogeneity_rescales_constraint_and_answer():
     parent = _problem("a*b*c", ["a + b + c = 1"], answer="1/27", sense="max")
     candidates = variants.homogeneity_candidates(parent, random.Random(1))
     assert candidates
-    for technique, transformation, variant in candidates:
+    for _technique, _transformation, variant in candidates:
         constant = parse_expression(variant.constraints[0].split("=")[1], [])
         assert parse_expression(variant.answer, []) == sympy.Rational(1, 27) * constant**3
     # a second fixed scale (abc = 1 as well) rules the technique out

@@ -28,7 +28,7 @@ from fractions import Fraction
 
 import sympy
 
-from extrembench.certificates.interval import (Undefined, Unsupported, compile_enclosure, ctx, interval, point)
+from extrembench.certificates.interval import Undefined, Unsupported, compile_enclosure, ctx, interval, point
 from extrembench.certificates.reduce import Reduced
 
 MAX_NODES = 3000  # the largest proof among the shipped problems has ~2500 boxes

@@ -6,11 +6,16 @@ from __future__ import annotations
 import logging
 from fractions import Fraction
 
-import sympy
-
 from extrembench.certificates import bound, numeric
-from extrembench.certificates.document import (EPSILON, FORMAT, VERIFIER_VERSION, canonical, embed_spec,
-                                               epsilon_abs, spec_problem)
+from extrembench.certificates.document import (
+    EPSILON,
+    FORMAT,
+    VERIFIER_VERSION,
+    canonical,
+    embed_spec,
+    epsilon_abs,
+    spec_problem,
+)
 from extrembench.certificates.interval import Unsupported, compile_enclosure, point
 from extrembench.certificates.reduce import PlanError, apply_plan, choose_plan
 from extrembench.certificates.witness import find_witness, witness_text

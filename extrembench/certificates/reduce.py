@@ -10,7 +10,7 @@ set searched when the shrinking is proven. Every step keeps a SUPERSET of the fe
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fractions import Fraction
 
 import sympy
@@ -146,7 +146,7 @@ def apply_plan(parsed: ParsedProblem, answer_signed: sympy.Expr, plan: list[dict
             # every other feasible point scales (factor 1/sum > 0) to sum = 1 without changing the sign of objective - answer
             branches = [(symbols, [sympy.Add(*symbols) - 1], [], objective, {})]
         elif op == "eliminate":
-            name, index, root = step["var"], int(step["constraint"]), step.get("root", "")
+            name, index = step["var"], int(step["constraint"])
             new = []
             for syms, eqs, nn, obj, subs in branches:
                 var = next((s for s in syms if s.name == name), None)

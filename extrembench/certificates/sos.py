@@ -128,14 +128,14 @@ def _coefficient_equations(basis, multipliers, eqs, target, B):
             rows.append({})
         return rows[index[mono]]
 
-    # z^T G z = sum_{a,b} G_ab z_a z_b, G_ab = sum_{k,l} B_ak R_kl B_bl; R symmetric: variables k<=l
-    pairs = [(k, l) for k in range(r) for l in range(k, r)]
+    # z^T G z = sum_{a,b} G_ab z_a z_b, G_ab = sum_{k,j} B_ak R_kj B_bj; R symmetric: variables k<=j
+    pairs = [(k, j) for k in range(r) for j in range(k, r)]
     for a, ma in enumerate(basis):
         for b, mb in enumerate(basis):
             mono = _add(ma, mb)
             entry = row(mono)
-            for v, (k, l) in enumerate(pairs):
-                coef = B[a, k] * B[b, l] + (B[a, l] * B[b, k] if k != l else 0)
+            for v, (k, j) in enumerate(pairs):
+                coef = B[a, k] * B[b, j] + (B[a, j] * B[b, k] if k != j else 0)
                 if coef:
                     entry[v] = entry.get(v, 0) + coef
     offset = len(pairs)
@@ -160,7 +160,7 @@ def _solve_numeric(rows, goal, pairs, n_vars, r):
 
     R = cp.Variable((r, r), symmetric=True)
     lam = cp.Variable(n_vars - len(pairs)) if n_vars > len(pairs) else None
-    flat = [R[k, l] for k, l in pairs] + ([lam[i] for i in range(n_vars - len(pairs))] if lam is not None else [])
+    flat = [R[k, j] for k, j in pairs] + ([lam[i] for i in range(n_vars - len(pairs))] if lam is not None else [])
     constraints = [R >> 0]
     for entry, g in zip(rows, goal):
         expr = sum(float(c) * flat[v] for v, c in entry.items()) if entry else 0
@@ -174,7 +174,7 @@ def _solve_numeric(rows, goal, pairs, n_vars, r):
         problem.solve(solver=cp.CLARABEL)
     if problem.status not in ("optimal", "optimal_inaccurate") or R.value is None:
         raise SosFailure(f"SDP {problem.status}")
-    values = [R.value[k, l] for k, l in pairs] + (list(lam.value) if lam is not None else [])
+    values = [R.value[k, j] for k, j in pairs] + (list(lam.value) if lam is not None else [])
     return np.array(R.value), float(t.value), values
 
 
@@ -274,12 +274,12 @@ def _attempt(parsed, squares: tuple[str, ...]) -> dict:
     rounded = [Fraction(float(v)).limit_denominator(MAX_DENOMINATOR) for v in values]
     exact = _exact_project(rows, goal, rounded)
     Rm = [[Fraction(0)] * r for _ in range(r)]
-    for (k, l), v in zip(pairs, exact):
-        Rm[k][l] = Rm[l][k] = v
+    for (k, j), v in zip(pairs, exact):
+        Rm[k][j] = Rm[j][k] = v
     if not psd_exact(Rm):
         raise SosFailure("the rounded Gram matrix is not positive semidefinite")
     Bf = [[Fraction(int(B[i, j].p), int(B[i, j].q)) for j in range(r)] for i in range(n)]
-    G = [[sum(Bf[a][k] * Rm[k][l] * Bf[b][l] for k in range(r) for l in range(r)) for b in range(n)] for a in range(n)]
+    G = [[sum(Bf[a][k] * Rm[k][j] * Bf[b][j] for k in range(r) for j in range(r)) for b in range(n)] for a in range(n)]
     lambdas = exact[len(pairs):]
     body = {"variables": [str(s) for s in syms], "basis": [list(m) for m in basis],
             "gram": [[str(x) for x in row] for row in G],

@@ -19,6 +19,7 @@ non-standard `reasoning_content` anyway.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import os
@@ -116,10 +117,8 @@ def retry_delay(attempt: int, *, initial_s: float, max_s: float, retry_after: st
     """Exponential backoff with jitter; a server's Retry-After (seconds) wins when it is longer."""
     delay = min(initial_s * (2 ** attempt), max_s) * (1 + 0.25 * random.random())
     if retry_after:
-        try:
+        with contextlib.suppress(ValueError):  # an HTTP-date Retry-After: keep our own backoff
             delay = max(delay, min(float(retry_after), max_s))
-        except ValueError:
-            pass  # an HTTP-date Retry-After: keep our own backoff
     return delay
 
 

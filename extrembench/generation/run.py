@@ -21,7 +21,7 @@ import socket
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -73,7 +73,7 @@ def produced_by(engine: str, version: str) -> dict[str, Any]:
         "job_uid": job_uid(),  # this attempt's cost ledger entry (ledger.py)
         "engine": engine,
         "engine_version": version,
-        "created_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
     }
 
 

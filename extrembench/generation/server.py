@@ -68,7 +68,7 @@ class ManagedServer:
     def base_url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
-    def __enter__(self) -> "ManagedServer":
+    def __enter__(self) -> ManagedServer:
         self.start()
         try:
             self.wait_ready()
@@ -82,14 +82,14 @@ class ManagedServer:
 
     def start(self) -> None:
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
-        log_handle = open(self.log_path, "ab")
         log.info("starting server: %s (log: %s)", " ".join(self.command), self.log_path)
         # Own process group, so stop() also reaches workers the server forks (SGLang does); and a
         # parent-death signal, so a generate job killed with SIGKILL does not leave it running.
-        self.process = subprocess.Popen(self.command, stdout=log_handle, stderr=subprocess.STDOUT,
-                                         stdin=subprocess.DEVNULL, env=self.env, start_new_session=True,
-                                         preexec_fn=_terminate_with_parent)
-        log_handle.close()
+        # The child holds its own copy of the log descriptor: ours can close once it is started.
+        with open(self.log_path, "ab") as log_handle:
+            self.process = subprocess.Popen(self.command, stdout=log_handle, stderr=subprocess.STDOUT,
+                                             stdin=subprocess.DEVNULL, env=self.env, start_new_session=True,
+                                             preexec_fn=_terminate_with_parent)
         log.info("server pid %d", self.process.pid)
 
     def check_alive(self) -> None:

@@ -193,9 +193,7 @@ def _inside(t: sympy.Expr, lo, hi, lo_open: bool, hi_open: bool) -> bool:
     tv = sympy.N(t, HP_DIGITS)
     if lo is not None and (bool(tv < lo) or (lo_open and bool(sympy.Abs(tv - lo) < 1e-25))):
         return False
-    if hi is not None and (bool(tv > hi) or (hi_open and bool(sympy.Abs(tv - hi) < 1e-25))):
-        return False
-    return True
+    return not (hi is not None and (bool(tv > hi) or (hi_open and bool(sympy.Abs(tv - hi) < 1e-25))))
 
 
 def _feasible(t: sympy.Expr, constraints) -> bool:

@@ -10,8 +10,8 @@ from __future__ import annotations
 import atexit
 import os
 import threading
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
 from extrembench.grading.extract import extract_answer
 from extrembench.grading.judge import judge_answer

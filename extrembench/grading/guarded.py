@@ -36,7 +36,7 @@ class GuardedEquivalence:
     def close(self) -> None:
         self._pool.close()
 
-    def __enter__(self) -> "GuardedEquivalence":
+    def __enter__(self) -> GuardedEquivalence:
         return self
 
     def __exit__(self, *exc_info) -> None:

@@ -19,8 +19,9 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -149,7 +150,7 @@ class HardTimeoutPool:
             worker.stop()
         self._workers = []
 
-    def __enter__(self) -> "HardTimeoutPool":
+    def __enter__(self) -> HardTimeoutPool:
         return self
 
     def __exit__(self, *exc_info) -> None:
