@@ -8,6 +8,7 @@ into a plain venv, from the copied location, and the package imported from the c
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -52,9 +53,10 @@ def test_env_file_installs_the_checkout_from_snakemakes_copy(env_file, tmp_path)
                              check=True, capture_output=True, text=True).stdout.strip()
     Path(purelib, "outer-environment.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
     target = project_lines[0].split(maxsplit=1)[1]
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}  # import what was installed, nothing else
     install = subprocess.run([str(python), "-m", "pip", "install", "-q", "--no-deps", "-e", target],
-                             cwd=copied.parent, capture_output=True, text=True)
+                             cwd=copied.parent, capture_output=True, text=True, env=env)
     assert install.returncode == 0, install.stderr[-2000:]
     where = subprocess.run([str(python), "-c", "import extrembench; print(extrembench.__file__)"],
-                           cwd=tmp_path, check=True, capture_output=True, text=True).stdout.strip()
+                           cwd=tmp_path, check=True, capture_output=True, text=True, env=env).stdout.strip()
     assert Path(where).resolve() == (workdir / "extrembench" / "__init__.py").resolve()
