@@ -83,6 +83,22 @@ def unbuilt_problem_counts(benchmark: str, config: dict[str, Any], workdir: Path
 
     bench = config["benchmarks"][benchmark]
     n_shards = bench["shards"]
+    if bench["kind"] == "variants":
+        # At most per_problem variants of each kind for every parent in the varied share, in the
+        # parent's shard (vary runs per shard); an upper bound, as variants may be dropped.
+        from extrembench.variants import in_share
+
+        parent = config["benchmarks"][bench["parent"]]
+        settings = parent["variants"]
+        per_parent = settings["per_problem"] * len(settings["kinds"])
+        parent_ids = sorted(p.stem for p in (workdir / parent["problems"]).glob("*.yaml"))
+        if parent["limit"]:
+            parent_ids = parent_ids[: parent["limit"]]
+        counts = dict.fromkeys(range(n_shards), 0)
+        for problem_id in parent_ids:
+            if in_share(problem_id, settings["share"], settings["seed"]):
+                counts[shard_of(problem_id, n_shards)] += per_parent
+        return counts
     if bench["kind"] == "extremal":
         ids = sorted(p.stem for p in (workdir / bench["problems"]).glob("*.yaml"))
     elif bench["kind"] == "formalized":

@@ -76,7 +76,8 @@ def problem_row(problem_id: str) -> dict:
     return {"benchmark": "t", "problem_id": problem_id, "source_path": f"{problem_id}.yaml",
             "source_sha256": "0" * 64, "statement": f"What is {problem_id}?", "answer": "1",
             "answer_type": "number", "sense": None, "technique": [], "difficulty": None, "spec_json": None,
-            "status": "ingested", "reason": None, "best_value": None, "witness_json": None, "dag_node": "t"}
+            "status": "ingested", "reason": None, "best_value": None, "witness_json": None,
+            "certificate": None, "certificate_kind": None, "certificate_verifier": None, "dag_node": "t"}
 
 
 def make_config(tmp_path: Path, base_url: str, **model) -> dict:

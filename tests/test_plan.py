@@ -87,8 +87,9 @@ def test_paper_grid_plan_counts_every_job_and_request_from_the_sources(tmp_path)
 
 OVERLAY = {  # on the repository's config.yaml: its models and benchmark, three fixture problems
     "benchmarks": {"extrem": {"problems": "problems", "shards": 2}},
-    "models": {"reference-solver": {"reference": {"time_budget_s": 1}},
+    "models": {"reference-solver": {"reference": {"starts": 4}},
                "gemma3-270m": {"sampling": {"max_tokens": 8}}},
+    "evaluate": {"benchmarks": ["extrem"]},  # variants: an upper bound until vary ran (test below)
 }
 
 
@@ -127,6 +128,7 @@ def test_planned_missing_requests_equal_what_the_default_config_then_sends(tmp_p
     before = plan(tmp_path, overlay)  # nothing built: every problem file, nothing cached
     assert before["totals"]["exact"] is False
     assert {r["model"]: r["missing"] for r in before["rows"]} == {"reference-solver": 3 * trials,
+                                                                    "symmetric-guess": 3 * trials,
                                                                     "gemma3-270m": 3 * trials}
 
     snakemake(tmp_path, "--until", "validate")
@@ -143,7 +145,8 @@ def test_planned_missing_requests_equal_what_the_default_config_then_sends(tmp_p
     edited.write_text(text.replace('answer: "2"', 'answer: "3"'))
     snakemake(tmp_path, "--until", "validate")
     second_plan = plan(tmp_path, overlay)
-    assert planned_missing(second_plan) == {("extrem", "reference-solver"): trials, ("extrem", "gemma3-270m"): trials}
+    assert planned_missing(second_plan) == {("extrem", "reference-solver"): trials, ("extrem", "symmetric-guess"): trials,
+                                            ("extrem", "gemma3-270m"): trials}
     started = time.time()
     snakemake(tmp_path)
     assert requests_served(tmp_path, started) == planned_missing(second_plan)
@@ -163,3 +166,17 @@ def test_planned_missing_requests_equal_what_the_default_config_then_sends(tmp_p
     assert (board["cost_unknown_rows"] == 0).all() and (board["wall_hours"] > 0).all()
     assert (board["gpu_hours"] == 0).all()  # the default config's size class is `cpu`
     assert (tmp_path / "results" / "figures" / "accuracy_vs_cost.png").stat().st_size > 0
+
+
+def test_variants_are_planned_as_an_upper_bound_before_vary_runs(tmp_path):
+    """Before vary: per_problem variants of each kind for every parent in the varied share."""
+    shutil.copytree(FIXTURES, tmp_path / "problems")
+    shutil.copy(REPO / "config.yaml", tmp_path / "config.yaml")
+    overlay = {"benchmarks": {"extrem": {"problems": "problems", "shards": 2,
+                                         "variants": {"share": 1.0, "per_problem": 2, "trials": 1}}}}
+    (tmp_path / "overlay.yaml").write_text(yaml.safe_dump(overlay))
+    result = plan(tmp_path, tmp_path / "overlay.yaml")
+    kinds = len(yaml.safe_load((REPO / "config.yaml").read_text())["benchmarks"]["extrem"]["variants"]["kinds"])
+    rows = [r for r in result["rows"] if r["benchmark"] == "extrem-variants"]
+    assert rows and all(r["missing"] == 3 * 2 * kinds for r in rows)
+    assert result["totals"]["exact"] is False
