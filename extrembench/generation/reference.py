@@ -14,10 +14,21 @@ from extrembench.convert import ExtremalSpec
 from extrembench.validate import Effort, TimeCap, search_extremum
 
 
+def abstaining_response() -> dict[str, Any]:
+    """A solver's response before it answers: the shape of a chat response, abstaining."""
+    return {"content": None, "reasoning_content": None, "finish_reason": "abstain",
+            "prompt_tokens": None, "completion_tokens": None, "error": None}
+
+
+def fixed_decimals(value: float, digits: int) -> str:
+    """Fixed decimals, as a person would write them: -5.55e-17 becomes 0.00000000."""
+    shown = f"{value:.{digits}f}"
+    return shown.lstrip("-") if float(shown) == 0 else shown
+
+
 def answer(identity: dict[str, Any]) -> dict[str, Any]:
     started = time.monotonic()
-    response = {"content": None, "reasoning_content": None, "finish_reason": "abstain",
-                "prompt_tokens": None, "completion_tokens": None, "error": None}
+    response = abstaining_response()
     if identity["spec_json"]:
         spec = json.loads(identity["spec_json"])
         # The spec carries no answer (the solver must not see it); the search never reads the
@@ -37,10 +48,7 @@ def answer(identity: dict[str, Any]) -> dict[str, Any]:
         elif result.best_value is None:
             text = None
         else:
-            # fixed decimals, as a person would write them: -5.55e-17 becomes 0.00000000
-            value = f"{result.best_value:.{identity['digits']}f}"
-            if float(value) == 0:
-                value = value.lstrip("-")
+            value = fixed_decimals(result.best_value, identity["digits"])
             text = f"The {'minimum' if spec['sense'] == 'min' else 'maximum'} value is \\boxed{{{value}}}."
         response.update(content=text, finish_reason="stop" if text else "abstain")
     response["latency_s"] = round(time.monotonic() - started, 3)

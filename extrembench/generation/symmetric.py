@@ -33,6 +33,7 @@ import numpy as np
 import sympy
 
 from extrembench.expr import parse_expression, parse_relation, symbol
+from extrembench.generation.reference import abstaining_response, fixed_decimals
 from extrembench.problem import parse_domain
 
 T = sympy.Symbol("t", real=True)
@@ -252,12 +253,7 @@ def symmetric_guess(spec: dict[str, Any]) -> Guess | None:
 
 
 def answer_text(guess: Guess, sense: str, digits: int) -> str:
-    if guess.value.is_Rational:
-        shown = sympy.latex(guess.value)
-    else:
-        shown = f"{float(guess.numeric):.{digits}f}"  # fixed decimals: no "-5.55e-17" for 0
-        if float(shown) == 0:
-            shown = shown.lstrip("-")
+    shown = sympy.latex(guess.value) if guess.value.is_Rational else fixed_decimals(float(guess.numeric), digits)
     word = "minimum" if sense == "min" else "maximum"
     return f"With all variables equal, the {word} value is \\boxed{{{shown}}}."
 
@@ -265,8 +261,7 @@ def answer_text(guess: Guess, sense: str, digits: int) -> str:
 def answer(identity: dict[str, Any]) -> dict[str, Any]:
     """A generation response for one sample (the same shape as a chat response)."""
     started = time.monotonic()
-    response = {"content": None, "reasoning_content": None, "finish_reason": "abstain",
-                "prompt_tokens": None, "completion_tokens": None, "error": None}
+    response = abstaining_response()
     if identity["spec_json"]:
         spec = json.loads(identity["spec_json"])
         try:
