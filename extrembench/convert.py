@@ -212,16 +212,6 @@ class _SourceOrderParser(_Parser):
         product = factors[0] if len(factors) == 1 else sympy.Mul(*factors, evaluate=False)
         return self._negated(product) if negative else product
 
-    def unary(self) -> sympy.Expr:
-        token = self.current
-        if token.kind == "op" and token.text in "+-":
-            self.advance()
-            self.enter()
-            operand = self.unary()
-            self.depth -= 1
-            return self._negated(operand) if token.text == "-" else operand
-        return self.power()
-
     @staticmethod
     def _negated(operand: sympy.Expr) -> sympy.Expr:
         if operand.is_Number:

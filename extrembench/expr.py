@@ -289,8 +289,13 @@ class _Parser:
             self.enter()
             operand = self.unary()
             self.depth -= 1
-            return -operand if token.text == "-" else operand
+            return self._negated(operand) if token.text == "-" else operand
         return self.power()
+
+    @staticmethod
+    def _negated(operand: sympy.Expr) -> sympy.Expr:
+        """-operand (the source-order renderer in convert.py keeps it unevaluated)."""
+        return -operand
 
     def power(self) -> sympy.Expr:
         base = self.atom()
