@@ -144,6 +144,11 @@ def _ivbox(comp: _Compiled, box: Box) -> list:
     return _with_aux(comp, [interval(lo, hi) for lo, hi in box])
 
 
+
+def _bounded(interval) -> bool:
+    """Both ends of an interval enclosure are finite."""
+    return abs(float(interval.a)) < float("inf") and abs(float(interval.b)) < float("inf")
+
 def _raw(comp: _Compiled, xs: list) -> list | None:
     """Box intervals followed by each auxiliary's enclosure NOT cut to its domain: the derivative
     tests reason along segments of the box, which may leave the feasible set, so their enclosures
@@ -154,7 +159,7 @@ def _raw(comp: _Compiled, xs: list) -> list | None:
             v = phi(out[:comp.n])
         except (Undefined, ZeroDivisionError, ValueError):
             return None
-        if not (abs(float(v.a)) < float("inf") and abs(float(v.b)) < float("inf")):
+        if not _bounded(v):
             return None
         out.append(v)
     return out
@@ -257,7 +262,7 @@ def _convex(comp, box, xs, target, ref: list[Fraction]) -> bool:
         row = []
         for j in free[:a + 1]:
             h = _safe(comp.hess[i][j], xs)
-            if h is None or not (abs(float(h.a)) < float("inf") and abs(float(h.b)) < float("inf")):
+            if h is None or not _bounded(h):
                 return False
             row.append(h)
         rows.append(row)
@@ -302,7 +307,7 @@ def _lagrangian(comp, box, xs, target, j: int, mu: Fraction, rho: Fraction, hbar
                 return False
             # d2/dxi dxk of  g - (mu + rho*hbar) H + rho H^2
             h = hg - (mu_i + rho_i * hbar_i) * hh + rho_i * 2 * (grad_h[i] * grad_h[k] + h_enc * hh)
-            if not (abs(float(h.a)) < float("inf") and abs(float(h.b)) < float("inf")):
+            if not _bounded(h):
                 return False
             row.append(h)
         rows.append(row)
