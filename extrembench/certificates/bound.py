@@ -144,10 +144,10 @@ def _ivbox(comp: _Compiled, box: Box) -> list:
     return _with_aux(comp, [interval(lo, hi) for lo, hi in box])
 
 
-
 def _bounded(interval) -> bool:
     """Both ends of an interval enclosure are finite."""
     return abs(float(interval.a)) < float("inf") and abs(float(interval.b)) < float("inf")
+
 
 def _raw(comp: _Compiled, xs: list) -> list | None:
     """Box intervals followed by each auxiliary's enclosure NOT cut to its domain: the derivative
