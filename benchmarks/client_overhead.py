@@ -29,11 +29,11 @@ from pathlib import Path
 
 from extrembench.artifacts import read_artifact, write_artifact
 from extrembench.config import validate_config
-from extrembench.generation import llamacpp
-from extrembench.generation.client import ChatClient, ChatRequest
 from extrembench.generation.requests import chat_payload, plan_samples
 from extrembench.generation.run import generate_shard
-from extrembench.generation.server import ManagedServer, free_port
+from extrembench.llm import llamacpp
+from extrembench.llm.client import ChatClient, ChatRequest
+from extrembench.llm.server import ManagedServer, free_port
 
 REPO = Path(__file__).resolve().parents[1]
 

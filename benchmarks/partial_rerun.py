@@ -20,7 +20,7 @@ from pathlib import Path
 
 import yaml
 
-from extrembench.generation.backends import SOLVER_BACKENDS
+from extrembench.llm.backends import SOLVER_BACKENDS
 
 REPO = Path(__file__).resolve().parents[1]
 SUMMARY = re.compile(r"(\d+) LLM request\(s\) sent, (\d+) reference-solver answer\(s\) computed, "

@@ -27,7 +27,7 @@ from pathlib import Path
 
 import yaml
 
-from extrembench.ingest import shared_data_root
+from extrembench.build.ingest import shared_data_root
 
 REPO = Path(__file__).resolve().parents[1]
 SNAKEMAKE = Path(sys.executable).with_name("snakemake")

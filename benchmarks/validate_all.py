@@ -5,7 +5,7 @@ counts), total wall time, per-problem median and max time (target: total <= 120 
 problem over 10 s), the rejected set's verdicts against their expected_status, and the mutation test:
 for every confirmed problem the answer is moved by +-1 % and +-1e-3 (relative to max(|answer|, 1), so
 an answer of 0 is moved too) and the sense is flipped; the share of mutants refuted, each with a
-refutation certificate that extrembench.refutation re-verifies (target 100 %), refutations without a
+refutation certificate that extrembench.build.refutation re-verifies (target 100 %), refutations without a
 verifying certificate (target 0), and the share of originals confirmed (target 100 %). Mutants drop `source` and
 `statement`, whose consistency checks would reject them as invalid before the numeric search
 that this test measures.
@@ -30,9 +30,9 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import replace
 from fractions import Fraction
 
-from extrembench.problem import Problem, ProblemError, load_problem, parse_problem
-from extrembench.refutation import verify_refutation
-from extrembench.validate import check_problem
+from extrembench.build.problem import Problem, ProblemError, load_problem, parse_problem
+from extrembench.build.refutation import verify_refutation
+from extrembench.build.validate import check_problem
 
 TOTAL_TARGET_S, PER_PROBLEM_TARGET_S, MUTANT_TARGET = 120.0, 10.0, 1.0
 
@@ -70,7 +70,7 @@ def expected_status(path: str) -> str:
     return data.get("expected_status", "?") if isinstance(data, dict) else "?"
 
 
-# ---------------------------------------------------------------- certificates (extrembench.certificates)
+# ---------------------------------------------------------------- certificates (extrembench.build.certificates)
 
 CERTIFIED_TARGET, CERTIFIED_GOAL, CERTIFY_TOTAL_TARGET_S, CHECK_TYPICAL_TARGET_S = 0.60, 0.90, 600.0, 10.0
 
@@ -78,7 +78,7 @@ CERTIFIED_TARGET, CERTIFIED_GOAL, CERTIFY_TOTAL_TARGET_S, CHECK_TYPICAL_TARGET_S
 def certify_one(path: str) -> dict:
     """check (search + certificate) timed, then the certificate built again from the same witness
     (timed: the certification cost alone) and verified; both builds must give the same bytes."""
-    from extrembench.certificates import canonical, certify, verify
+    from extrembench.build.certificates import canonical, certify, verify
 
     started = time.perf_counter()
     result = check_problem(path)

@@ -8,15 +8,15 @@ every input it was built from, which is what `extrembench audit` walks.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
-import tempfile
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+
+from extrembench.files import atomic_output, sha256_file
 
 ARTIFACT_VERSION = "1"
 INPUTS_KEY = b"extrembench.inputs"
@@ -87,7 +87,7 @@ PROBLEMS = pa.schema(
         ("reason", _str),
         ("best_value", pa.float64()),
         ("witness_json", _str),
-        ("certificate", _str),  # canonical JSON of a confirmed answer's certificate (extrembench.certificates)
+        ("certificate", _str),  # canonical JSON of a confirmed answer's certificate (extrembench.build.certificates)
         ("certificate_kind", _str),  # bound | sos | numeric; null when not confirmed
         ("certificate_verifier", _str),  # version of the verifier that checked it
         ("dag_node", _str),
@@ -195,14 +195,6 @@ SCHEMAS: dict[str, pa.Schema] = {
 }
 
 
-def sha256_file(path: str | os.PathLike) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def file_record(path: str | os.PathLike) -> dict[str, str]:
     """(path, sha256) of one input, path kept as given (relative to the workdir)."""
     return {"path": str(path), "sha256": sha256_file(path)}
@@ -244,10 +236,7 @@ def write_artifact(
         metadata[f"extrembench.{key}".encode()] = value.encode()
     table = table.replace_schema_metadata(metadata)
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    os.close(fd)
-    try:
+    with atomic_output(path) as tmp:
         pq.write_table(
             table,
             tmp,
@@ -258,10 +247,6 @@ def write_artifact(
             row_group_size=1 << 20,
             store_schema=True,
         )
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
     return path
 
 
@@ -283,3 +268,12 @@ def read_lineage(path: str | os.PathLike) -> list[dict[str, str]]:
 def read_metadata(path: str | os.PathLike) -> dict[str, str]:
     metadata = pq.read_schema(path).metadata or {}
     return {k.decode(): v.decode() for k, v in metadata.items() if k.startswith(b"extrembench.")}
+
+
+# --- the rule's job: read artifacts, run this stage per problem, write its artifact
+
+
+def write_csv(frame, path: Path) -> None:
+    """Tables for people: fixed float format and line ends, so equal content gives equal bytes."""
+    with atomic_output(path) as tmp:
+        frame.to_csv(tmp, index=False, float_format="%.6g", lineterminator="\n")

@@ -14,7 +14,7 @@ rule translate:
         # the LLM server this job may start (only when a call is missing from the cache)
         server=f"{RESULTS}/logs/translate/{{benchmark}}/shard-{{shard}}.server.log",
     params:
-        code=CODE["build"],
+        code=CODE["translate"],
         llm=lambda wc: llm_stage_settings("translate"),
     resources:
         mem_mb=cpu_resource("mem_mb"),
@@ -24,7 +24,7 @@ rule translate:
     conda:
         "../envs/pipeline.yaml"
     script:
-        "../scripts/build.py"
+        "../scripts/translate.py"
 
 
 rule convert:
@@ -40,7 +40,7 @@ rule convert:
         # the LLM server this job may start (only when a call is missing from the cache)
         server=f"{RESULTS}/logs/convert/{{benchmark}}/shard-{{shard}}.server.log",
     params:
-        code=CODE["build"],
+        code=CODE["convert"],
         llm=lambda wc: llm_stage_settings("convert"),
     resources:
         mem_mb=cpu_resource("mem_mb"),
@@ -50,7 +50,7 @@ rule convert:
     conda:
         "../envs/pipeline.yaml"
     script:
-        "../scripts/build.py"
+        "../scripts/convert.py"
 
 
 rule validate:
@@ -66,7 +66,7 @@ rule validate:
     benchmark:
         f"{RESULTS}/benchmarks/validate/{{benchmark}}/shard-{{shard}}.tsv"
     params:
-        code=CODE["build"],
+        code=CODE["validate"],
         settings=lambda wc: json.dumps(config["validation"], sort_keys=True),
     resources:
         mem_mb=cpu_resource("mem_mb"),
@@ -76,7 +76,7 @@ rule validate:
     conda:
         "../envs/pipeline.yaml"
     script:
-        "../scripts/build.py"
+        "../scripts/validate.py"
 
 
 # Companion benchmarks: official datasets read from a local copy, checksums verified.
@@ -117,7 +117,7 @@ rule formalize:
         # the LLM server this job may start (only when a call is missing from the cache)
         server=f"{RESULTS}/logs/formalize/{{benchmark}}/shard-{{shard}}.server.log",
     params:
-        code=CODE["build"],
+        code=CODE["formalize"],
         llm=lambda wc: llm_stage_settings("convert"),
         settings=lambda wc: json.dumps(config["benchmarks"][wc.benchmark], sort_keys=True),
     resources:
@@ -128,7 +128,7 @@ rule formalize:
     conda:
         "../envs/pipeline.yaml"
     script:
-        "../scripts/build.py"
+        "../scripts/formalize.py"
 
 
 # Every built problem that validation did not confirm, for review (also named at the end of a run).
@@ -140,7 +140,7 @@ rule review:
     log:
         f"{RESULTS}/logs/review.log",
     params:
-        code=CODE["build"],
+        code=CODE["review"],
     resources:
         mem_mb=cpu_resource("mem_mb"),
         runtime=cpu_resource("runtime"),
@@ -149,10 +149,10 @@ rule review:
     conda:
         "../envs/pipeline.yaml"
     script:
-        "../scripts/build.py"
+        "../scripts/review.py"
 
 
-# Variants of every confirmed problem (extrembench/variants.py), asked as benchmark <name>-variants:
+# Variants of every confirmed problem (extrembench/build/variants), asked as benchmark <name>-variants:
 # one job per shard of the parent, so editing one problem reruns only its variants' shard.
 rule vary:
     wildcard_constraints:

@@ -11,7 +11,7 @@ from snakemake.exceptions import WorkflowError
 
 from extrembench.config import ConfigError, validate_config
 from extrembench.generation.run import count_missing
-from extrembench.resources import job_request
+from extrembench.cluster.resources import job_request
 from extrembench.provenance import stage_code_hash
 from extrembench.shards import shard_of
 
@@ -58,17 +58,9 @@ wildcard_constraints:
 # params entry hashing its script and every package module that script imports (computed from
 # the import statements, never listed by hand), so a real code edit reruns it and a `touch` does not.
 CODE = {
-    stage: stage_code_hash([f"scripts/{script}.py"], base=BASE)
-    for stage, script in {
-        "build": "build",
-        "ingest": "ingest",
-        "generate": "generate",
-        "grade": "grade",
-        "aggregate": "aggregate",
-        "plot": "plot",
-        "vary": "vary",
-        "compare": "compare",
-    }.items()
+    name: stage_code_hash([f"scripts/{name}.py"], base=BASE)
+    for name in ("translate", "convert", "formalize", "validate", "review", "ingest", "vary", "generate",
+                 "grade", "aggregate", "plot", "compare")
 }
 
 
@@ -104,14 +96,14 @@ def validation_sources(wildcards):
 
 def dataset_root(benchmark):
     """Local copy of an ingested dataset (offline mode): `root`, else the shared data folder."""
-    from extrembench.ingest import local_root
+    from extrembench.build.ingest import local_root
 
     bench = config["benchmarks"][benchmark]
     return bench.get("root") or str(local_root(bench["dataset"]))
 
 
 def dataset_files(wildcards):
-    from extrembench.ingest import DATASETS
+    from extrembench.build.ingest import DATASETS
 
     root = Path(dataset_root(wildcards.benchmark))
     return [str(root / name) for name in DATASETS[config["benchmarks"][wildcards.benchmark]["dataset"]].files]
@@ -186,7 +178,7 @@ def all_targets():
 
 # ---------------------------------------------------------------- resources
 # Every job's cluster request comes from a size class in config `resources` via
-# extrembench.resources.job_request: generate from its model's class, every other rule from `cpu`.
+# extrembench.cluster.resources.job_request: generate from its model's class, every other rule from `cpu`.
 # Memory and runtime double with each retry (`attempt`), so a job killed for either reruns bigger.
 def size_resources(model):
     return config["resources"][config["models"][model]["size_class"]]

@@ -28,7 +28,7 @@ rule generate:
         runtime=generate_resource("runtime"),
         slurm_partition=generate_resource("slurm_partition"),
         # SIGUSR1 120 s before the time limit: the job flushes and exits to be resubmitted
-        # (extrembench/generation/preemption.py) instead of being killed mid-write
+        # (extrembench/cluster/preemption) instead of being killed mid-write
         slurm_extra="--signal=USR1@120",
     conda:
         generate_env

@@ -6,7 +6,7 @@ rule aggregate:
     input:
         grades=all_grade_tables(),
         published=PUBLISHED_TABLES,
-        generations=all_generation_tables(),  # the cost ledger (extrembench/cost.py)
+        generations=all_generation_tables(),  # the cost ledger (extrembench/cluster/cost)
     output:
         parquet=LEADERBOARD["parquet"],
         csv=report(

@@ -3,7 +3,7 @@
 
 from pathlib import Path
 
-from extrembench.comparisons import compare
+from extrembench.report.comparisons import compare
 from extrembench.workflow import start_job
 
 start_job(snakemake)  # noqa: F821 (injected by Snakemake)

@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from extrembench.generation import preemption
+from extrembench.cluster import preemption
 from extrembench.generation.run import generate_shard
 from extrembench.workflow import start_job
 

@@ -2,12 +2,12 @@
 
 from pathlib import Path
 
-from extrembench import stages
+from extrembench.build.ingest import ingest_shard
 from extrembench.workflow import start_job
 
 node = start_job(snakemake)  # noqa: F821 (injected by Snakemake)
 smk = snakemake  # noqa: F821
 bench = smk.config["benchmarks"][smk.wildcards.benchmark]
-stages.ingest_shard(bench["dataset"], Path(smk.params.root), Path(smk.output.problems),
-                    benchmark=smk.wildcards.benchmark, shard=int(smk.wildcards.shard),
-                    n_shards=bench["shards"], limit=bench["limit"], dag_node=node)
+ingest_shard(bench["dataset"], Path(smk.params.root), Path(smk.output.problems),
+             benchmark=smk.wildcards.benchmark, shard=int(smk.wildcards.shard),
+             n_shards=bench["shards"], limit=bench["limit"], dag_node=node)

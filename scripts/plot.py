@@ -4,9 +4,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from extrembench import figures
 from extrembench.artifacts import read_artifact
-from extrembench.published import published_for_run
+from extrembench.report import figures
+from extrembench.report.published import published_for_run
 from extrembench.workflow import start_job
 
 start_job(snakemake)  # noqa: F821 (injected by Snakemake)

@@ -2,8 +2,8 @@
 
 from pathlib import Path
 
-from extrembench import stages
-from extrembench.validate import Effort, check_problem, search_extremum
+from extrembench.build.validate import Effort, check_problem, search_extremum
+from extrembench.build.variants import vary_shard
 from extrembench.workflow import start_job
 
 node = start_job(snakemake)  # noqa: F821 (injected by Snakemake)
@@ -22,8 +22,8 @@ def search(problem):
     return search_extremum(problem, seed=validation["seed"], effort=effort)
 
 
-stages.vary_shard(Path(smk.input.table), list(smk.input.problems),
-                  {"variants": Path(smk.output.variants), "problems": Path(smk.output.problems)},
-                  benchmark=wc.benchmark, variant_benchmark=f"{wc.benchmark}-variants",
-                  per_problem=settings["per_problem"], seed=settings["seed"], kinds=settings["kinds"],
-                  share=settings["share"], dag_node=node, check=check, search=search)
+vary_shard(Path(smk.input.table), list(smk.input.problems),
+           {"variants": Path(smk.output.variants), "problems": Path(smk.output.problems)},
+           benchmark=wc.benchmark, variant_benchmark=f"{wc.benchmark}-variants",
+           per_problem=settings["per_problem"], seed=settings["seed"], kinds=settings["kinds"],
+           share=settings["share"], dag_node=node, check=check, search=search)

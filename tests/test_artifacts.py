@@ -5,7 +5,8 @@ from __future__ import annotations
 import pyarrow as pa
 import pytest
 
-from extrembench.artifacts import SCHEMAS, read_artifact, read_lineage, sha256_file, write_artifact
+from extrembench.artifacts import SCHEMAS, read_artifact, read_lineage, write_artifact
+from extrembench.files import sha256_file
 
 
 def _row(kind: str) -> dict:

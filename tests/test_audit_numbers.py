@@ -12,11 +12,15 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from extrembench import stages
-from extrembench.audit import audit
+from extrembench.build.convert import convert_shard
+from extrembench.build.translate import translate_shard
+from extrembench.build.validate import validate_shard
 from extrembench.config import validate_config
-from extrembench.generation.cache import GenerationCache, entry_digest
 from extrembench.generation.run import generate_shard
+from extrembench.grading.shard import grade_shard
+from extrembench.llm.cache import GenerationCache, entry_digest
+from extrembench.report.aggregate import aggregate, write_checksums
+from extrembench.report.audit import audit
 
 FIXTURES = Path(__file__).parent / "fixtures" / "pipeline"
 CONFIG = {
@@ -44,19 +48,19 @@ def built(tmp_path_factory) -> Path:
     try:
         files = sorted(str(p.relative_to(root)) for p in (root / "problems").glob("*.yaml"))
         r = Path("results/extrem")
-        stages.translate_shard(files, r / "translate/shard-0.parquet", benchmark="extrem", dag_node="t")
-        stages.convert_shard(files, r / "translate/shard-0.parquet", r / "convert/shard-0.parquet",
+        translate_shard(files, r / "translate/shard-0.parquet", benchmark="extrem", dag_node="t")
+        convert_shard(files, r / "translate/shard-0.parquet", r / "convert/shard-0.parquet",
                              benchmark="extrem", dag_node="c")
-        stages.validate_shard(files, r / "convert/shard-0.parquet", r / "problems/shard-0.parquet",
+        validate_shard(files, r / "convert/shard-0.parquet", r / "problems/shard-0.parquet",
                               benchmark="extrem", dag_node="v", settings={"seed": 0, "starts": 6, "iterations": 150, "time_cap_s": 300})
         generations = r / "generate/reference-solver/shard-0.parquet"
         generate_shard(problems_path=r / "problems/shard-0.parquet", output=generations,
                        stats_path=r / "generate/reference-solver/shard-0.requests.json", benchmark="extrem",
                        model="reference-solver", config=config, dag_node="g", server_log=Path("server.log"))
         grades = r / "grade/reference-solver/shard-0.parquet"
-        stages.grade_shard(generations, r / "problems/shard-0.parquet", grades, dag_node="gr", mode="default",
+        grade_shard(generations, r / "problems/shard-0.parquet", grades, dag_node="gr", mode="default",
                            timeout_s=5.0)
-        stages.aggregate([str(grades)], outputs={k: Path(v) for k, v in OUTPUTS.items()}, config=config,
+        aggregate([str(grades)], outputs={k: Path(v) for k, v in OUTPUTS.items()}, config=config,
                          published_dir=None)
     finally:
         os.chdir(cwd)
@@ -103,7 +107,7 @@ def test_changed_accuracy_with_rewritten_checksums_is_caught_by_recomputation(wo
         index = table.schema.get_field_index("accuracy_mean")
         table = table.set_column(index, "accuracy_mean", pa.array([0.4] * table.num_rows))
         pq.write_table(table, board)
-        stages.write_checksums([Path("results/leaderboard.parquet"), Path("results/leaderboard.csv"),
+        write_checksums([Path("results/leaderboard.parquet"), Path("results/leaderboard.csv"),
                                 Path("results/leaderboard.md")], Path("results/leaderboard.sha256"))
         problems = run_audit(workdir).problems
     assert any("does not follow from its 6 grade rows: accuracy_mean 0.4 (recomputed 1.0)" in p for p in problems), problems

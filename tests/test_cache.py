@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from extrembench.generation.cache import GenerationCache, cache_key, canonical_json, entry_digest
+from extrembench.llm.cache import GenerationCache, cache_key, canonical_json, entry_digest
 
 REQUEST = {"messages": [{"role": "user", "content": "x ∈ ℝ"}], "seed": 1}
 
@@ -94,7 +94,7 @@ def test_iter_entries_lists_every_entry_sorted_and_skips_temp_files(tmp_path):
 
 WRITER = """
 import sys
-from extrembench.generation.cache import GenerationCache, cache_key
+from extrembench.llm.cache import GenerationCache, cache_key
 cache = GenerationCache(sys.argv[1])
 tag, count = sys.argv[2], int(sys.argv[3])
 print("ready", flush=True)

@@ -10,12 +10,12 @@ import pytest
 
 from extrembench import cli
 from extrembench.artifacts import read_artifact, write_artifact
-from extrembench.certificates import bound, canonical, certify, verify
-from extrembench.certificates.certify import target_interval
-from extrembench.certificates.document import EPSILON, embed_spec, spec_problem
-from extrembench.certificates.reduce import apply_plan, choose_plan
-from extrembench.leaderboard import restrict_to_certified
-from extrembench.problem import problem_from_dict
+from extrembench.build.certificates import bound, canonical, certify, verify
+from extrembench.build.certificates.certify import target_interval
+from extrembench.build.certificates.document import EPSILON, embed_spec, spec_problem
+from extrembench.build.certificates.reduce import apply_plan, choose_plan
+from extrembench.build.problem import problem_from_dict
+from extrembench.report.leaderboard import restrict_to_certified
 
 POS2 = {"a": "positive", "b": "positive"}
 POS3 = {"a": "positive", "b": "positive", "c": "positive"}
@@ -158,9 +158,9 @@ def test_sos_wrong_answer_by_1e3_never_certifies(problem, witness):
 def test_refutation_kinds_are_unverifiable_until_the_module_exists():
     ok, reason = verify({"kind": "refutation"})
     try:
-        import extrembench.refutation  # noqa: F401
+        import extrembench.build.refutation  # noqa: F401
     except ImportError:
-        assert not ok and "extrembench.refutation" in reason
+        assert not ok and "extrembench.build.refutation" in reason
 
 
 def test_spec_mismatch_is_reported():
@@ -175,7 +175,7 @@ def _rows(problems):
     for i, (problem, witness) in enumerate(problems):
         c = certify(problem, witness)
         spec = {k: v for k, v in embed_spec(problem).items() if k != "answer"}
-        from extrembench.convert import answer_latex
+        from extrembench.build.convert import answer_latex
         rows.append({"benchmark": "t", "problem_id": f"p{i}", "source_path": "x", "source_sha256": "0" * 64,
                      "statement": None, "answer": answer_latex(problem.answer), "answer_type": "number",
                      "sense": problem.sense, "technique": [], "difficulty": None,
@@ -223,7 +223,7 @@ def test_check_prints_a_certificate(tmp_path, capsys):
 
 
 def test_leaderboard_states_certified_counts_by_kind():
-    from extrembench.leaderboard import certified_counts, certified_summary
+    from extrembench.report.leaderboard import certified_counts, certified_summary
 
     grades = pd.DataFrame({"problem_id": ["p0", "p0", "p1", "p2", "p3"],
                            "certificate_kind": ["bound", "bound", "sos", "numeric", None]})
@@ -233,7 +233,7 @@ def test_leaderboard_states_certified_counts_by_kind():
 
 
 def test_audit_shows_certificate_kinds_and_verifier(tmp_path):
-    from extrembench.audit import AuditReport, _certificate_summary
+    from extrembench.report.audit import AuditReport, _certificate_summary
 
     path = write_artifact(_rows([BOUND_CASES[0], SOS_CASES[1]]), tmp_path / "problems.parquet", "problems")
     report = AuditReport()

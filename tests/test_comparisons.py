@@ -8,7 +8,7 @@ import math
 import pandas as pd
 import pytest
 
-from extrembench import comparisons, figures
+from extrembench.report import comparisons, figures
 
 
 def _grades(rows):

@@ -13,12 +13,12 @@ import pytest
 from test_figures import assert_valid_png_and_pdf
 from test_generation_client import BASE_CONFIG, ScriptedEndpoint, problem_row
 
-from extrembench import figures
 from extrembench.artifacts import write_artifact
+from extrembench.cluster import ledger
+from extrembench.cluster.cost import cost_table, with_cost_columns
 from extrembench.config import validate_config
-from extrembench.cost import cost_table, with_cost_columns
-from extrembench.generation import ledger
 from extrembench.generation.run import generate_shard
+from extrembench.report import figures
 
 
 @pytest.mark.parametrize("line, usage", [

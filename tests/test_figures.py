@@ -11,9 +11,9 @@ import pytest
 from PIL import Image
 from test_leaderboard import grade_row, grades_table, mixed_rows
 
-from extrembench import figures
-from extrembench.leaderboard import build_leaderboard
-from extrembench.published import aliases_from_config, align_published, compare_published, load_published
+from extrembench.report import figures
+from extrembench.report.leaderboard import build_leaderboard
+from extrembench.report.published import aliases_from_config, align_published, compare_published, load_published
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -15,7 +15,9 @@ import pytest
 
 from extrembench.artifacts import write_artifact
 from extrembench.config import validate_config
-from extrembench.generation.client import (
+from extrembench.generation.requests import clamp_max_tokens, plan_samples, render_messages
+from extrembench.generation.run import generate_shard
+from extrembench.llm.client import (
     ChatClient,
     ChatRequest,
     EndpointError,
@@ -23,8 +25,6 @@ from extrembench.generation.client import (
     retry_delay,
     scrub,
 )
-from extrembench.generation.requests import clamp_max_tokens, plan_samples, render_messages
-from extrembench.generation.run import generate_shard
 
 
 def chat_body(content: str) -> dict:

@@ -19,7 +19,7 @@ import pyarrow.parquet as pq
 import pytest
 import yaml
 
-from extrembench.generation.cache import GenerationCache
+from extrembench.llm.cache import GenerationCache
 
 pytestmark = pytest.mark.slow
 

@@ -15,8 +15,8 @@ import pytest
 
 from extrembench.artifacts import read_artifact, write_artifact
 from extrembench.config import validate_config
-from extrembench.generation.cache import GenerationCache
 from extrembench.generation.run import GenerationFailed, count_missing, generate_shard, must_fail
+from extrembench.llm.cache import GenerationCache
 
 SECRET = "sk-test-ECHOED-KEY-0123456789abcdef"
 
@@ -203,8 +203,8 @@ def test_too_many_exhausted_retries_fail_the_job_but_keep_the_answers(tmp_path, 
 
 
 def test_failed_samples_are_graded_failed_and_left_out_of_accuracy(tmp_path, problems):
-    from extrembench.leaderboard import build_leaderboard
-    from extrembench.stages import grade_shard
+    from extrembench.grading.shard import grade_shard
+    from extrembench.report.leaderboard import build_leaderboard
 
     def decide(seed, headers):  # every answer is right ("1"), except the failing requests
         if seed % 3 == 0:

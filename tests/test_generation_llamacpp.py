@@ -21,10 +21,10 @@ import pytest
 
 from extrembench.artifacts import read_artifact, write_artifact
 from extrembench.config import validate_config
-from extrembench.generation import llamacpp
-from extrembench.generation.cache import GenerationCache
 from extrembench.generation.run import GenerationFailed, count_missing, generate_shard
-from extrembench.generation.server import ManagedServer, free_port
+from extrembench.llm import llamacpp
+from extrembench.llm.cache import GenerationCache
+from extrembench.llm.server import ManagedServer, free_port
 
 pytestmark = pytest.mark.slow  # real model, real server: ~20 s in all
 

@@ -17,10 +17,10 @@ import yaml
 
 from extrembench.artifacts import read_artifact, write_artifact
 from extrembench.config import validate_config
-from extrembench.generation import sglang
-from extrembench.generation.cache import GenerationCache
 from extrembench.generation.run import generate_shard
-from extrembench.generation.server import ManagedServer, ServerError, free_port
+from extrembench.llm import sglang
+from extrembench.llm.cache import GenerationCache
+from extrembench.llm.server import ManagedServer, ServerError, free_port
 
 REPO = Path(__file__).resolve().parents[1]
 PY = sys.executable

@@ -10,8 +10,8 @@ import pytest
 import sympy
 import yaml
 
-from extrembench.convert import answer_latex
-from extrembench.expr import parse_expression
+from extrembench.build.convert import answer_latex
+from extrembench.build.expr import parse_expression
 from extrembench.grading import grade_many
 
 REPO = Path(__file__).resolve().parents[1]

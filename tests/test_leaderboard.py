@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from extrembench.artifacts import read_artifact, write_artifact
-from extrembench.leaderboard import (
+from extrembench.report.leaderboard import (
     build_correlations,
     build_difficulty,
     build_leaderboard,

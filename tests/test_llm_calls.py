@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from extrembench.config import validate_config
-from extrembench.generation.backends import Endpoint, open_endpoint
-from extrembench.llm_calls import NAMESPACE, LLMCaller, LLMCallError, caller_for
+from extrembench.llm.backends import Endpoint, open_endpoint
+from extrembench.llm.calls import NAMESPACE, LLMCaller, LLMCallError, caller_for
 
 MESSAGES = [{"role": "user", "content": "Say hello."}]
 

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from extrembench.metrics import bootstrap_ci, maj_at_k, majority_credit, pass_at_k, rank_correlation
+from extrembench.report.metrics import bootstrap_ci, maj_at_k, majority_credit, pass_at_k, rank_correlation
 
 # ---------------------------------------------------------------- pass@k
 

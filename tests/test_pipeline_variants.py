@@ -16,7 +16,7 @@ import yaml
 from test_pipeline import FIXTURES, planned_jobs, snakemake
 
 from extrembench.artifacts import read_artifact
-from extrembench.expr import parse_expression
+from extrembench.build.expr import parse_expression
 from extrembench.shards import shard_of
 
 pytestmark = pytest.mark.slow

@@ -20,7 +20,7 @@ from test_generation_client import BASE_CONFIG, ScriptedEndpoint, problem_row
 
 from extrembench.artifacts import write_artifact
 from extrembench.config import validate_config
-from extrembench.generation.cache import GenerationCache
+from extrembench.llm.cache import GenerationCache
 
 REPO = Path(__file__).resolve().parents[1]
 PROBLEMS = 3
@@ -56,8 +56,8 @@ def process_gone(pid: int) -> bool:
 def test_signal_stops_the_server_by_pid_and_exits_non_zero(tmp_path, signum):
     job = start("""
         import sys, time
-        from extrembench.generation import preemption
-        from extrembench.generation.server import ManagedServer, free_port
+        from extrembench.cluster import preemption
+        from extrembench.llm.server import ManagedServer, free_port
 
         preemption.install()
         port = free_port()
@@ -87,7 +87,7 @@ def test_interrupted_job_keeps_what_it_received_and_the_next_attempt_sends_only_
         script = """
             import json
             from pathlib import Path
-            from extrembench.generation import preemption
+            from extrembench.cluster import preemption
             from extrembench.generation.run import generate_shard
 
             preemption.install()

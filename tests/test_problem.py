@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 import sympy
 
-from extrembench.problem import (
+from extrembench.build.problem import (
     Problem,
     ProblemError,
     load_problem,

@@ -10,9 +10,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from extrembench.problem import problem_from_dict
-from extrembench.refutation import verify_refutation, witness_certificate
-from extrembench.validate import FEAS_TOL, Effort, _model, _refute_by_witness, check_problem
+from extrembench.build.problem import problem_from_dict
+from extrembench.build.refutation import verify_refutation, witness_certificate
+from extrembench.build.validate import FEAS_TOL, Effort, _model, _refute_by_witness, check_problem
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -57,7 +57,7 @@ def test_a_point_feasible_only_to_tolerance_never_refutes(variables, objective, 
     certificate, why = witness_certificate(parsed, answer, spurious)
     assert certificate is None, why
     t = tuple(c.t(spurious[n]) for c, n in zip(model.coords, model.names))
-    from extrembench.validate import _Candidate
+    from extrembench.build.validate import _Candidate
 
     result = _refute_by_witness(problem, model, [_Candidate(t, float(value), float(violation))], time.monotonic() + 60)
     assert result.status == "inconclusive" and result.certificate is None
@@ -184,15 +184,17 @@ def _validated_bytes(tmp_path: Path, files: list[str]) -> bytes:
     """Validate through the real stage code; the same paths each time (their names are lineage)."""
     import shutil
 
-    from extrembench import stages
+    from extrembench.build.convert import convert_shard
+    from extrembench.build.translate import translate_shard
+    from extrembench.build.validate import validate_shard
 
     out = tmp_path / "run"
     shutil.rmtree(out, ignore_errors=True)
     out.mkdir()
-    stages.translate_shard(files, out / "t.parquet", benchmark="b", dag_node="n")
-    stages.convert_shard(files, out / "t.parquet", out / "c.parquet", benchmark="b", dag_node="n")
-    stages.validate_shard(files, out / "c.parquet", out / "p.parquet", benchmark="b", dag_node="n",
-                          settings={"seed": 0, "starts": 14, "iterations": 150, "time_cap_s": 300})
+    translate_shard(files, out / "t.parquet", benchmark="b", dag_node="n")
+    convert_shard(files, out / "t.parquet", out / "c.parquet", benchmark="b", dag_node="n")
+    validate_shard(files, out / "c.parquet", out / "p.parquet", benchmark="b", dag_node="n",
+                   settings={"seed": 0, "starts": 14, "iterations": 150, "time_cap_s": 300})
     return (out / "p.parquet").read_bytes()
 
 

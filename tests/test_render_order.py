@@ -9,10 +9,10 @@ from types import SimpleNamespace
 import pytest
 import sympy
 
-from extrembench.convert import render_statement, source_order_latex
-from extrembench.expr import parse_expression
-from extrembench.latex_formula import math_segments, read_segment
-from extrembench.problem import load_problem, parse_problem, problem_from_dict
+from extrembench.build.convert import render_statement, source_order_latex
+from extrembench.build.expr import parse_expression
+from extrembench.build.latex_formula import math_segments, read_segment
+from extrembench.build.problem import load_problem, parse_problem, problem_from_dict
 
 REPO = Path(__file__).resolve().parents[1]
 

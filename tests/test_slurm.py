@@ -1,6 +1,6 @@
 """SLURM: what every job asked the cluster for, checked against the config's size classes.
 
-Always run: the requests built from size classes (extrembench.resources), the SLURM profile's
+Always run: the requests built from size classes (extrembench.cluster.resources), the SLURM profile's
 shape, a dry run through profiles/slurm on a PATH without any SLURM command, and the submission
 check itself on constructed sacct records (it must reject a wrong GPU count).
 
@@ -28,7 +28,7 @@ import pyarrow.parquet as pq
 import pytest
 import yaml
 
-from extrembench.resources import ResourceError, job_request, scaled
+from extrembench.cluster.resources import ResourceError, job_request, scaled
 from extrembench.shards import shard_of
 
 REPO = Path(__file__).resolve().parents[1]

@@ -9,9 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from extrembench import stages
 from extrembench.artifacts import read_artifact
-from extrembench.llm_calls import LLMCallError
+from extrembench.build.convert import convert_shard
+from extrembench.build.translate import translate_shard
+from extrembench.build.validate import validate_shard
+from extrembench.llm.calls import LLMCallError
 
 FIXTURES = Path(__file__).parent / "fixtures" / "pipeline"
 GOOD = 'sense: min\nvariables: {x: positive}\nobjective: "x + 1/x"\nanswer: "2"\n'
@@ -39,9 +41,9 @@ def build_shard(tmp_path: Path, caller=None) -> list[dict]:
         path.write_text(text, encoding="utf-8")
         files.append(str(path))
     out = tmp_path / "out"
-    stages.translate_shard(files, out / "translate.parquet", benchmark="b", dag_node="t", caller=caller)
-    stages.convert_shard(files, out / "translate.parquet", out / "convert.parquet", benchmark="b", dag_node="c")
-    stages.validate_shard(files, out / "convert.parquet", out / "problems.parquet", benchmark="b", dag_node="v",
+    translate_shard(files, out / "translate.parquet", benchmark="b", dag_node="t", caller=caller)
+    convert_shard(files, out / "translate.parquet", out / "convert.parquet", benchmark="b", dag_node="c")
+    validate_shard(files, out / "convert.parquet", out / "problems.parquet", benchmark="b", dag_node="v",
                           settings={"seed": 0, "starts": 6, "iterations": 150, "time_cap_s": 300})
     return read_artifact(out / "problems.parquet", "problems").to_pylist()
 
@@ -70,6 +72,6 @@ def test_an_unreachable_endpoint_fails_the_job_instead_of_marking_problems(tmp_p
     path = tmp_path / "needs-llm.yaml"
     path.write_text("id: needs-llm\nsource: {language: zh, text: 设a为正数}\n", encoding="utf-8")
     with pytest.raises(LLMCallError):
-        stages.translate_shard([str(path)], tmp_path / "t.parquet", benchmark="b", dag_node="t",
+        translate_shard([str(path)], tmp_path / "t.parquet", benchmark="b", dag_node="t",
                                caller=_DeadEndpoint())
     assert not (tmp_path / "t.parquet").exists()

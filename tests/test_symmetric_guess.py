@@ -6,7 +6,7 @@ import json
 import pytest
 import sympy
 
-from extrembench.expr import parse_expression
+from extrembench.build.expr import parse_expression
 from extrembench.generation.symmetric import answer, answer_text, symmetric_guess
 
 
@@ -91,8 +91,8 @@ def test_answer_response(spec_json, finish, content):
 def test_planned_like_the_reference_solver(backend, engine_fields):
     """Registered as a non-LLM backend: its requests carry the spec (not a prompt), its engine
     version hashes its own code, and its sampling record names only what determines the answer."""
-    from extrembench.generation.backends import SOLVER_BACKENDS
     from extrembench.generation.requests import plan_samples, sampling_json
+    from extrembench.llm.backends import SOLVER_BACKENDS
 
     row = {"problem_id": "p1", "status": "confirmed", "statement": "...",
            "spec_json": json.dumps(spec("min", POS3, "a + b + c", ["a*b*c = 1"]))}

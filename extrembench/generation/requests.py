@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from extrembench import __version__
-from extrembench.generation.cache import cache_key
-from extrembench.provenance import code_hash
+from extrembench.llm.cache import cache_key
+from extrembench.provenance import stage_code_hash
 
 ASKED_STATUSES = ("confirmed", "ingested")
 
@@ -38,14 +38,11 @@ def sample_seed(model: str, benchmark: str, problem_id: str, trial: int) -> int:
     return int.from_bytes(digest[:4], "big") & 0x7FFFFFFF
 
 
-# The code a reference-solver answer depends on: its content hash is part of the engine version,
-# so editing the optimizer or the answer formatting invalidates the cached answers.
-REFERENCE_SOLVER_CODE = ("generation/reference.py", "validate.py", "convert.py", "problem.py", "expr.py")
-
-
 def reference_solver_version() -> str:
-    package_dir = Path(__file__).resolve().parents[1]
-    return f"{__version__}+{code_hash(REFERENCE_SOLVER_CODE, base=package_dir)}"
+    """The package version + the code hash of everything the reference solver imports (computed from
+    its import statements): editing the optimizer or the answer formatting invalidates cached answers."""
+    root = Path(__file__).resolve().parents[2]
+    return f"{__version__}+{stage_code_hash(['extrembench/generation/reference.py'], base=root)}"
 
 
 def engine_version(model_cfg: dict[str, Any]) -> str:

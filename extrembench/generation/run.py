@@ -26,11 +26,12 @@ from pathlib import Path
 from typing import Any
 
 from extrembench.artifacts import read_artifact, write_artifact
-from extrembench.generation.backends import SOLVER_BACKENDS, open_endpoint
-from extrembench.generation.cache import GenerationCache
-from extrembench.generation.client import ChatClient, ChatRequest, is_client_error
-from extrembench.generation.ledger import JobMeter, job_uid, response_cost, shares
+from extrembench.cluster.ledger import JobMeter, job_uid, response_cost, shares
+from extrembench.files import write_bytes_atomic
 from extrembench.generation.requests import PlannedSample, chat_payload, plan_samples, sampling_json
+from extrembench.llm.backends import SOLVER_BACKENDS, open_endpoint
+from extrembench.llm.cache import GenerationCache
+from extrembench.llm.client import ChatClient, ChatRequest, is_client_error
 
 log = logging.getLogger(__name__)
 
@@ -228,7 +229,7 @@ def generate_shard(*, problems_path: Path, output: Path, stats_path: Path, bench
     stats = {"benchmark": benchmark, "model": model, "shard": output.stem, "planned": len(planned),
              "cached": progress.cached, "sent": len(missing) if is_llm else 0,
              "computed": 0 if is_llm else len(missing), "failed": progress.failed}
-    stats_path.write_text(json.dumps(stats, sort_keys=True) + "\n", encoding="utf-8")
+    write_bytes_atomic(stats_path, (json.dumps(stats, sort_keys=True) + "\n").encode())
     if progress.failed:
         log.warning("%d request(s) failed, within models.%s.max_failure_rate: their rows are marked failed "
                     "and left out of accuracy; `snakemake --forcerun generate` sends exactly those again",

@@ -32,9 +32,9 @@ import mpmath
 import numpy as np
 import sympy
 
-from extrembench.expr import parse_expression, parse_relation, symbol
+from extrembench.build.expr import parse_expression, parse_relation, symbol
+from extrembench.build.problem import parse_domain
 from extrembench.generation.reference import abstaining_response, fixed_decimals
-from extrembench.problem import parse_domain
 
 T = sympy.Symbol("t", real=True)
 MAX_EXACT_DEGREE = 60       # Poly.real_roots stays fast well past this; beyond it the scan is used
@@ -43,9 +43,6 @@ GRID = 4001                 # points of the sign-change scan
 HP_DIGITS = 30
 MAX_NUMERIC_ROOTS = 50
 FEASIBILITY_TOL = sympy.Float("1e-20", HP_DIGITS)
-
-# The code an answer depends on: its content hash is part of the engine version (cache key).
-CODE = ("generation/symmetric.py", "expr.py", "problem.py")
 
 
 @dataclass(frozen=True)
@@ -56,10 +53,13 @@ class Guess:
 
 
 def version() -> str:
+    """The package version + the code hash of everything this module imports (computed, not listed):
+    part of the engine version, so a code edit invalidates cached answers."""
     from extrembench import __version__
-    from extrembench.provenance import code_hash
+    from extrembench.provenance import stage_code_hash
 
-    return f"{__version__}+{code_hash(CODE, base=Path(__file__).resolve().parents[1])}"
+    root = Path(__file__).resolve().parents[2]
+    return f"{__version__}+{stage_code_hash(['extrembench/generation/symmetric.py'], base=root)}"
 
 
 def _interval(variables: dict[str, str]) -> tuple[Any, Any, bool, bool]:

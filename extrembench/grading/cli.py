@@ -12,6 +12,7 @@ import json
 import sys
 from pathlib import Path
 
+from extrembench.files import read_jsonl
 from extrembench.grading.grade import grade_all_modes, grade_many, modes_disagree
 from extrembench.grading.modes import MODES
 
@@ -29,22 +30,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def read_cases(path: Path) -> list[dict]:
     """Cases from a JSONL file, with errors that name the file, line and field."""
     cases = []
-    with path.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                case = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise ValueError(f"{path}:{number}: not valid JSON ({exc.msg}); one JSON object per line") from exc
-            if not isinstance(case, dict):
-                raise ValueError(f"{path}:{number}: expected a JSON object with 'gold' and 'response'")
-            for field in ("gold", "response"):
-                if not isinstance(case.get(field), str):
-                    raise ValueError(f"{path}:{number}: field '{field}' is missing or not a string; "
-                                     "every case needs string 'gold' and 'response'")
-            case.setdefault("id", number)
-            cases.append(case)
+    for number, case in read_jsonl(path):
+        if not isinstance(case, dict):
+            raise ValueError(f"{path}:{number}: expected a JSON object with 'gold' and 'response'")
+        for field in ("gold", "response"):
+            if not isinstance(case.get(field), str):
+                raise ValueError(f"{path}:{number}: field '{field}' is missing or not a string; "
+                                 "every case needs string 'gold' and 'response'")
+        case.setdefault("id", number)
+        cases.append(case)
     return cases
 
 

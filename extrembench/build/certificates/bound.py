@@ -1,0 +1,536 @@
+"""`bound` certificates: interval branch-and-bound proving  objective >= answer - eps  on every
+feasible point of a reduced problem (extrembench.build.certificates.reduce), in min form.
+
+The proof is a tree over boxes, stored in prefix order as short tokens; the verifier replays it,
+re-running only the test each leaf names, so checking needs no search:
+    s<i>:<p>      split variable i at the rational p (children: lower part, then upper part)
+    l<j>:<mu>:<rho>:<hbar>:<p..>  constraint j (H >= 0) cuts the box and H <= hbar on it; with
+                  L = f - mu*H - rho*H*(hbar - H) <= f on feasible points, L's Hessian is positive
+                  definite on the box and L(p) + grad L(p).(x - p) >= target (KKT on a slanted face)
+    f<i>:lo|hi    the objective is monotone in variable i on the box and every constraint holds on
+                  all of it, so its minimum over the box is on that face (child: the face)
+    v<k>          eliminated variable k's solved form misses its domain on the whole box
+    x<j>          constraint j is negative on the whole box, or <= 0 there when it is strict
+                  (no feasible point)
+    u             the objective is undefined on the whole box
+    r             the objective's interval enclosure is >= target
+    m             mean-value form f(mid) + grad(box).(box - mid) >= target
+    c:<p1>,<p2>.. the Hessian (in the box's free directions) is positive definite on the box
+                  (interval LDL^T), so
+                  f >= f(p) + grad f(p).(x - p) there, and that linear bound is >= target
+Work is bounded by node and depth counts, never by time.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+
+import sympy
+
+from extrembench.build.certificates.interval import Undefined, Unsupported, compile_enclosure, ctx, interval, point
+from extrembench.build.certificates.reduce import Reduced
+
+MAX_NODES = 3000  # the largest proof among the shipped problems has ~2500 boxes
+MAX_DEPTH = 64
+CONVEX_DEPTH = 10
+
+
+class BoundFailure(ValueError):
+    """The search did not close (count limit) or a replayed leaf does not hold."""
+
+
+Box = list  # list of (lo, hi) Fraction | None
+
+
+class Infeasible(Exception):
+    """No feasible point in the box; the message is the proof token."""
+
+
+@dataclass
+class _Compiled:
+    f: object
+    grad: list
+    hess: list          # lower triangle rows
+    cons: list          # (enclosure, strict)
+    cons_grad: list     # per constraint: enclosures of its gradient
+    cons_hess: list     # per constraint: lower-triangle enclosures of its Hessian, or None
+    aux: list           # (enclosure of the solved form, of its numerator, of its denominator, Domain)
+    n: int
+
+
+def total_derivative(expr: sympy.Expr, y: sympy.Symbol, aux) -> sympy.Expr:
+    """d expr / d y where every auxiliary v = phi(free symbols) depends on y."""
+    out = sympy.diff(expr, y)
+    for v, phi, _ in aux:
+        if expr.has(v):
+            out += sympy.diff(expr, v) * sympy.diff(phi, y)
+    return out
+
+
+def _real(reduced: Reduced) -> Reduced:
+    """The same problem over real-declared symbols: d|x|/dx is then sign(x), not re/im terms."""
+    real = {s: sympy.Symbol(s.name, real=True) for s in list(reduced.symbols) + [v for v, _, _ in reduced.aux]}
+    return Reduced(tuple(real[s] for s in reduced.symbols), reduced.bounds, reduced.objective.xreplace(real),
+                   tuple((c.xreplace(real), strict) for c, strict in reduced.nonneg),
+                   tuple((real[v], phi.xreplace(real), d) for v, phi, d in reduced.aux), reduced.extra_points)
+
+
+def compile_reduced(reduced: Reduced) -> _Compiled:
+    reduced = _real(reduced)
+    syms = list(reduced.symbols)
+    every = syms + [v for v, _, _ in reduced.aux]
+    grads = [total_derivative(reduced.objective, s, reduced.aux) for s in syms]
+    try:
+        hess = [[compile_enclosure(total_derivative(grads[i], syms[j], reduced.aux), every) for j in range(i + 1)]
+                for i in range(len(syms))]
+    except Unsupported:
+        hess = None  # a kink (Abs, Max): no second derivative, so no convexity test
+    cons_grad, cons_hess = [], []
+    for c, _ in reduced.nonneg:
+        cg = [total_derivative(c, s, reduced.aux) for s in syms]
+        cons_grad.append([compile_enclosure(g, every) for g in cg])
+        try:
+            cons_hess.append([[compile_enclosure(total_derivative(cg[i], syms[j], reduced.aux), every)
+                               for j in range(i + 1)] for i in range(len(syms))])
+        except Unsupported:
+            cons_hess.append(None)
+    return _Compiled(compile_enclosure(reduced.objective, every), [compile_enclosure(g, every) for g in grads], hess,
+                     [(compile_enclosure(c, every), strict) for c, strict in reduced.nonneg], cons_grad, cons_hess,
+                     [(compile_enclosure(phi, syms), *_quotient(phi, syms), domain) for _, phi, domain in reduced.aux],
+                     len(syms))
+
+
+def _quotient(phi: sympy.Expr, syms) -> tuple:
+    """Enclosures of phi's numerator and denominator (None when phi has no variable denominator)."""
+    num, den = sympy.fraction(sympy.together(phi))
+    if den.is_number:
+        return None, None
+    return compile_enclosure(num, syms), compile_enclosure(den, syms)
+
+
+def _with_aux(comp: _Compiled, xs: list, closed: bool = False) -> list:
+    """Box intervals followed by each auxiliary's enclosure cut to its domain; raises Infeasible
+    ("v<k>") when that cut is empty."""
+    out = list(xs)
+    for k, (phi, num, den, domain) in enumerate(comp.aux):
+        try:
+            v = phi(out[:comp.n])
+            if num is not None and domain.lo is not None and domain.lo >= 0 and not v.a >= 0:
+                # phi = N/D must be >= 0: when N has a sign, so has D; cut D to that side first
+                # (a D straddling 0 would otherwise lose everything: N/[0, d] = [N/d, +inf])
+                n, d = num(out[:comp.n]), den(out[:comp.n])
+                if n.a > 0 and d.b > 0:
+                    v = n / ctx.mpf([max(d.a, 0), d.b])
+                elif n.b < 0 and d.a < 0:
+                    v = n / ctx.mpf([d.a, min(d.b, 0)])
+        except (Undefined, ZeroDivisionError, ValueError):
+            raise Infeasible(f"v{k}") from None
+        lo = point(_fraction(domain.lo)).a if domain.lo is not None else v.a
+        hi = point(_fraction(domain.hi)).b if domain.hi is not None else v.b
+        low, high = max(v.a, lo), min(v.b, hi)
+        if low > high or (not closed and ((domain.lo is not None and domain.lo_open and v.b <= lo) or
+                                           (domain.hi is not None and domain.hi_open and v.a >= hi))):
+            raise Infeasible(f"v{k}")
+        out.append(ctx.mpf([low, high]))
+    return out
+
+
+def _fraction(value) -> Fraction:
+    return Fraction(int(value.p), int(value.q))
+
+
+def _ivbox(comp: _Compiled, box: Box) -> list:
+    return _with_aux(comp, [interval(lo, hi) for lo, hi in box])
+
+
+def _bounded(interval) -> bool:
+    """Both ends of an interval enclosure are finite."""
+    return abs(float(interval.a)) < float("inf") and abs(float(interval.b)) < float("inf")
+
+
+def _raw(comp: _Compiled, xs: list) -> list | None:
+    """Box intervals followed by each auxiliary's enclosure NOT cut to its domain: the derivative
+    tests reason along segments of the box, which may leave the feasible set, so their enclosures
+    must cover every point of the box. None when an auxiliary is undefined somewhere on it."""
+    out = list(xs)
+    for phi, _, _, _ in comp.aux:
+        try:
+            v = phi(out[:comp.n])
+        except (Undefined, ZeroDivisionError, ValueError):
+            return None
+        if not _bounded(v):
+            return None
+        out.append(v)
+    return out
+
+
+def _ivpoint(comp: _Compiled, values: list[Fraction]) -> list | None:
+    return _raw(comp, [point(v) for v in values])
+
+
+def _finite(box: Box) -> bool:
+    return all(lo is not None and hi is not None for lo, hi in box)
+
+
+def _ge(value, target) -> bool:
+    """value >= target proven (value an interval, target an interval)."""
+    return value.a >= target.b
+
+
+def _safe(func, xs):
+    try:
+        return func(xs)
+    except (Undefined, ZeroDivisionError, ValueError):
+        return None
+
+
+def _infeasible(comp: _Compiled, xs, only: int | None = None) -> str | None:
+    for j, (c, strict) in enumerate(comp.cons):
+        if only is not None and j != only:
+            continue
+        v = _safe(c, xs)
+        if v is not None and (v.b < 0 or (strict and v.b <= 0)):
+            return f"x{j}"
+    return None
+
+
+def _constraints_hold(comp: _Compiled, xs) -> bool:
+    # strict constraints strictly: the face a monotone step moves to is then feasible too, so
+    # nothing below it may be discarded as infeasible on a boundary the box only touched
+    for c, strict in comp.cons:
+        v = _safe(c, xs)
+        if v is None or v.a < 0 or (strict and not v.a > 0):
+            return False
+    return True
+
+
+def _range(comp, xs, target) -> bool:
+    v = _safe(comp.f, xs)
+    return v is not None and _ge(v, target)
+
+
+def _midpoint(box: Box) -> list[Fraction]:
+    return [(lo + hi) / 2 for lo, hi in box]
+
+
+def _gradient(comp, xs) -> list:
+    return [_safe(g, xs) for g in comp.grad]
+
+
+def _mean_value(comp, box, xs, target, grads=None) -> bool:
+    if not _finite(box):
+        return False
+    grads = grads if grads is not None else _gradient(comp, xs)
+    mid = _midpoint(box)
+    pts = _ivpoint(comp, mid)
+    if pts is None:
+        return False
+    fc = _safe(comp.f, pts)
+    if fc is None:
+        return False
+    total = fc
+    for i, gi in enumerate(grads):
+        if gi is None:
+            return False
+        total = total + gi * (xs[i] - pts[i])
+    return _ge(total, target)
+
+
+def _positive_definite(rows) -> bool:
+    """Every symmetric matrix in the interval matrix is PD: interval LDL^T with positive pivots."""
+    n = len(rows)
+    a = [[rows[max(i, j)][min(i, j)] for j in range(n)] for i in range(n)]
+    for k in range(n):
+        pivot = a[k][k]
+        if not pivot.a > 0:
+            return False
+        for i in range(k + 1, n):
+            factor = a[i][k] / pivot
+            for j in range(k + 1, n):
+                a[i][j] = a[i][j] - factor * a[k][j]
+    return True
+
+
+def _convex(comp, box, xs, target, ref: list[Fraction]) -> bool:
+    if not _finite(box) or comp.hess is None:
+        return False
+    # only the free directions: a face fixes some variables, and convexity along them is not needed
+    free = [i for i in range(comp.n) if box[i][0] != box[i][1]]
+    rows = []
+    for a, i in enumerate(free):
+        row = []
+        for j in free[:a + 1]:
+            h = _safe(comp.hess[i][j], xs)
+            if h is None or not _bounded(h):
+                return False
+            row.append(h)
+        rows.append(row)
+    if not _positive_definite(rows):
+        return False
+    pts = _ivpoint(comp, ref)
+    if pts is None:
+        return False
+    total = _safe(comp.f, pts)
+    if total is None:
+        return False
+    for i, g in enumerate(comp.grad):
+        gi = _safe(g, pts)
+        if gi is None:
+            return False
+        total = total + gi * (xs[i] - pts[i])
+    return _ge(total, target)
+
+
+def _lagrangian(comp, box, xs, target, j: int, mu: Fraction, rho: Fraction, hbar: Fraction, ref: list[Fraction]) -> bool:
+    """Constraint j (H >= 0) cuts the box, with H <= hbar on all of it. For feasible x in the box
+    0 <= H <= hbar, so  g >= L = g - mu*H - rho*H*(hbar - H)  (mu, rho >= 0). When L's Hessian
+    (in the free directions) is positive definite on the box, L >= L(p) + grad L(p).(x - p)
+    there, and that linear bound is >= target: a KKT point on a slanted face, closed with the
+    multiplier mu + rho*hbar."""
+    if not _finite(box) or comp.hess is None or comp.cons_hess[j] is None or mu < 0 or rho < 0:
+        return False
+    h_enc = _safe(comp.cons[j][0], xs)
+    if h_enc is None or not h_enc.b <= point(hbar).a:
+        return False
+    free = [i for i in range(comp.n) if box[i][0] != box[i][1]]
+    mu_i, rho_i, hbar_i = point(mu), point(rho), point(hbar)
+    grad_h = [_safe(g, xs) for g in comp.cons_grad[j]]
+    if any(g is None for g in grad_h):
+        return False
+    rows = []
+    for a, i in enumerate(free):
+        row = []
+        for k in free[:a + 1]:
+            hg, hh = _safe(comp.hess[i][k], xs), _safe(comp.cons_hess[j][i][k], xs)
+            if hg is None or hh is None:
+                return False
+            # d2/dxi dxk of  g - (mu + rho*hbar) H + rho H^2
+            h = hg - (mu_i + rho_i * hbar_i) * hh + rho_i * 2 * (grad_h[i] * grad_h[k] + h_enc * hh)
+            if not _bounded(h):
+                return False
+            row.append(h)
+        rows.append(row)
+    if not _positive_definite(rows):
+        return False
+    pts = _ivpoint(comp, ref)
+    if pts is None:
+        return False
+    gp, hp = _safe(comp.f, pts), _safe(comp.cons[j][0], pts)
+    if gp is None or hp is None:
+        return False
+    total = gp - mu_i * hp - rho_i * hp * (hbar_i - hp)
+    for i in range(comp.n):
+        gi, hi = _safe(comp.grad[i], pts), _safe(comp.cons_grad[j][i], pts)
+        if gi is None or hi is None:
+            return False
+        dl = gi - (mu_i + rho_i * hbar_i) * hi + 2 * rho_i * hp * hi
+        total = total + dl * (xs[i] - pts[i])
+    return _ge(total, target)
+
+
+def _lagrangian_choice(comp, box, xs, target, ref) -> str | None:
+    """Try each constraint that cuts the box with the KKT multiplier at the anchor."""
+    pts = _ivpoint(comp, ref)
+    if pts is None:
+        return None
+    for j, (c, _) in enumerate(comp.cons):
+        h = _safe(c, xs)
+        if h is None or not (h.a < 0 < h.b):
+            continue
+        gh = [_safe(g, pts) for g in comp.cons_grad[j]]
+        gg = [_safe(g, pts) for g in comp.grad]
+        if any(v is None for v in gh + gg):
+            continue
+        gh_f, gg_f = [float(v.mid) for v in gh], [float(v.mid) for v in gg]
+        norm = sum(v * v for v in gh_f)
+        if not 0 < norm < float("inf") or not all(abs(v) < float("inf") for v in gg_f):
+            continue
+        multiplier = sum(a * b for a, b in zip(gg_f, gh_f)) / norm
+        if not (0 < multiplier < float("inf")) or not float(h.b) < float("inf"):
+            continue
+        hbar = Fraction(float(h.b)).limit_denominator(2 ** 40)
+        hbar = hbar if point(hbar).a >= h.b else Fraction(float(h.b)) * 2
+        mu = Fraction(multiplier / 2).limit_denominator(2 ** 30)
+        rho = Fraction(multiplier / (2 * float(hbar))).limit_denominator(2 ** 30) if hbar > 0 else Fraction(0)
+        if _lagrangian(comp, box, xs, target, j, mu, rho, hbar, ref):
+            return f"l{j}:{mu}:{rho}:{hbar}:" + ",".join(str(v) for v in ref)
+    return None
+
+
+def _monotone_face(comp, box, xs, grads=None) -> tuple[int, str] | None:
+    if not _constraints_hold(comp, xs) or _safe(comp.f, xs) is None:
+        return None
+    grads = grads if grads is not None else _gradient(comp, xs)
+    for i, gi in enumerate(grads):
+        if box[i][0] == box[i][1]:
+            continue
+        if gi is None:
+            continue
+        if gi.a >= 0 and box[i][0] is not None:
+            return i, "lo"
+        if gi.b <= 0 and box[i][1] is not None:
+            return i, "hi"
+    return None
+
+
+def _face(box: Box, i: int, side: str) -> Box:
+    end = box[i][0] if side == "lo" else box[i][1]
+    return [(end, end) if k == i else b for k, b in enumerate(box)]
+
+
+def _split_choice(box: Box, ref: list[Fraction] | None) -> tuple[int, Fraction] | None:
+    best, best_width = None, Fraction(-1)
+    for i, (lo, hi) in enumerate(box):
+        if lo is None or hi is None:
+            if lo is None and hi is None:
+                return i, Fraction(0)
+            if hi is None:
+                return i, max(2 * lo, Fraction(1)) if lo >= 0 else Fraction(0) if lo < -1 else lo + 2
+            return i, min(2 * hi, Fraction(-1)) if hi <= 0 else Fraction(0) if hi > 1 else hi - 2
+        width = hi - lo
+        if width > best_width:
+            best, best_width = i, width
+    if best is None or best_width == 0:
+        return None
+    lo, hi = box[best]
+    return best, (lo + hi) / 2
+
+
+def _inside(ref, box) -> bool:
+    return ref is not None and all((lo is None or lo <= r) and (hi is None or r <= hi) for r, (lo, hi) in zip(ref, box))
+
+
+def search(reduced: Reduced, target, ref: list[Fraction] | None, max_nodes: int = MAX_NODES) -> list[str]:
+    """The proof tree's tokens, or BoundFailure when it does not close within max_nodes."""
+    comp = compile_reduced(reduced)
+    tokens: list[str] = []
+    box0 = [tuple(b) for b in reduced.bounds]
+
+    def close(box, depth):
+        if len(tokens) > max_nodes:
+            raise BoundFailure(f"more than {max_nodes} boxes")
+        try:
+            xs = _ivbox(comp, box)
+        except Infeasible as exc:
+            tokens.append(str(exc))
+            return
+        if (token := _infeasible(comp, xs)) is not None:
+            tokens.append(token)
+            return
+        if _safe(comp.f, xs) is None:
+            tokens.append("u")
+            return
+        if _range(comp, xs, target):
+            tokens.append("r")
+            return
+        xs = _raw(comp, xs[:comp.n])
+        grads = _gradient(comp, xs) if xs is not None else None
+        if xs is not None and _mean_value(comp, box, xs, target, grads):
+            tokens.append("m")
+            return
+        face = _monotone_face(comp, box, xs, grads) if xs is not None else None
+        if face is not None:
+            tokens.append(f"f{face[0]}:{face[1]}")
+            close(_face(box, *face), depth + 1)
+            return
+        # the Hessian test is the costly one: near the witness, or once boxes are small
+        if xs is not None and _finite(box) and (_inside(ref, box) or depth >= CONVEX_DEPTH):
+            anchor = [min(max(r, lo), hi) for r, (lo, hi) in zip(ref, box)] if ref is not None else _midpoint(box)
+            for candidate in ([anchor, _midpoint(box)] if anchor != _midpoint(box) else [anchor]):
+                if _convex(comp, box, xs, target, candidate):
+                    tokens.append("c:" + ",".join(str(v) for v in candidate))
+                    return
+                token = _lagrangian_choice(comp, box, xs, target, candidate)
+                if token is not None:
+                    tokens.append(token)
+                    return
+        choice = _split_choice(box, ref)
+        if choice is None or depth >= MAX_DEPTH:
+            raise BoundFailure(f"a box at depth {depth} cannot be closed: {box}")
+        i, p = choice
+        tokens.append(f"s{i}:{p}")
+        close([(b[0], p) if k == i else b for k, b in enumerate(box)], depth + 1)
+        close([(p, b[1]) if k == i else b for k, b in enumerate(box)], depth + 1)
+
+    close(box0, 0)
+    return tokens
+
+
+def replay(reduced: Reduced, target, tokens: list[str]) -> None:
+    """Re-check a proof tree; raises BoundFailure naming the first token that does not hold."""
+    comp = compile_reduced(reduced)
+    position = 0
+
+    def fail(message):
+        raise BoundFailure(f"token {position} ({tokens[position - 1] if position else ''}): {message}")
+
+    def check(box, depth):
+        nonlocal position
+        if depth > MAX_DEPTH:
+            fail("tree deeper than allowed")
+        if position >= len(tokens):
+            fail("proof ends early")
+        token = tokens[position]
+        position += 1
+        try:
+            xs = _ivbox(comp, box)
+        except Infeasible as exc:
+            if token != str(exc):
+                fail(f"box is infeasible by {exc}, not by {token}")
+            return
+        head, _, arg = token.partition(":")
+        raw = _raw(comp, xs[:comp.n])  # derivative tests need enclosures over the whole box
+        if head[:1] in ("f", "l", "m", "c") and raw is None:
+            fail("an eliminated variable is undefined somewhere on the box")
+        if head.startswith("s"):
+            i, p = int(head[1:]), Fraction(arg)
+            lo, hi = box[i]
+            if not ((lo is None or lo < p) and (hi is None or p < hi)):
+                fail(f"split point {p} is not inside ({lo}, {hi})")
+            check([(b[0], p) if k == i else b for k, b in enumerate(box)], depth + 1)
+            check([(p, b[1]) if k == i else b for k, b in enumerate(box)], depth + 1)
+        elif head.startswith("f"):
+            i = int(head[1:])
+            gi = _safe(comp.grad[i], raw)
+            if gi is None or not _constraints_hold(comp, raw) or _safe(comp.f, raw) is None:
+                fail("face step needs a defined gradient and every constraint to hold on the box")
+            if not ((arg == "lo" and gi.a >= 0 and box[i][0] is not None) or (arg == "hi" and gi.b <= 0 and box[i][1] is not None)):
+                fail(f"objective not monotone towards the {arg} face of variable {i}")
+            check(_face(box, i, arg), depth + 1)
+        elif head.startswith("l"):
+            parts = token.split(":")
+            if len(parts) != 5:
+                fail("malformed Lagrangian token")
+            j, mu, rho, hbar = int(parts[0][1:]), Fraction(parts[1]), Fraction(parts[2]), Fraction(parts[3])
+            ref = [Fraction(v) for v in parts[4].split(",")]
+            if not 0 <= j < len(comp.cons) or len(ref) != comp.n or not _inside(ref, box):
+                fail("Lagrangian step names no constraint or an anchor outside the box")
+            if not _lagrangian(comp, box, raw, target, j, mu, rho, hbar, ref):
+                fail("Lagrangian bound not above the target")
+        elif head.startswith("v"):
+            fail("auxiliary variable's range is not empty on the box")
+        elif head.startswith("x"):
+            if _infeasible(comp, xs, only=int(head[1:])) is None:
+                fail("constraint not negative on the whole box")
+        elif head == "u":
+            if _safe(comp.f, xs) is not None:
+                fail("objective is defined on the box")
+        elif head == "r":
+            if not _range(comp, xs, target):
+                fail("enclosure not above the target")
+        elif head == "m":
+            if not _mean_value(comp, box, raw, target):
+                fail("mean-value bound not above the target")
+        elif head == "c":
+            ref = [Fraction(v) for v in arg.split(",")] if arg else []
+            if len(ref) != comp.n or not _inside(ref, box):
+                fail("convexity anchor outside the box")
+            if not _convex(comp, box, raw, target, ref):
+                fail("convexity bound not above the target")
+        else:
+            fail(f"unknown token {token!r}")
+
+    check([tuple(b) for b in reduced.bounds], 0)
+    if position != len(tokens):
+        raise BoundFailure(f"{len(tokens) - position} tokens left over after the proof tree")

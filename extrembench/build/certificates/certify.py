@@ -1,0 +1,127 @@
+"""Build the certificate of a confirmed answer: try `sos`, then `bound`, within count limits, and
+fall back to `numeric`. Deterministic: same problem and witness give the same bytes."""
+
+from __future__ import annotations
+
+import logging
+from fractions import Fraction
+
+from extrembench.build.certificates import bound, numeric
+from extrembench.build.certificates.document import (
+    EPSILON,
+    FORMAT,
+    VERIFIER_VERSION,
+    canonical,
+    embed_spec,
+    epsilon_abs,
+    spec_problem,
+)
+from extrembench.build.certificates.interval import Unsupported, compile_enclosure, point
+from extrembench.build.certificates.reduce import PlanError, apply_plan, choose_plan
+from extrembench.build.certificates.witness import find_witness, witness_text
+from extrembench.build.problem import Problem
+
+log = logging.getLogger(__name__)
+
+
+def target_interval(parsed, epsilon: Fraction):
+    """answer - eps (min form) as an interval: the objective must be proven >= its upper end."""
+    sign = 1 if parsed.sense == "min" else -1
+    return compile_enclosure(sign * parsed.answer, [])([]) - point(epsilon_abs(epsilon, parsed.answer))
+
+
+def _document(problem: Problem, kind: str, witness: dict[str, str] | None, body: dict, size: int) -> dict:
+    doc = {"format": FORMAT, "verifier": VERIFIER_VERSION, "kind": kind, "spec": embed_spec(problem),
+           "witness": witness, "size": size, "body": body}
+    if kind in ("bound", "sos"):
+        doc["epsilon"] = str(EPSILON) if kind == "bound" else "0"  # sos identities are exact
+    return doc
+
+
+def _try_bound(parsed, witness_point: dict | None, approx: dict, max_nodes: int):
+    sign = 1 if parsed.sense == "min" else -1
+    plan = choose_plan(parsed, sign * parsed.answer, approx)
+    if plan is None:
+        return None, "no reduction plan (an equality constraint could not be solved for one variable)"
+    try:
+        branches = apply_plan(parsed, sign * parsed.answer, plan)
+    except PlanError as exc:
+        return None, f"plan: {exc}"
+    target = target_interval(parsed, EPSILON)
+    trees = []
+    for branch in branches:
+        ref = _reference(branch, witness_point, approx, plan)
+        try:
+            trees.append(bound.search(branch, target, ref, max_nodes=max_nodes))
+        except (bound.BoundFailure, Unsupported) as exc:
+            return None, f"branch-and-bound: {exc}"
+    for extra in (branches[0].extra_points if branches else ()):
+        value = compile_enclosure(sign * parsed.objective, list(extra))([point(0)] * len(extra))
+        if not value.a >= target.b:
+            return None, "the origin (outside the normalised simplex) is below the answer"
+    return {"plan": plan, "trees": trees}, ""
+
+
+def _reference(branch, witness_point, approx, plan) -> list[Fraction] | None:
+    """The witness in the branch's coordinates, normalised when the plan normalises (a hint for
+    the convexity test; any point works for soundness)."""
+    values = {s.name: float(approx[s.name]) for s in branch.symbols} if approx else None
+    if values is None:
+        return None
+    if any(step["op"] == "normalize" for step in plan):
+        total = sum(float(v) for v in approx.values())
+        if total > 0:
+            values = {k: v / total for k, v in values.items()}
+    return [Fraction(v).limit_denominator(10**12) for v in values.values()]
+
+
+def certify(problem: Problem, witness: dict[str, float] | None, reason: str = "",
+            max_nodes: int = bound.MAX_NODES) -> dict:
+    """The certificate (a dict; `canonical` gives its bytes) of a confirmed problem. Never raises:
+    a failure inside a proof attempt leaves the numeric certificate, with the error named."""
+    try:
+        return _certify(problem, witness, reason, max_nodes)
+    except Exception as exc:  # a certifier bug must not stop validation; it is reported, not hidden
+        body = numeric.build(None, witness, reason)
+        body["not_certified"] = f"the certifier failed: {type(exc).__name__}: {exc}"
+        return _document(problem, "numeric", None, body, 1)
+
+
+def _certify(problem: Problem, witness, reason: str, max_nodes: int) -> dict:
+    parsed = spec_problem(embed_spec(problem))
+    approx = {k: float(v) for k, v in (witness or {}).items()}
+    exact = None
+    notes = []
+    if approx:
+        exact = find_witness(parsed, approx)
+        if exact is None:
+            sign = 1 if parsed.sense == "min" else -1
+            plan = choose_plan(parsed, sign * parsed.answer, approx)
+            if plan:
+                try:
+                    branches = apply_plan(parsed, sign * parsed.answer, plan)
+                    for b in branches:
+                        exact = exact or find_witness(parsed, approx, b.substitutions)
+                except PlanError:
+                    pass
+    if exact is not None:
+        from extrembench.build.certificates import sos
+
+        body, why = sos.attempt(parsed, exact)
+        if body is not None:
+            return _document(problem, "sos", witness_text(exact), body, sos.size(body))
+        notes.append(f"sos: {why}")
+        body, why = _try_bound(parsed, exact, approx, max_nodes)
+        if body is not None:
+            return _document(problem, "bound", witness_text(exact), body, sum(len(t) for t in body["trees"]))
+        notes.append(f"bound: {why}")
+    else:
+        notes.append("no exact witness found")
+    body = numeric.build(exact, approx, reason)
+    body["not_certified"] = "; ".join(notes)
+    log.info("%s: numeric certificate only (%s)", problem.id, body["not_certified"])
+    return _document(problem, "numeric", witness_text(exact) if exact else None, body, 1)
+
+
+def certificate_json(certificate: dict | None) -> str | None:
+    return canonical(certificate) if certificate is not None else None

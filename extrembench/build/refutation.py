@@ -1,0 +1,724 @@
+"""Refutation certificates: why a claimed extremum is wrong, in data anyone can re-check without search.
+
+A certificate is a JSON-serialisable dict. `verify_refutation(certificate, spec)` re-checks it from
+the certificate and the problem alone; `witness_certificate` builds one from a float point the
+search found. Kinds:
+
+- "refutation", method "witness": an exactly feasible point (rational coordinates, and at most one
+  real algebraic coordinate given as a root of an integer polynomial inside a rational interval
+  where the polynomial changes sign) at which every domain, equality and inequality holds exactly,
+  and a rigorous interval enclosure of the objective that lies beyond the claim by a positive margin.
+  Equalities are decided exactly: rational arithmetic, or for the algebraic coordinate divisibility of
+  the constraint's numerator by the root's polynomial. Inequalities and the objective are enclosed
+  with outward-rounded interval arithmetic (mpmath.iv), never with floats.
+
+Interval arithmetic is mpmath's `iv` context: every operation rounds outward, so an enclosure always
+contains the true value. A certificate that cannot be decided this way does not verify.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import math
+from fractions import Fraction
+from typing import Any
+
+import sympy
+from mpmath import iv
+from mpmath.libmp import to_str
+
+VERIFIER = "extrembench.build.refutation/1"
+PRECISION_BITS = 200          # working precision of the enclosures
+ROOT_WIDTH = Fraction(1, 2 ** 190)  # isolating interval of an algebraic coordinate, refined to this width
+SNAP_DENOMINATORS = (12, 1000, 10 ** 6)  # nice rationals first; the float's exact binary value last
+MAX_SOLVE_ATTEMPTS = 40       # (unknowns chosen, snapping) pairs tried when building a witness
+
+
+BRANCH_BITS = 64             # branch and bound needs no more: its margins are far above 2^-64
+_work_bits = [PRECISION_BITS]
+
+
+@contextlib.contextmanager
+def _precision(bits: int | None = None):
+    """mpmath's iv context has no workprec(); set and restore its precision around a computation
+    (bits=None: the precision of the enclosing computation)."""
+    saved, saved_work = iv.prec, _work_bits[0]
+    _work_bits[0] = bits or saved_work
+    iv.prec = _work_bits[0]
+    try:
+        yield
+    finally:
+        iv.prec, _work_bits[0] = saved, saved_work
+
+
+class Undefined(ValueError):
+    """An expression that is (or may be) undefined or not real on the given box."""
+
+
+# ---------------------------------------------------------------- interval enclosures
+
+def _rational(value: Fraction | sympy.Rational) -> Any:
+    value = Fraction(int(value.numerator if isinstance(value, Fraction) else value.p),
+                     int(value.denominator if isinstance(value, Fraction) else value.q))
+    return iv.mpf(value.numerator) / iv.mpf(value.denominator)
+
+
+def _hull(lo: Any, hi: Any) -> Any:
+    return iv.mpf([lo, hi])
+
+
+def enclose(expr: sympy.Basic, box: dict, *, strict: bool = True) -> Any:
+    """An interval containing every value of expr over the box (symbol -> iv interval).
+
+    strict: the expression must be provably defined and real on the whole box (a witness check);
+    otherwise (branch and bound) the arguments of sqrt/log/fractional powers are cut to the part
+    where they are defined, since points where the problem is undefined are not feasible points."""
+    with _precision():
+        return _enclose(expr, box, strict)
+
+
+def _enclose(expr: sympy.Basic, box: dict, strict: bool) -> Any:  # noqa: C901 (one case per node type)
+    if expr.is_Symbol:
+        return box[expr]
+    if expr.is_Rational:
+        return _rational(expr)
+    if expr is sympy.pi:
+        return iv.pi
+    if expr is sympy.E:
+        return iv.e
+    args = [_enclose(a, box, strict) for a in expr.args] if not expr.is_Pow else None
+    if expr.is_Add:
+        return sum(args[1:], args[0])
+    if expr.is_Mul:
+        result = args[0]
+        for a in args[1:]:
+            result = result * a
+        return result
+    if expr.is_Pow:
+        base, exponent = expr.args
+        b = _enclose(base, box, strict)
+        if exponent.is_Integer:
+            if int(exponent) < 0 and _contains_zero(b) and strict:
+                raise Undefined(f"division by a value that may be 0 in {expr}")
+            return b ** int(exponent)
+        b = _nonnegative_part(b, expr, strict, open_zero=exponent.is_negative)
+        if exponent == sympy.Rational(1, 2):
+            return iv.sqrt(b)
+        e = _enclose(exponent, box, strict)
+        if exponent.is_Rational:
+            return b ** e
+        b = _positive_part(b, expr, strict)
+        return iv.exp(e * iv.log(b))
+    name = type(expr).__name__
+    if name == "Abs":
+        return abs(args[0])
+    if name in ("Max", "Min"):
+        pick = max if name == "Max" else min
+        return _hull(pick(a.a for a in args), pick(a.b for a in args))
+    if name == "exp":
+        return iv.exp(args[0])
+    if name == "log":
+        return iv.log(_positive_part(args[0], expr, strict))
+    if name in ("sin", "cos"):
+        return getattr(iv, name)(args[0])
+    if name == "tan":
+        if _contains_zero(iv.cos(args[0])):
+            if strict:
+                raise Undefined(f"tan may be at a pole in {expr}")
+            return iv.mpf(["-inf", "inf"])
+        return iv.tan(args[0])
+    raise Undefined(f"no interval rule for {name}")
+
+
+def _contains_zero(x: Any) -> bool:
+    return x.a <= 0 <= x.b
+
+
+def _nonnegative_part(x: Any, expr, strict: bool, open_zero: bool = False) -> Any:
+    if x.a >= 0 and not (open_zero and x.a == 0 and strict):
+        return x
+    if strict or x.b < 0:
+        raise Undefined(f"the base of {expr} may be negative")
+    return _hull(0, x.b)
+
+
+def _positive_part(x: Any, expr, strict: bool) -> Any:
+    if x.a > 0:
+        return x
+    if strict or x.b <= 0:
+        raise Undefined(f"the argument of {expr} may be <= 0")
+    return _hull(0, x.b)
+
+
+def _text(x: Any) -> list[str]:
+    """The interval's ends as decimal text (for people; the verifier recomputes, never reads these)."""
+    return [to_str(x._mpi_[0], 17), to_str(x._mpi_[1], 17)]
+
+
+# ---------------------------------------------------------------- exact points
+
+def _fraction(text: str) -> Fraction:
+    if not isinstance(text, str) or len(text) > 20000:
+        raise ValueError(f"coordinate {text!r} is not a rational written as text")
+    return Fraction(text)
+
+
+def _poly_value(coefficients: list[Fraction], x: Fraction) -> Fraction:
+    value = Fraction(0)
+    for c in coefficients:
+        value = value * x + c
+    return value
+
+
+def _algebraic(entry: dict) -> tuple[list[Fraction], Fraction, Fraction]:
+    """(coefficients high->low, lo, hi) of a root entry, after checking the sign change."""
+    coefficients = [_fraction(c) for c in entry["root_of"]]
+    lo, hi = (_fraction(v) for v in entry["interval"])
+    if len(coefficients) < 2 or coefficients[0] == 0 or not lo < hi:
+        raise ValueError("a root needs a polynomial of degree >= 1 and an interval lo < hi")
+    if _poly_value(coefficients, lo) * _poly_value(coefficients, hi) >= 0:
+        raise ValueError(f"the polynomial does not change sign on [{lo}, {hi}], so no root is certified there")
+    return coefficients, lo, hi
+
+
+def _refine(coefficients: list[Fraction], lo: Fraction, hi: Fraction, width: Fraction) -> tuple[Fraction, Fraction]:
+    """Bisect keeping a sign change (exact rational arithmetic): the interval keeps containing a root."""
+    f_lo = _poly_value(coefficients, lo)
+    while hi - lo > width:
+        mid = (lo + hi) / 2
+        f_mid = _poly_value(coefficients, mid)
+        if f_mid == 0:
+            return mid, mid
+        if (f_mid > 0) == (f_lo > 0):
+            lo, f_lo = mid, f_mid
+        else:
+            hi = mid
+    return lo, hi
+
+
+def _point_box(point: dict, symbols: dict) -> tuple[dict, dict, tuple | None]:
+    """(exact rational coordinates, interval box, the algebraic coordinate or None)."""
+    exact, box, algebraic = {}, {}, None
+    with _precision():
+        for name, entry in point.items():
+            s = symbols[name]
+            if isinstance(entry, str):
+                value = _fraction(entry)
+                exact[s] = sympy.Rational(value.numerator, value.denominator)
+                box[s] = _rational(value)
+                continue
+            if not isinstance(entry, dict) or algebraic is not None:
+                raise ValueError("a coordinate is a rational as text, or (at most one) {root_of, interval}")
+            coefficients, lo, hi = _algebraic(entry)
+            lo, hi = _refine(coefficients, lo, hi, ROOT_WIDTH)
+            if lo == hi:
+                exact[s] = sympy.Rational(lo.numerator, lo.denominator)
+                box[s] = _rational(lo)
+                continue
+            algebraic = (s, coefficients, lo, hi)
+            box[s] = _hull(_rational(lo).a, _rational(hi).b)
+    return exact, box, algebraic
+
+
+def _exactly_zero(expr: sympy.Expr, exact: dict, algebraic: tuple | None, box: dict) -> bool:
+    """Whether expr is exactly 0 at the point: rational arithmetic, or divisibility of its numerator
+    by the algebraic coordinate's polynomial (its denominator enclosed away from 0)."""
+    value = expr.xreplace(exact)
+    if algebraic is None:
+        return value == 0
+    s, coefficients, _, _ = algebraic
+    numerator, denominator = sympy.fraction(sympy.together(value))
+    try:
+        top = sympy.Poly(numerator, s, domain="QQ")
+        root = sympy.Poly([sympy.Rational(c.numerator, c.denominator) for c in coefficients], s, domain="QQ")
+    except sympy.PolynomialError:
+        return False
+    if not top.rem(root).is_zero:
+        return False
+    try:
+        return not _contains_zero(enclose(denominator, box))
+    except Undefined:
+        return False
+
+
+def _holds(lhs, op: str, rhs, exact: dict, algebraic, box: dict) -> tuple[bool, str]:
+    """Whether a relation holds exactly at the point, with why not."""
+    shown = f"{lhs} {op} {rhs}"
+    try:
+        sides = enclose(lhs, box), enclose(rhs, box)  # both sides must be defined there
+        difference = enclose(lhs - rhs, box) if op in ("=", ">=", ">") else enclose(rhs - lhs, box)
+    except Undefined as error:
+        return False, f"{shown}: {error}"
+    del sides
+    if op == "=":
+        return (True, "") if _exactly_zero(lhs - rhs, exact, algebraic, box) else (False, f"{shown} is not shown to hold exactly")
+    if difference.a > 0:
+        return True, ""
+    if difference.b < 0:
+        return False, f"{shown} is violated"
+    if op in (">=", "<=") and _exactly_zero(lhs - rhs, exact, algebraic, box):
+        return True, ""
+    return False, f"{shown} could not be decided at the witness"
+
+
+def _in_domain(value_box: Any, domain, exact_value) -> bool:
+    """Whether the coordinate lies in its domain: exact for rationals, by enclosure otherwise."""
+    with _precision():
+        for end, is_open, side in ((domain.lo, domain.lo_open, 1), (domain.hi, domain.hi_open, -1)):
+            if end is None:
+                continue
+            if exact_value is not None and end.is_Rational:
+                gap = side * (exact_value - end)
+                if gap < 0 or (gap == 0 and is_open):
+                    return False
+                continue
+            gap = (value_box - _enclose(end, {}, True)) * side
+            if not gap.a > 0:
+                return False
+    return True
+
+
+# ---------------------------------------------------------------- verification
+
+def _parsed(spec: Any, claim: str):
+    """ParsedProblem of a spec given as a Problem, a ParsedProblem or a spec dict (spec_json form)."""
+    from extrembench.build.problem import ParsedProblem, Problem, parse_problem, problem_from_dict
+
+    if isinstance(spec, ParsedProblem):
+        return spec
+    if isinstance(spec, Problem):
+        return parse_problem(spec)
+    data = {k: spec[k] for k in ("sense", "variables", "constraints", "objective") if k in spec}
+    data.update(id=str(spec.get("id", "spec")), answer=str(spec.get("answer", claim)))
+    return parse_problem(problem_from_dict(data))
+
+
+def verify_refutation(certificate: dict, spec: Any) -> tuple[bool, str]:
+    """(True, summary) when the certificate proves the claim wrong for this problem, else (False, why).
+
+    Nothing is searched: the point is read from the certificate, its exact feasibility decided and
+    the objective enclosed there."""
+    try:
+        if not isinstance(certificate, dict) or certificate.get("kind") != "refutation":
+            return False, "not a refutation certificate (kind must be 'refutation')"
+        if certificate.get("method") not in ("witness", "branch-and-bound"):
+            return False, f"unknown refutation method {certificate.get('method')!r}"
+        claim_text = certificate["claim"]
+        parsed = _parsed(spec, claim_text)
+        from extrembench.build.expr import parse_expression
+
+        claim = parse_expression(claim_text, ())
+        if sympy.simplify(claim - parsed.answer) != 0:
+            return False, f"the certificate refutes {claim_text}, but the problem claims {parsed.answer}"
+        if certificate.get("sense") != parsed.sense:
+            return False, f"the certificate is for a {certificate.get('sense')} problem, this one asks for the {parsed.sense}"
+        if certificate["method"] == "branch-and-bound":
+            return _verify_tree(certificate, parsed, claim)
+        return _verify_witness(certificate, parsed, claim)
+    except (KeyError, TypeError, ValueError, ZeroDivisionError) as error:
+        return False, f"malformed certificate: {type(error).__name__}: {error}"
+
+
+def check_point(parsed, point: dict) -> tuple[bool, str, dict]:
+    """(holds, why not, interval box): is the exact point in every domain and does every constraint
+    hold there exactly."""
+    symbols = {str(s): s for s in parsed.symbols}
+    if set(point) != set(symbols):
+        return False, f"the point must give every variable ({', '.join(symbols)}) and nothing else", {}
+    exact, box, algebraic = _point_box(point, symbols)
+    for s in parsed.symbols:
+        if not _in_domain(box[s], parsed.domains[s], exact.get(s)):
+            return False, f"{s} is outside its domain", box
+        if algebraic is not None and s == algebraic[0]:
+            ends = [sympy.Rational(v.numerator, v.denominator) for v in algebraic[2:]]
+            if not all(parsed.domains[s].contains(v) for v in ends):
+                return False, f"the interval of {s} leaves its domain", box
+    for lhs, op, rhs in parsed.constraints:
+        ok, why = _holds(lhs, op, rhs, exact, algebraic, box)
+        if not ok:
+            return False, why, box
+    return True, "", box
+
+
+def _verify_witness(certificate: dict, parsed, claim: sympy.Expr) -> tuple[bool, str]:
+    ok, why, box = check_point(parsed, certificate["point"])
+    if not ok:
+        return False, why
+    try:
+        value = enclose(parsed.objective, box)
+    except Undefined as error:
+        return False, f"objective: {error}"
+    with _precision():
+        bound = _enclose(claim, {}, True)
+        margin = bound.a - value.b if parsed.sense == "min" else value.a - bound.b
+    if not margin > 0:
+        return False, f"the objective's enclosure {_text(value)} does not beat the claim {claim}"
+    word = "below" if parsed.sense == "min" else "above"
+    return True, (f"exactly feasible point; objective in [{_text(value)[0]}, {_text(value)[1]}], {word} the "
+                  f"claimed {claim} by more than {to_str(margin._mpi_[0], 3)}")
+
+
+def point_floats(point: dict) -> dict[str, float]:
+    """Float approximations of an exact point's coordinates (for display and the search)."""
+    floats = {}
+    for name, entry in point.items():
+        if isinstance(entry, str):
+            floats[name] = float(Fraction(entry))
+        else:
+            lo, hi = (Fraction(v) for v in entry["interval"])
+            floats[name] = float(_refine([Fraction(c) for c in entry["root_of"]], lo, hi, Fraction(1, 2 ** 60))[0])
+    return floats
+
+
+# ---------------------------------------------------------------- building a witness
+
+def witness_certificate(parsed, claim_text: str, x: dict[str, float]) -> tuple[dict | None, str]:
+    """A verified witness certificate near the float point x, or (None, why not)."""
+    why = "no exactly feasible point was found near the float point"
+    for point in exact_points(parsed, x):
+        certificate = {"kind": "refutation", "method": "witness", "sense": parsed.sense, "claim": claim_text,
+                       "point": point, "verifier": VERIFIER}
+        ok, detail = verify_refutation(certificate, parsed)
+        if ok:
+            certificate["summary"] = detail
+            return certificate, detail
+        why = detail
+    return None, why
+
+
+def exact_feasible_point(parsed, x: dict[str, float]) -> dict | None:
+    """An exact point near x at which every domain and constraint holds exactly, or None."""
+    for point in exact_points(parsed, x):
+        if check_point(parsed, point)[0]:
+            return point
+    return None
+
+
+def exact_points(parsed, x: dict[str, float]):
+    """Exact points near the float point x, nicest first: the coordinates not fixed by equalities
+    snapped to rationals, the equalities solved exactly for the rest (a linear system over the
+    rationals, or one polynomial equation whose real root nearest x is isolated). At most
+    MAX_SOLVE_ATTEMPTS tries, so the work is bounded."""
+    equalities = [lhs - rhs for lhs, op, rhs in parsed.constraints if op == "="]
+    involved = [s for s in parsed.symbols if any(s in g.free_symbols for g in equalities)]
+    choices = list(itertools.combinations(involved, len(equalities))) if equalities else [()]
+    # unknowns far from 0 first: their value moves least relative to itself when solved for
+    choices.sort(key=lambda chosen: -sum(math.log1p(abs(x[str(s)])) for s in chosen))
+    attempts = 0
+    for snap in (*(lambda v, d=d: Fraction(v).limit_denominator(d) for d in SNAP_DENOMINATORS), Fraction):
+        for chosen in choices:
+            attempts += 1
+            if attempts > MAX_SOLVE_ATTEMPTS:
+                return
+            if not all(math.isfinite(x[str(s)]) for s in parsed.symbols):
+                return
+            point = _solve(equalities, chosen, {s: snap(x[str(s)]) for s in parsed.symbols if s not in chosen}, x)
+            if point is not None:
+                yield {str(s): point[str(s)] for s in parsed.symbols}
+
+
+def _solve(equalities: list, chosen: tuple, free: dict, x: dict) -> dict | None:
+    """The exact point with the free coordinates given, the chosen ones solved from the equalities."""
+    values = {s: sympy.Rational(f.numerator, f.denominator) for s, f in free.items()}
+    point = {str(s): str(f) for s, f in free.items()}
+    if not chosen:
+        return point
+    reduced = [sympy.together(g.xreplace(values)) for g in equalities]
+    numerators = [sympy.fraction(r)[0] for r in reduced]
+    try:
+        polys = [sympy.Poly(n, *chosen, domain="QQ") for n in numerators]
+    except (sympy.PolynomialError, sympy.CoercionFailed):
+        return None
+    if all(p.total_degree() <= 1 for p in polys):
+        solutions = sympy.linsolve([p.as_expr() for p in polys], list(chosen))
+        if len(solutions) != 1:
+            return None
+        solution = next(iter(solutions))
+        if any(not v.is_Rational for v in solution):
+            return None
+        point.update({str(s): str(v) for s, v in zip(chosen, solution)})
+        return point
+    if len(chosen) != 1:
+        return None
+    s = chosen[0]
+    target = x[str(s)]
+    best = None
+    for factor, _ in sympy.factor_list(polys[0].as_expr(), s)[1]:
+        factor_poly = sympy.Poly(factor, s, domain="QQ")
+        if factor_poly.degree() < 1 or factor_poly.degree() > 12:
+            continue
+        for (lo, hi), _ in factor_poly.intervals(eps=sympy.Rational(1, 10 ** 12) * max(1, abs(Fraction(target)))):
+            distance = abs((lo + hi) / 2 - Fraction(target))
+            if best is None or distance < best[0]:
+                best = (distance, factor_poly, lo, hi)
+    if best is None:
+        return None
+    _, factor_poly, lo, hi = best
+    if factor_poly.degree() == 1 or lo == hi:
+        root = sympy.solve(factor_poly.as_expr(), s)[0] if factor_poly.degree() == 1 else lo
+        point[str(s)] = str(root)
+        return point
+    # integer coefficients, high to low: the reader sees a plain polynomial
+    coefficients = factor_poly.clear_denoms()[1].all_coeffs()
+    point[str(s)] = {"root_of": [str(c) for c in coefficients], "interval": [str(lo), str(hi)]}
+    return point
+
+
+# ---------------------------------------------------------------- claims no feasible point reaches
+
+MAX_BOXES = 6000  # work bound of the branch-and-bound prover (boxes examined), never a time limit
+
+
+class _Reduced:
+    """The problem over the variables left after eliminating v = expression for equalities linear in
+    v with a numeric coefficient: the eliminated variable's domain becomes constraints, and the
+    objective and the remaining constraints are rewritten. Feasible points correspond one to one."""
+
+    def __init__(self, parsed, eliminate: dict[str, str]):
+        from extrembench.build.expr import parse_expression
+
+        names = [str(s) for s in parsed.symbols]
+        mapping, used = {}, set()
+        for name, text in eliminate.items():
+            v = next(s for s in parsed.symbols if str(s) == name)
+            expr = parse_expression(text, names)
+            index = next((j for j, (lhs, op, rhs) in enumerate(parsed.constraints)
+                          if op == "=" and j not in used and _solves(lhs - rhs, v, expr)), None)
+            if index is None or v in expr.free_symbols or any(m in expr.free_symbols for m in mapping):
+                raise ValueError(f"{name} = {text} does not solve an equality of the problem linearly")
+            used.add(index)
+            mapping = {k: e.xreplace({v: expr}) for k, e in mapping.items()}
+            mapping[v] = expr
+        self.symbols = tuple(s for s in parsed.symbols if s not in mapping)
+        self.domains = parsed.domains
+        # an eliminated variable keeps its own interval: its expression's enclosure cut to its domain,
+        # so a tiny positive c = 3 - a - b does not turn c^2/... into a division by an interval around 0
+        self.dependents = list(mapping.items())
+        self.constraints = [c for j, c in enumerate(parsed.constraints) if j not in used]
+        self.objective = parsed.objective
+        self.sense = parsed.sense
+        gradient = [sympy.diff(self.objective, s) + sum((sympy.diff(self.objective, v) * sympy.diff(e, s)
+                                                          for v, e in self.dependents), sympy.Integer(0))
+                    for s in self.symbols]
+        smooth = all(not g.has(sympy.Derivative, sympy.sign, sympy.Heaviside, sympy.Subs) for g in gradient)
+        # the mean-value form needs the segment from the box's middle to any feasible point to stay
+        # feasible for the eliminated variables: true when their expressions are affine
+        affine = all(_affine(e, self.symbols) for _, e in self.dependents)
+        self.gradient = gradient if smooth and affine else None
+
+    def assignment(self, box: list, cut: bool = True) -> dict | None:
+        """Intervals of every variable over the box; None when an eliminated one leaves its domain
+        (cut=False: when its enclosure is not inside its domain)."""
+        values = dict(zip(self.symbols, box))
+        with _precision():
+            for v, expr in self.dependents:
+                enc = enclose(expr, values, strict=False)
+                closure = _domain_interval(self.domains[v])
+                lo, hi = max(enc.a, closure.a), min(enc.b, closure.b)
+                domain = self.domains[v]
+                touches_open_end = (domain.lo is not None and domain.lo_open and hi <= closure.a) or \
+                    (domain.hi is not None and domain.hi_open and lo >= closure.b)
+                if lo > hi or touches_open_end or (not cut and (lo != enc.a or hi != enc.b)):
+                    return None
+                values[v] = _hull(lo, hi)
+        return values
+
+
+def _affine(expr: sympy.Expr, symbols: tuple) -> bool:
+    try:
+        return sympy.Poly(expr, *symbols).total_degree() <= 1
+    except sympy.PolynomialError:
+        return False
+
+
+def _domain_interval(domain) -> Any:
+    with _precision():
+        lo = _enclose(domain.lo, {}, True).a if domain.lo is not None else iv.mpf("-inf").a
+        hi = _enclose(domain.hi, {}, True).b if domain.hi is not None else iv.mpf("inf").b
+        return _hull(lo, hi)
+
+
+def _solves(g: sympy.Expr, v: sympy.Symbol, expr: sympy.Expr) -> bool:
+    """g = 0 exactly when v = expr: g is linear in v with a nonzero numeric coefficient, and
+    substituting expr makes g vanish identically (polynomial identity, decided exactly)."""
+    try:
+        poly = sympy.Poly(sympy.expand(g), v)
+    except sympy.PolynomialError:
+        return False
+    if poly.degree() != 1 or not poly.LC().is_number or poly.LC() == 0:
+        return False
+    return sympy.expand(g.xreplace({v: expr})) == 0
+
+
+def _eliminations(parsed) -> dict[str, str]:
+    """v = expression for equalities linear in some v with a numeric coefficient (a + b + c = 3)."""
+    from extrembench.build.convert import to_text
+
+    eliminate, taken = {}, set()
+    for lhs, op, rhs in parsed.constraints:
+        if op != "=":
+            continue
+        g = lhs - rhs
+        for v in parsed.symbols:
+            if v in taken or v not in g.free_symbols:
+                continue
+            solved = sympy.solve(g, v)
+            if len(solved) == 1 and _solves(g, v, solved[0]) and not (solved[0].free_symbols & taken):
+                eliminate[str(v)] = to_text(solved[0])
+                taken.add(v)
+                break
+    return eliminate
+
+
+def _box_of_domains(parsed) -> list:
+    return [_domain_interval(parsed.domains[s]) for s in parsed.symbols]
+
+
+def _split(interval: Any) -> tuple[Any, Any]:
+    """Halves of an interval; an infinite one is cut at 0 or past twice its finite end, so the
+    tails shrink geometrically. The same rule in prover and verifier, so a tree of splits is data."""
+    lo, hi = interval.a, interval.b
+    if lo == iv.mpf("-inf").a and hi == iv.mpf("inf").b:
+        cut = iv.mpf(0).a
+    elif hi == iv.mpf("inf").b:
+        cut = (lo * 2 + 1).b if lo >= 0 else iv.mpf(0).a
+    elif lo == iv.mpf("-inf").a:
+        cut = (hi * 2 - 1).a if hi <= 0 else iv.mpf(0).a
+    else:
+        cut = ((lo + hi) / 2).a
+    return _hull(lo, cut), _hull(cut, hi)
+
+
+def _width(interval: Any) -> float:
+    lo, hi = float(interval.a), float(interval.b)
+    return math.inf if math.isinf(lo) or math.isinf(hi) else (hi - lo) / (1 + abs(lo) + abs(hi))
+
+
+def _prune(parsed, box: list, claim: Any) -> str | None:
+    """Why no feasible point in the box reaches the claim ('o' objective beyond it, 'c<j>'
+    constraint j violated everywhere, 'd' an eliminated variable outside its domain everywhere,
+    'u' objective undefined everywhere), or None."""
+    try:
+        assignment = parsed.assignment(box)
+    except Undefined:
+        return "d"
+    if assignment is None:
+        return "d"
+    for j, (lhs, op, rhs) in enumerate(parsed.constraints):
+        try:
+            difference = enclose(lhs - rhs if op in ("=", ">=", ">") else rhs - lhs, assignment, strict=False)
+        except Undefined:
+            return f"c{j}"
+        if (op == "=" and not _contains_zero(difference)) or (op in (">=", "<=") and difference.b < 0) \
+                or (op in (">", "<") and difference.b <= 0):
+            return f"c{j}"
+    try:
+        value = enclose(parsed.objective, assignment, strict=False)
+    except Undefined:
+        return "u"
+    if parsed.gradient is not None and all(math.isfinite(_width(b)) for b in box):
+        value = _mean_value(parsed, box, value)
+    if (parsed.sense == "min" and value.a > claim.b) or (parsed.sense == "max" and value.b < claim.a):
+        return "o"
+    return None
+
+
+def _mean_value(parsed, box: list, natural: Any) -> Any:
+    """The natural enclosure intersected with the mean-value form f(m) + grad f(box) . (box - m),
+    whose overestimate shrinks with the square of the box width."""
+    with _precision():
+        middle = [_hull(((b.a + b.b) / 2).a, ((b.a + b.b) / 2).a) for b in box]
+        try:
+            at_middle, over_box = parsed.assignment(middle, cut=False), parsed.assignment(box)
+            if at_middle is None or over_box is None:
+                return natural
+            value = enclose(parsed.objective, at_middle, strict=False)
+            for g, b, m in zip(parsed.gradient, box, middle):
+                value = value + enclose(g, over_box, strict=False) * (b - m)
+        except (Undefined, ZeroDivisionError):
+            return natural
+        lo, hi = max(value.a, natural.a), min(value.b, natural.b)
+    return _hull(lo, hi) if lo <= hi else natural
+
+
+def unreachable_certificate(parsed, claim_text: str, max_boxes: int = MAX_BOXES) -> tuple[dict | None, str]:
+    """A branch-and-bound certificate that no feasible point reaches the claim, or (None, why not).
+    The tree of splits is recorded in preorder ('s<k>' = split variable k, leaves as in _prune)."""
+    from extrembench.build.expr import parse_expression
+
+    with _precision():
+        claim = _enclose(parse_expression(claim_text, ()), {}, True)
+    eliminate = _eliminations(parsed)
+    original, parsed = parsed, _Reduced(parsed, eliminate)
+    with _precision(BRANCH_BITS):
+        tokens = _branch(parsed, claim, max_boxes)
+    if isinstance(tokens, str):
+        return None, tokens
+    certificate = {"kind": "refutation", "method": "branch-and-bound", "sense": parsed.sense, "claim": claim_text,
+                   "eliminate": eliminate, "tree": " ".join(tokens), "verifier": VERIFIER}
+    ok, detail = verify_refutation(certificate, original)
+    return (certificate, detail) if ok else (None, detail)
+
+
+def _branch(parsed, claim: Any, max_boxes: int) -> list[str] | str:
+    """The preorder tokens of a closed tree, or why it did not close."""
+    tokens: list[str] = []
+    stack = [_box_of_domains(parsed)]
+    while stack:
+        box = stack.pop()
+        if len(tokens) >= max_boxes:
+            return f"branch and bound did not close within {max_boxes} boxes"
+        leaf = _prune(parsed, box, claim)
+        if leaf is not None:
+            tokens.append(leaf)
+            continue
+        k = max(range(len(box)), key=lambda i: _width(box[i]))
+        if _width(box[k]) < 1e-12:
+            return "branch and bound reached boxes too small to decide"
+        tokens.append(f"s{k}")
+        low, high = _split(box[k])
+        stack.append(box[:k] + [high] + box[k + 1:])
+        stack.append(box[:k] + [low] + box[k + 1:])
+    return tokens
+
+
+def _verify_tree(certificate: dict, parsed, claim_expr: sympy.Expr) -> tuple[bool, str]:
+    tokens = certificate["tree"].split()
+    if len(tokens) > 10 * MAX_BOXES:
+        return False, "the tree is larger than any the prover writes"
+    eliminate = certificate.get("eliminate", {})
+    if not isinstance(eliminate, dict) or not all(isinstance(v, str) for v in eliminate.values()):
+        return False, "eliminate must map variable names to expressions as text"
+    parsed = _Reduced(parsed, eliminate)
+    with _precision():
+        claim = _enclose(claim_expr, {}, True)
+    with _precision(BRANCH_BITS):
+        return _replay(parsed, tokens, claim, claim_expr)
+
+
+def _replay(parsed, tokens: list[str], claim: Any, claim_expr: sympy.Expr) -> tuple[bool, str]:
+    stack = [_box_of_domains(parsed)]
+    leaves = 0
+    for position, token in enumerate(tokens):
+        if not stack:
+            return False, f"token {position} ({token}) is past the end of the tree"
+        box = stack.pop()
+        if token.startswith("s"):
+            k = int(token[1:])
+            if not 0 <= k < len(box):
+                return False, f"token {position} splits a variable that does not exist"
+            low, high = _split(box[k])
+            stack.append(box[:k] + [high] + box[k + 1:])
+            stack.append(box[:k] + [low] + box[k + 1:])
+            continue
+        found = _prune(parsed, box, claim)
+        if found != token:
+            shown = ", ".join(f"{s} in [{_text(b)[0]}, {_text(b)[1]}]" for s, b in zip(parsed.symbols, box))
+            return False, f"leaf {position} claims {token!r} on the box {shown}, which does not hold"
+        leaves += 1
+    if stack:
+        return False, "the tree leaves part of the domain uncovered"
+    word = "below" if parsed.sense == "min" else "above"
+    return True, (f"interval branch and bound over {leaves} boxes covering the domain shows no feasible "
+                  f"point has an objective {word} or equal to the claimed {claim_expr}")

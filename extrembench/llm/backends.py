@@ -1,0 +1,59 @@
+"""Reach a registry model's OpenAI-compatible endpoint: a hosted API as configured, or a llama.cpp /
+SGLang server started here on 127.0.0.1 for the duration of a `with` block and stopped by PID.
+
+One place for the start/stop logic, shared by the generate stage and the LLM calls of translate,
+convert and the grading judge.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from extrembench.llm.server import ManagedServer, free_port
+
+CHAT_BACKENDS = ("openai", "llamacpp", "sglang")
+SOLVER_BACKENDS = ("reference-solver", "symmetric-guess")  # non-LLM baselines computed in-process
+
+
+class Endpoint(NamedTuple):
+    base_url: str
+    served_model: str  # the `model` field of each request body
+    api_key_env: str | None  # NAME of the environment variable holding the key
+    alive_check: Callable[[], None] | None  # raises when a server we started has died
+
+
+@contextmanager
+def open_endpoint(model: str, model_cfg: dict[str, Any], *, cache_dir: Path,
+                  server_log: Path) -> Iterator[Endpoint]:
+    """Yield the endpoint of `model`; a server started here is stopped when the block exits."""
+    backend = model_cfg["backend"]
+    if backend == "openai":
+        settings = model_cfg.get("openai") or {}
+        if not settings.get("base_url"):
+            raise ValueError(f"models.{model}.openai.base_url: required for backend openai; "
+                             f"set it to the endpoint, e.g. https://api.example.com")
+        yield Endpoint(settings["base_url"], model_cfg.get("hf_id") or model,
+                       settings.get("api_key_env"), None)
+        return
+    if backend == "llamacpp":
+        from extrembench.llm import llamacpp
+
+        port = free_port()
+        command = llamacpp.server_command(model_cfg, llamacpp.model_file(model_cfg, Path(cache_dir)), port)
+        ready_path, startup_s, served = "/v1/models", model_cfg["llamacpp"]["startup_timeout_s"], llamacpp.SERVED_NAME
+    elif backend == "sglang":
+        from extrembench.llm import sglang
+
+        sglang.check_version(model_cfg, model)
+        port = free_port()
+        command = sglang.server_command(model_cfg, port)
+        ready_path, startup_s, served = "/health", model_cfg["sglang"]["startup_timeout_s"], model_cfg["hf_id"]
+    else:
+        raise ValueError(f"models.{model}.backend: {backend!r} serves no chat endpoint; "
+                         f"use one of {', '.join(CHAT_BACKENDS)}")
+    with ManagedServer(command, port=port, ready_path=ready_path, log_path=Path(server_log),
+                       startup_timeout_s=startup_s) as server:
+        yield Endpoint(server.base_url, served, None, server.check_alive)

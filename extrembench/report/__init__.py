@@ -1,0 +1,1 @@
+"""Report side: metrics, leaderboard, figures, paired statistics, audit."""

@@ -1,0 +1,83 @@
+"""The aggregate rule's job: grade shards → leaderboard (Parquet, CSV, Markdown, checksums) and the
+difficulty, technique, correlation and published-vs-reproduced tables."""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from extrembench.artifacts import read_artifact, write_artifact, write_csv
+from extrembench.files import sha256_file, write_bytes_atomic
+
+log = logging.getLogger(__name__)
+
+
+def aggregate(grade_files: Sequence[str], *, outputs: dict[str, Path], config: dict[str, Any],
+              published_dir: str | None, seed: int = 0, generation_files: Sequence[str] = ()) -> None:
+    """Leaderboard per (benchmark, model), each row stamped with the lineage of its number, plus
+    the difficulty, technique, correlation and published-vs-reproduced tables."""
+    import pandas as pd
+    import pyarrow as pa
+
+    from extrembench import provenance
+    from extrembench.artifacts import file_record
+    from extrembench.config import config_hash
+    from extrembench.grading.guarded import GuardedEquivalence
+    from extrembench.report.leaderboard import (
+        apply_ungraded_policy,
+        build_correlations,
+        build_difficulty,
+        build_leaderboard,
+        build_technique_table,
+        restrict_to_certified,
+        write_markdown,
+    )
+    from extrembench.report.published import compare_published, published_for_run
+
+    grades = pd.concat([read_artifact(p, "grades").to_pandas() for p in grade_files], ignore_index=True)
+    ungraded = config["grading"].get("ungraded", "wrong")
+    require = config.get("aggregate", {}).get("require_certificate", "none")
+    grades = restrict_to_certified(grades, require)
+    if require != "none":
+        log.info("aggregate.require_certificate=%s: %d samples of certified problems kept", require, len(grades))
+    # maj@k groups extracted answers (untrusted model output) by equivalence: under a hard timeout
+    with GuardedEquivalence(timeout=config["grading"]["timeout_s"], mode=config["grading"]["mode"]) as equivalent:
+        board = build_leaderboard(grades, equivalent=equivalent, seed=seed, ungraded=ungraded)
+    if generation_files:  # the cost ledger columns (extrembench/cluster/cost)
+        from extrembench.cluster.cost import cost_table, read_generations, with_cost_columns
+
+        board = with_cost_columns(board, cost_table(read_generations(generation_files), config))
+    grades = apply_ungraded_policy(grades, ungraded)  # the per-problem tables score them the same way
+    if equivalent.timeouts:
+        log.warning("maj@k: %d answer comparisons timed out and were counted as different answers",
+                    equivalent.timeouts)
+    records = [file_record(p) for p in grade_files]
+    git = provenance.git_state()
+    board["inputs_sha256"] = provenance.inputs_hash(records)
+    board["config_sha256"] = config_hash(config)
+    board["git_commit"] = git["git_commit"]
+    board["git_dirty"] = git["git_dirty"]
+    board["versions_json"] = json.dumps(provenance.versions(), sort_keys=True)
+    table = pa.Table.from_pandas(board, preserve_index=False)
+    # audit recomputes accuracy and interval from the grade rows: it needs the seed and the policy
+    write_artifact(table, outputs["parquet"], "leaderboard", schema=table.schema, inputs=grade_files,
+                   extra_metadata={"bootstrap_seed": str(seed), "ungraded": ungraded})
+    write_csv(board, outputs["csv"])
+    write_markdown(board, outputs["md"])
+    if "checksums" in outputs:
+        write_checksums([outputs["parquet"], outputs["csv"], outputs["md"]], outputs["checksums"])
+    write_csv(build_difficulty(grades), outputs["difficulty"])
+    write_csv(build_technique_table(grades), outputs["techniques"])
+    write_csv(build_correlations(board, seed=seed), outputs["correlations"])
+    published = published_for_run(published_dir, config)
+    write_csv(compare_published(board, published), outputs["published"])
+    log.info("leaderboard: %d rows from %d grade files", len(board), len(grade_files))
+
+def write_checksums(paths: Sequence[str | Path], output: Path) -> None:
+    """`sha256sum -c`-style lines for the leaderboard files; `extrembench audit` rechecks them."""
+    lines = [f"{sha256_file(p)}  {p}\n" for p in paths]
+    write_bytes_atomic(output, "".join(lines).encode())
+

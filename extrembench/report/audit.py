@@ -1,0 +1,257 @@
+"""`extrembench audit --benchmark B --model M`: the lineage of one published accuracy, rechecked.
+
+Walks leaderboard row ← grade files ← generation files and their cache entries ← problem tables
+← problem files (with the git commit that last touched each), recomputing every sha256 recorded
+in the artifacts' lineage metadata. It also rechecks the number itself: the leaderboard files
+against their recorded checksums (results/leaderboard.sha256), the row's accuracy, standard
+deviation and interval recomputed from the grade rows it walked, and each cache entry's request
+(its key is the hash of the request) and token counts against the generation row. Exit 0 when
+everything matches; otherwise exit 1 and name each file or value that changed or went missing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pyarrow.parquet as pq
+
+from extrembench.artifacts import read_lineage, read_metadata
+from extrembench.files import sha256_file
+from extrembench.llm.cache import GenerationCache, cache_key
+from extrembench.provenance import file_commit, inputs_hash
+
+
+@dataclass
+class AuditReport:
+    lines: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    checked: set[str] = field(default_factory=set)
+
+    def say(self, depth: int, text: str) -> None:
+        self.lines.append("  " * depth + text)
+
+    def fail(self, depth: int, text: str) -> None:
+        self.say(depth, "FAIL " + text)
+        self.problems.append(text)
+
+
+def _is_artifact(path: Path) -> bool:
+    return path.suffix == ".parquet"
+
+
+def _check_file(path: Path, expected: str, depth: int, report: AuditReport) -> bool:
+    if not path.exists():
+        report.fail(depth, f"{path}: missing (expected sha256 {expected[:16]})")
+        return False
+    actual = sha256_file(path)
+    if actual != expected:
+        report.fail(depth, f"{path}: changed (recorded sha256 {expected[:16]}, now {actual[:16]})")
+        return False
+    return True
+
+
+_ENTRY_FIELDS = ("content", "finish_reason", "prompt_tokens", "completion_tokens")
+
+
+def _check_cache_entries(path: Path, cache: GenerationCache, depth: int, report: AuditReport) -> None:
+    # Uses only the cache's public reading API: load(key) -> (entry | None, why not), and
+    # cache_key(request), the hash the entry is filed under. An entry edited together with its
+    # sha256 still fails here: its request must hash to its key and its response equal the row.
+    rows = pq.read_table(path, columns=["problem_id", "trial", "cache_key", *_ENTRY_FIELDS,
+                                        "host", "slurm_job_id"]).to_pylist()
+    bad = 0
+    failed = [row for row in rows if row.get("finish_reason") == "failed"]
+    rows = [row for row in rows if row.get("finish_reason") != "failed"]
+    if failed:
+        # A failed request is never cached (a rerun must resend it): nothing to compare.
+        report.say(depth, f"note {len(failed)} failed request(s), uncached by design, counted in n_failed")
+    for row in rows:
+        entry, problem = cache.load(row["cache_key"])
+        where = f"{path}: {row['problem_id']} trial {row['trial']}: cache entry {row['cache_key'][:16]}"
+        if entry is None:
+            report.fail(depth, f"{where}: {problem or 'missing'}")
+            bad += 1
+            continue
+        if cache_key(entry["request"]) != row["cache_key"]:
+            report.fail(depth, f"{where}: its recorded request no longer hashes to its key (request edited)")
+            bad += 1
+        differing = [f for f in _ENTRY_FIELDS if entry["response"].get(f) != row[f]]
+        if differing:
+            report.fail(depth, f"{where} differs from the generation row in {', '.join(differing)}")
+            bad += 1
+    jobs = sorted({f"{r['host']}/{r['slurm_job_id']}" if r["slurm_job_id"] else str(r["host"]) for r in rows})
+    if not bad:
+        report.say(depth, f"ok   {len(rows)} cache entries match (produced on {', '.join(jobs)})")
+
+
+def _show_variants(path: Path, depth: int, report: AuditReport) -> None:
+    """Each confirmed variant with its parent problem file and what was changed (the parent
+    file itself is rechecked below, from the artifact's lineage)."""
+    rows = pq.read_table(path, columns=["problem_id", "parent_source_path", "kind", "technique", "transformation",
+                                        "status", "validation_status"]).to_pylist()
+    for row in rows:
+        if row["status"] == "confirmed":
+            report.say(depth, f"variant {row['problem_id']} <- {row['parent_source_path']} [{row['kind']}, "
+                              f"{row['technique']}, validator: {row['validation_status']}]: {row['transformation']}")
+    dropped = sum(r["status"] != "confirmed" for r in rows)
+    if dropped:
+        report.say(depth, f"({dropped} candidate variant(s) dropped; reasons in the drop_reason column)")
+
+
+def _certificate_summary(path: Path, depth: int, report: AuditReport) -> None:
+    """Certificate kinds and verifier versions of the problems (re-check: extrembench verify-certificate)."""
+    names = pq.read_schema(path).names
+    if "certificate_kind" not in names:
+        report.say(depth, "certificates: none recorded (table predates them)")
+        return
+    rows = pq.read_table(path, columns=["certificate_kind", "certificate_verifier"]).to_pylist()
+    counts: dict[str, int] = {}
+    for row in rows:
+        key = f"{row['certificate_kind']} (verifier {row['certificate_verifier']})" if row["certificate_kind"] else "none"
+        counts[key] = counts.get(key, 0) + 1
+    report.say(depth, "certificates: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
+
+
+def _walk(path: Path, expected: str, depth: int, report: AuditReport, cache: GenerationCache) -> None:
+    key = f"{path}:{expected}"
+    if key in report.checked:
+        return
+    report.checked.add(key)
+    if not _check_file(path, expected, depth, report):
+        return
+    if not _is_artifact(path):
+        commit = file_commit(path)
+        report.say(depth, f"ok   {path} sha256 {expected[:16]} (git {commit[:12] if commit else 'untracked'})")
+        return
+    kind = read_metadata(path).get("extrembench.kind", "?")
+    report.say(depth, f"ok   {path} [{kind}] sha256 {expected[:16]}")
+    if kind == "generations":
+        _check_cache_entries(path, cache, depth + 1, report)
+    if kind == "variants":
+        _show_variants(path, depth + 1, report)
+    if kind == "problems":
+        _certificate_summary(path, depth + 1, report)
+    for record in read_lineage(path):
+        _walk(Path(record["path"]), record["sha256"], depth + 1, report, cache)
+
+
+def _check_board_files(board_path: Path, report: AuditReport) -> None:
+    """The leaderboard files against the checksums aggregate recorded beside them."""
+    sums = board_path.with_suffix(".sha256")
+    if not sums.exists():
+        report.fail(0, f"{sums}: missing (the checksums of the leaderboard files); rerun aggregate")
+        return
+    for line in sums.read_text(encoding="utf-8").splitlines():
+        expected, _, name = line.partition("  ")
+        target = board_path.parent / Path(name).name
+        if _check_file(target, expected, 0, report):
+            report.say(0, f"ok   {target} sha256 {expected[:16]} (recorded in {sums.name})")
+
+
+_RECOMPUTED = ("n_problems", "n_trials", "n_samples", "n_graded", "accuracy_mean", "accuracy_std",
+               "avg_at_k", "ci_low", "ci_high")
+
+
+def _same_number(a, b) -> bool:
+    if isinstance(a, float) or isinstance(b, float):
+        if a is None or b is None:
+            return a is b
+        return (math.isnan(a) and math.isnan(b)) or math.isclose(a, b, rel_tol=1e-12, abs_tol=1e-15)
+    return a == b
+
+
+def _recompute(row: dict, grade_files: list[Path], board_path: Path, report: AuditReport) -> None:
+    """The row's numbers again, from the grade rows the walk just rechecked."""
+    import pandas as pd
+
+    from extrembench.report.leaderboard import accuracy_summary, apply_ungraded_policy
+
+    metadata = read_metadata(board_path)
+    frames = [pq.read_table(p).to_pandas() for p in grade_files if p.exists()]
+    if not frames:
+        return
+    grades = pd.concat(frames, ignore_index=True)
+    grades = grades[(grades["benchmark"] == row["benchmark"]) & (grades["model"] == row["model"])]
+    failed = grades["status"] == "failed"  # no answer by the model: out of every figure (leaderboard.py)
+    n_failed, grades = int(failed.sum()), grades[~failed]
+    grades = apply_ungraded_policy(grades, metadata.get("extrembench.ungraded", "exclude"))
+    summary = accuracy_summary(row["benchmark"], row["model"], grades,
+                               int(metadata.get("extrembench.bootstrap_seed", "0")))
+    summary["n_failed"] = n_failed
+    wrong = [f"{k} {row[k]!r} (recomputed {summary[k]!r})" for k in (*_RECOMPUTED, "n_failed")
+             if k in row and not _same_number(row[k], summary[k])]
+    if wrong:
+        report.fail(0, f"{board_path}: the row does not follow from its {len(grades)} grade rows: " + "; ".join(wrong))
+    else:
+        report.say(0, f"ok   accuracy {summary['accuracy_mean']:.4f}, interval [{summary['ci_low']:.4f}, "
+                      f"{summary['ci_high']:.4f}] recomputed from {len(grades)} grade rows")
+
+
+def audit(benchmark: str, model: str, *, results: Path, cache_dir: Path) -> AuditReport:
+    report = AuditReport()
+    board_path = results / "leaderboard.parquet"
+    if not board_path.exists():
+        report.fail(0, f"{board_path}: missing; run the pipeline first")
+        return report
+    try:
+        board = pq.read_table(board_path).to_pylist()
+    except Exception as exc:  # a damaged file: say so, do not crash
+        report.fail(0, f"{board_path}: unreadable ({type(exc).__name__}: {str(exc)[:200]})")
+        _check_board_files(board_path, report)
+        return report
+    rows = [r for r in board if r["benchmark"] == benchmark and r["model"] == model]
+    if not rows:
+        known = sorted({(r["benchmark"], r["model"]) for r in board})
+        report.fail(0, f"{board_path}: no row for benchmark {benchmark!r}, model {model!r}; known: {known}")
+        return report
+    row = rows[0]
+    report.say(0, f"accuracy {row['accuracy_mean']:.4f} ± {row['accuracy_std']:.4f} "
+                  f"({benchmark} / {model}, {row['n_problems']} problems × {row['n_trials']} trials) "
+                  f"git {row['git_commit']}{' (dirty)' if row['git_dirty'] else ''} config {row['config_sha256'][:16]}")
+    lineage = read_lineage(board_path)
+    if inputs_hash(lineage) != row["inputs_sha256"]:
+        report.fail(0, f"{board_path}: inputs_sha256 of the row does not match its recorded lineage")
+    report.say(0, f"ok   {board_path} (lineage of {len(lineage)} grade files)")
+    marker = f"/{benchmark}/grade/{model}/"
+    mine = [r for r in lineage if marker in "/" + r["path"]]
+    if not mine:
+        report.fail(1, f"{board_path}: lineage lists no grade file for {benchmark}/{model}")
+    _check_board_files(board_path, report)
+    cache = GenerationCache(cache_dir)
+    for record in mine:
+        _walk(Path(record["path"]), record["sha256"], 1, report, cache)
+    # numbers are only worth recomputing from grade files that are intact
+    if mine and all(Path(r["path"]).exists() and sha256_file(r["path"]) == r["sha256"] for r in mine):
+        _recompute(row, [Path(r["path"]) for r in mine], board_path, report)
+    return report
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--benchmark", required=True)
+    parser.add_argument("--model", required=True)
+    parser.add_argument("--results", type=Path, default=Path("results"), help="results directory [results]")
+    parser.add_argument("--cache-dir", type=Path, default=None,
+                        help="response cache (default: cache_dir of --config)")
+    parser.add_argument("--config", type=Path, default=Path("config.yaml"), help="config file [config.yaml]")
+
+
+def run(args: argparse.Namespace) -> int:
+    cache_dir = args.cache_dir
+    if cache_dir is None:
+        from extrembench.config import load_config_file
+
+        cache_dir = Path(load_config_file(args.config)["cache_dir"])
+    report = audit(args.benchmark, args.model, results=args.results, cache_dir=cache_dir)
+    print("\n".join(report.lines))
+    if report.problems:
+        print(f"\naudit FAILED: {len(report.problems)} problem(s):", file=sys.stderr)
+        for problem in report.problems:
+            print(f"  {problem}", file=sys.stderr)
+        return 1
+    print(f"\naudit ok: {len(report.checked)} files rechecked", file=sys.stderr)
+    return 0
+

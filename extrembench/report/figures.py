@@ -1,0 +1,393 @@
+"""The five result figures, in one style: Okabe–Ito colours (distinguishable with every common
+colour-vision deficiency), cividis for the heatmap, labelled axes with units.
+
+Each function writes the PNG it is given and a PDF beside it, with no timestamps or software
+versions in the file metadata, so identical tables give identical bytes. Figures are built on
+matplotlib's object API (no pyplot state), so they are safe to call from any thread.
+Every function works with one model and one benchmark (the tiny default run).
+"""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
+
+from extrembench.report.leaderboard import build_correlations, build_problem_model_rates
+
+OKABE_ITO = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000")
+MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
+STYLE = {
+    "font.size": 9,
+    "axes.titlesize": 10,
+    "axes.labelsize": 9,
+    "legend.fontsize": 8,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "axes.grid": True,
+    "grid.alpha": 0.3,
+    "svg.hashsalt": "extrembench",
+}
+PNG_METADATA = {"Software": None}
+PDF_METADATA = {"Creator": None, "Producer": None, "CreationDate": None}
+
+
+def save_figure(figure: Figure, out_png: str | Path) -> tuple[Path, Path]:
+    """Write out_png and the PDF beside it, without volatile metadata."""
+    out_png = Path(out_png)
+    if out_png.suffix.lower() != ".png":
+        raise ValueError(f"{out_png}: figure output must end in .png (the PDF is written beside it)")
+    out_png.parent.mkdir(parents=True, exist_ok=True)
+    out_pdf = out_png.with_suffix(".pdf")
+    figure.savefig(out_png, dpi=150, metadata=PNG_METADATA)
+    figure.savefig(out_pdf, metadata=PDF_METADATA)
+    return out_png, out_pdf
+
+
+def styled(draw):
+    """Run a figure function inside the project style: rcParams are read when each artist is
+    created, so the whole drawing, not just the Figure() call, must be inside the context."""
+
+    @functools.wraps(draw)
+    def wrapper(*args, **kwargs):
+        with matplotlib.rc_context(STYLE):
+            return draw(*args, **kwargs)
+
+    return wrapper
+
+
+def _new_figure(width: float, height: float) -> Figure:
+    return Figure(figsize=(width, height), layout="constrained")
+
+
+def benchmark_order(leaderboard: pd.DataFrame) -> list[str]:
+    """Extremal benchmarks first, then the rest, each alphabetically."""
+    flags = leaderboard.groupby("benchmark")["extremal"].any() if "extremal" in leaderboard else None
+    names = sorted(leaderboard["benchmark"].unique())
+    if flags is None:
+        return names
+    return sorted(names, key=lambda b: (not bool(flags.get(b, False)), b))
+
+
+def benchmark_colours(benchmarks: list[str]) -> dict[str, str]:
+    return {b: OKABE_ITO[i % len(OKABE_ITO)] for i, b in enumerate(benchmarks)}
+
+
+def _percent(series) -> np.ndarray:
+    return 100.0 * np.asarray(series, dtype=float)
+
+
+def main_figure_bars(
+    leaderboard: pd.DataFrame, published: pd.DataFrame | None = None, sort_by: str | None = None
+) -> pd.DataFrame:
+    """The bars of the main figure in drawing order: one row per (model, benchmark, kind) with
+    kind 'reproduced' (value = accuracy_mean, low/high = the 95 % interval) or 'published'
+    (value = the published accuracy, no interval); accuracies as fractions.
+
+    Benchmarks: those of the leaderboard, extremal first; published rows for other benchmarks are
+    ignored. Models: every model with a reproduced or published value, best first by accuracy on
+    `sort_by` (default: the first extremal benchmark; the reproduced value, else the published
+    one), models without a value there last, alphabetically."""
+    benchmarks = benchmark_order(leaderboard)
+    sort_by = sort_by or benchmarks[0]
+    bars = leaderboard[["model", "benchmark", "accuracy_mean", "ci_low", "ci_high"]].rename(
+        columns={"accuracy_mean": "value", "ci_low": "low", "ci_high": "high"}
+    )
+    bars = bars.assign(kind="reproduced")
+    if published is not None and not published.empty:
+        quoted = published.loc[published["benchmark"].isin(benchmarks), ["model", "benchmark", "accuracy"]]
+        bars = pd.concat([bars, quoted.rename(columns={"accuracy": "value"}).assign(kind="published")], ignore_index=True)
+    on_sort = bars[(bars["benchmark"] == sort_by) & bars["value"].notna()]
+    on_sort = on_sort.sort_values("kind", ascending=False, kind="stable")  # 'reproduced' before 'published'
+    sort_value = on_sort.groupby("model", sort=False)["value"].first()
+    models = sorted(set(bars["model"]), key=lambda m: (m not in sort_value.index, -sort_value.get(m, 0.0), m))
+    bars["model_rank"] = bars["model"].map({m: i for i, m in enumerate(models)})
+    bars["benchmark_rank"] = bars["benchmark"].map({b: i for i, b in enumerate(benchmarks)})
+    bars["kind_rank"] = (bars["kind"] == "published").astype(int)
+    bars = bars.sort_values(["model_rank", "benchmark_rank", "kind_rank"], kind="stable")
+    return bars[["model", "benchmark", "kind", "value", "low", "high"]].reset_index(drop=True)
+
+
+@styled
+def plot_main(
+    leaderboard: pd.DataFrame, out_png: str | Path, *, published: pd.DataFrame | None = None, sort_by: str | None = None
+) -> tuple[Path, Path]:
+    """Per model, grouped bars: accuracy on each benchmark (extremal first) with 95 % bootstrap
+    whiskers, models sorted by accuracy on `sort_by`. With `published` (columns benchmark, model,
+    accuracy as a fraction) the published value stands as a hatched bar beside each reproduced
+    one; models only published still appear. Bars: `main_figure_bars`."""
+    bars = main_figure_bars(leaderboard, published, sort_by)
+    benchmarks = benchmark_order(leaderboard)
+    colours = benchmark_colours(benchmarks)
+    models = list(dict.fromkeys(bars["model"]))
+    series = list(dict.fromkeys(zip(bars["benchmark"], bars["kind"])))
+    series.sort(key=lambda s: (benchmarks.index(s[0]), s[1] == "published"))
+    width = 0.8 / len(series)
+    figure = _new_figure(max(4.0, 1.2 + 0.3 * len(models) * len(series)), 3.6)
+    axes = figure.add_subplot()
+    x = np.arange(len(models))
+    for index, (benchmark, kind) in enumerate(series):
+        offset = (index - (len(series) - 1) / 2) * width
+        rows = bars[(bars["benchmark"] == benchmark) & (bars["kind"] == kind)].set_index("model").reindex(models)
+        values = _percent(rows["value"])
+        if kind == "reproduced":
+            low, high = _percent(rows["low"]), _percent(rows["high"])
+            errors = np.vstack([np.clip(values - low, 0, None), np.clip(high - values, 0, None)])
+            axes.bar(x + offset, values, width, color=colours[benchmark], label=f"{benchmark} (this run, 95 % CI)",
+                     yerr=errors, capsize=2, error_kw={"elinewidth": 0.8, "ecolor": "#333333"})
+        else:
+            axes.bar(x + offset, values, width, color="white", edgecolor=colours[benchmark], hatch="///",
+                     linewidth=0.8, label=f"{benchmark} (published)")
+    sort_by = sort_by or benchmarks[0]
+    axes.set_xticks(x, models, rotation=30, ha="right")
+    axes.xaxis.grid(False)  # vertical lines through the bar groups only add clutter
+    axes.set_ylabel("Accuracy (%)")
+    axes.set_xlabel(f"Model (sorted by accuracy on {sort_by})")
+    axes.set_ylim(0, 105)
+    axes.set_title("Accuracy per model and benchmark")
+    axes.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+    return save_figure(figure, out_png)
+
+
+@styled
+def _message_figure(out_png: str | Path, title: str, message: str) -> tuple[Path, Path]:
+    """A figure that says why there is nothing to plot (e.g. one benchmark, no tokens)."""
+    figure = _new_figure(4.5, 2.5)
+    axes = figure.add_subplot()
+    axes.set_axis_off()
+    axes.set_title(title)
+    axes.text(0.5, 0.5, message, ha="center", va="center", wrap=True, transform=axes.transAxes)
+    return save_figure(figure, out_png)
+
+
+@styled
+def plot_scatter(
+    leaderboard: pd.DataFrame,
+    out_png: str | Path,
+    *,
+    x_benchmark: str | None = None,
+    y_benchmark: str | None = None,
+    correlations: pd.DataFrame | None = None,
+) -> tuple[Path, Path]:
+    """One point per model: accuracy on x_benchmark (default: the first extremal one) against
+    y_benchmark (default: the next), 95 % whiskers on both axes, the rank correlations in the
+    legend. With one benchmark the figure says so instead."""
+    benchmarks = benchmark_order(leaderboard)
+    title = "Benchmark vs benchmark, one point per model"
+    if len(benchmarks) < 2:
+        return _message_figure(out_png, title, f"Only one benchmark ({benchmarks[0]}) in this run:\nno pair to compare.")
+    x_benchmark = x_benchmark or benchmarks[0]
+    y_benchmark = y_benchmark or next(b for b in benchmarks if b != x_benchmark)
+    correlations = build_correlations(leaderboard) if correlations is None else correlations
+    wide = leaderboard.pivot(index="model", columns="benchmark", values=["accuracy_mean", "ci_low", "ci_high"])
+    pair = wide.loc[wide[("accuracy_mean", x_benchmark)].notna() & wide[("accuracy_mean", y_benchmark)].notna()]
+    figure = _new_figure(7.2, 4.2)
+    axes = figure.add_subplot()
+    axes.plot([0, 100], [0, 100], color="#999999", linewidth=0.8, linestyle="--", label="equal accuracy")
+    for index, model in enumerate(sorted(pair.index)):
+        row = pair.loc[model]
+        xv, yv = 100 * row[("accuracy_mean", x_benchmark)], 100 * row[("accuracy_mean", y_benchmark)]
+        xerr = [[max(0.0, xv - 100 * row[("ci_low", x_benchmark)])], [max(0.0, 100 * row[("ci_high", x_benchmark)] - xv)]]
+        yerr = [[max(0.0, yv - 100 * row[("ci_low", y_benchmark)])], [max(0.0, 100 * row[("ci_high", y_benchmark)] - yv)]]
+        axes.errorbar(xv, yv, xerr=xerr, yerr=yerr, fmt=MARKERS[index % len(MARKERS)],
+                      color=OKABE_ITO[index % len(OKABE_ITO)], elinewidth=0.7, capsize=2, label=model)
+    match = correlations[
+        ((correlations["benchmark_a"] == x_benchmark) & (correlations["benchmark_b"] == y_benchmark))
+        | ((correlations["benchmark_a"] == y_benchmark) & (correlations["benchmark_b"] == x_benchmark))
+    ]
+    if not match.empty:
+        c = match.iloc[0]
+        for method, symbol in (("spearman", "Spearman ρ"), ("kendall", "Kendall τ")):
+            text = f"{symbol} = {c[method]:.2f} [{c[f'{method}_low']:.2f}, {c[f'{method}_high']:.2f}]"
+            if pd.isna(c[method]):
+                text = f"{symbol}: n/a ({int(c['n_models'])} models, need ≥ 3)"
+            axes.plot([], [], " ", label=text)
+    axes.set_xlim(0, 100)
+    axes.set_ylim(0, 100)
+    axes.set_xlabel(f"Accuracy on {x_benchmark} (%)")
+    axes.set_ylabel(f"Accuracy on {y_benchmark} (%)")
+    axes.set_title(title)
+    axes.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), frameon=False)
+    return save_figure(figure, out_png)
+
+
+@styled
+def plot_accuracy_vs_tokens(leaderboard: pd.DataFrame, out_png: str | Path) -> tuple[Path, Path]:
+    """Accuracy against mean output tokens (reasoning + answer), log x, one marker per model,
+    one colour per benchmark. Rows without positive token counts (e.g. a non-LLM baseline) are
+    listed in the title instead of plotted."""
+    benchmarks = benchmark_order(leaderboard)
+    colours = benchmark_colours(benchmarks)
+    models = sorted(leaderboard["model"].unique())
+    markers = {m: MARKERS[i % len(MARKERS)] for i, m in enumerate(models)}
+    usable = leaderboard[leaderboard["output_tokens_mean"] > 0]
+    skipped = sorted(set(leaderboard["model"]) - set(usable["model"]))
+    title = "Accuracy vs output length"
+    if usable.empty:
+        return _message_figure(out_png, title, "No model in this run reports output tokens.")
+    figure = _new_figure(5.2, 3.8)
+    axes = figure.add_subplot()
+    for row in usable.sort_values(["benchmark", "model"]).itertuples(index=False):
+        value = 100 * row.accuracy_mean
+        axes.errorbar(row.output_tokens_mean, value,
+                      yerr=[[max(0.0, value - 100 * row.ci_low)], [max(0.0, 100 * row.ci_high - value)]],
+                      fmt=markers[row.model], color=colours[row.benchmark], elinewidth=0.7, capsize=2)
+        axes.annotate(row.model, (row.output_tokens_mean, value), textcoords="offset points", xytext=(4, 3), fontsize=7)
+    for benchmark in benchmarks:
+        axes.plot([], [], "s", color=colours[benchmark], label=benchmark)
+    axes.set_xscale("log")
+    axes.set_ylim(0, 105)
+    axes.set_xlabel("Mean output tokens per sample (reasoning + answer, log scale)")
+    axes.set_ylabel("Accuracy (%)")
+    axes.set_title(title + (f"\n(not shown, no token counts: {', '.join(skipped)})" if skipped else ""))
+    axes.legend(loc="lower right", frameon=False)
+    return save_figure(figure, out_png)
+
+
+@styled
+def plot_pass_at_k(leaderboard: pd.DataFrame, out_png: str | Path) -> tuple[Path, Path]:
+    """pass@k against k (log2 x), one panel per benchmark, one line per model."""
+    benchmarks = benchmark_order(leaderboard)
+    k_columns = sorted((c for c in leaderboard.columns if c.startswith("pass_at_")), key=lambda c: int(c.rsplit("_", 1)[1]))
+    models = sorted(leaderboard["model"].unique())
+    figure = _new_figure(max(3.6, 3.2 * len(benchmarks)), 3.4)
+    panels = figure.subplots(1, len(benchmarks), squeeze=False, sharey=True)[0]
+    for axes, benchmark in zip(panels, benchmarks):
+        rows = leaderboard[leaderboard["benchmark"] == benchmark].set_index("model")
+        for index, model in enumerate(models):
+            if model not in rows.index:
+                continue
+            ks = [int(c.rsplit("_", 1)[1]) for c in k_columns if pd.notna(rows.loc[model, c])]
+            values = [100 * rows.loc[model, f"pass_at_{k}"] for k in ks]
+            axes.plot(ks, values, marker=MARKERS[index % len(MARKERS)], color=OKABE_ITO[index % len(OKABE_ITO)],
+                      label=model)
+        axes.set_xscale("log", base=2)
+        all_ks = [int(c.rsplit("_", 1)[1]) for c in k_columns]
+        axes.set_xticks(all_ks, [str(k) for k in all_ks])
+        axes.set_xlim(0.8, max(all_ks) * 1.25)
+        axes.set_ylim(0, 105)
+        axes.set_title(benchmark)
+        axes.set_xlabel("k (samples per problem)")
+    panels[0].set_ylabel("pass@k (%)")
+    panels[-1].legend(loc="lower right", frameon=False)
+    return save_figure(figure, out_png)
+
+
+@styled
+def plot_heatmap(grades: pd.DataFrame, out_png: str | Path, *, max_labelled_problems: int = 40) -> tuple[Path, Path]:
+    """Per benchmark, a models × problems grid of solve rates (share of graded trials correct);
+    problems sorted from easiest to hardest across models, models from strongest to weakest.
+    White cells: no graded sample."""
+    rates = build_problem_model_rates(grades)
+    extremal = grades.groupby("benchmark")["sense"].agg(lambda s: s.isin(("min", "max")).any())
+    benchmarks = sorted(rates["benchmark"].unique(), key=lambda b: (not extremal.get(b, False), b))
+    n_models = rates["model"].nunique()
+    figure = _new_figure(7.0, max(2.2, (0.35 * n_models + 1.2) * len(benchmarks)))
+    panels = figure.subplots(len(benchmarks), 1, squeeze=False)[:, 0]
+    image = None
+    for axes, benchmark in zip(panels, benchmarks):
+        grid = rates[rates["benchmark"] == benchmark].pivot(index="model", columns="problem_id", values="solve_rate")
+        problem_order = grid.mean(axis=0).sort_values(ascending=False, kind="stable").index
+        model_order = grid.mean(axis=1).sort_values(ascending=False, kind="stable").index
+        grid = grid.loc[model_order, problem_order]
+        cmap = matplotlib.colormaps["cividis"].with_extremes(bad="white")
+        image = axes.imshow(np.ma.masked_invalid(grid.to_numpy(dtype=float)), aspect="auto", cmap=cmap,
+                            vmin=0, vmax=1, interpolation="nearest")
+        axes.set_yticks(range(len(model_order)), list(model_order))
+        if len(problem_order) <= max_labelled_problems:
+            axes.set_xticks(range(len(problem_order)), list(problem_order), rotation=90, fontsize=6)
+        else:
+            axes.set_xticks([])
+        axes.grid(False)
+        axes.set_title(f"{benchmark}: {len(problem_order)} problems, easiest left")
+        axes.set_xlabel("Problem")
+    figure.colorbar(image, ax=list(panels), label="Solve rate (share of trials correct)")
+    return save_figure(figure, out_png)
+
+
+@styled
+def plot_original_vs_variant(memorization: pd.DataFrame, out_png: str | Path, *, kind: str = "constants") -> tuple[Path, Path]:
+    """One point per model: accuracy on the original problems (x) against accuracy on their
+    `kind` variants (y), 95 % whiskers on both axes, the diagonal of equal accuracy. A point below
+    the diagonal means the model does worse once the constants change (memorisation); the control
+    kinds (rename, rephrase) are drawn hollow for comparison. Columns: build_memorization."""
+    title = "Original vs variant problems, one point per model"
+    if memorization.empty:
+        return _message_figure(out_png, title, "No confirmed variants were evaluated in this run.")
+    figure = _new_figure(8.6, 4.4)  # room for the legend: one entry per model and kind
+    axes = figure.add_subplot()
+    axes.plot([0, 100], [0, 100], color="#999999", linewidth=0.8, linestyle="--", label="equal accuracy")
+    models = sorted(memorization["model"].unique())
+    for index, model in enumerate(models):
+        colour, marker = OKABE_ITO[index % len(OKABE_ITO)], MARKERS[index % len(MARKERS)]
+        for row in memorization[memorization["model"] == model].sort_values("kind").itertuples(index=False):
+            xv, yv = 100 * row.accuracy_original, 100 * row.accuracy_variant
+            xerr = [[max(0.0, xv - 100 * row.original_low)], [max(0.0, 100 * row.original_high - xv)]]
+            yerr = [[max(0.0, yv - 100 * row.variant_low)], [max(0.0, 100 * row.variant_high - yv)]]
+            main = row.kind == kind
+            label = f"{model} ({row.kind}, Δ = {100 * row.difference:+.1f} pts" + (", p_holm < 0.05)" if row.significant else ")")
+            axes.errorbar(xv, yv, xerr=xerr, yerr=yerr, fmt=marker, color=colour, elinewidth=0.7, capsize=2,
+                          markerfacecolor=colour if main else "none", markersize=6 if main else 4,
+                          alpha=1.0 if main else 0.6, label=label)
+    axes.set_xlim(-2, 102)
+    axes.set_ylim(-2, 102)
+    axes.set_aspect("equal")
+    axes.set_xlabel("Accuracy on the original problems (%)")
+    axes.set_ylabel("Accuracy on their variants (%)")
+    axes.set_title(title)
+    axes.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), frameon=False)
+    return save_figure(figure, out_png)
+
+
+def cost_axis(leaderboard: pd.DataFrame) -> tuple[str, str]:
+    """(column, label) of the x axis of the cost figure: the price when every row has one, else
+    GPU-hours when any job held GPUs, else the generate jobs' wall-hours (a CPU-only run)."""
+    if "cost" in leaderboard and leaderboard["cost"].notna().all() and (leaderboard["cost"] > 0).any():
+        return "cost", "Cost of the generations (configured price)"
+    if "gpu_hours" in leaderboard and (leaderboard["gpu_hours"].fillna(0) > 0).any():
+        return "gpu_hours", "GPU-hours of the generate jobs"
+    return "wall_hours", "Wall-hours of the generate jobs (no GPU used)"
+
+
+@styled
+def plot_accuracy_vs_cost(leaderboard: pd.DataFrame, out_png: str | Path) -> tuple[Path, Path]:
+    """Accuracy against what the answers cost (cost_axis picks the measure), one point per
+    (benchmark, model), colour = benchmark; log x when the points span more than 100×."""
+    title = "Accuracy vs cost"
+    if "wall_hours" not in leaderboard:
+        return _message_figure(out_png, title, "The leaderboard has no cost ledger columns.")
+    column, label = cost_axis(leaderboard)
+    usable = leaderboard[leaderboard[column].fillna(0) > 0]
+    skipped = sorted(set(leaderboard["model"]) - set(usable["model"]))
+    if usable.empty:
+        return _message_figure(out_png, title, "No generate job of this run recorded its cost.")
+    benchmarks = benchmark_order(leaderboard)
+    colours = benchmark_colours(benchmarks)
+    figure = _new_figure(5.2, 3.8)
+    axes = figure.add_subplot()
+    for row in usable.sort_values(["benchmark", "model"]).itertuples(index=False):
+        x, value = getattr(row, column), 100 * row.accuracy_mean
+        axes.errorbar(x, value, yerr=[[max(0.0, value - 100 * row.ci_low)], [max(0.0, 100 * row.ci_high - value)]],
+                      fmt="o", color=colours[row.benchmark], elinewidth=0.7, capsize=2)
+        axes.annotate(row.model, (x, value), textcoords="offset points", xytext=(4, 3), fontsize=7)
+    for benchmark in benchmarks:
+        axes.plot([], [], "s", color=colours[benchmark], label=benchmark)
+    values = usable[column].astype(float)
+    if values.max() > 100 * values.min():
+        axes.set_xscale("log")
+        label += ", log scale"
+    else:
+        axes.set_xlim(left=0)
+    axes.set_ylim(0, 105)
+    axes.set_xlabel(label)
+    axes.set_ylabel("Accuracy (%)")
+    axes.set_title(title + (f"\n(not shown, no recorded cost: {', '.join(skipped)})" if skipped else ""))
+    axes.legend(loc="lower right", frameon=False)
+    return save_figure(figure, out_png)
