@@ -8,3 +8,15 @@ import hashlib
 
 def shard_of(problem_id: str, n_shards: int) -> int:
     return int(hashlib.sha256(problem_id.encode()).hexdigest(), 16) % n_shards
+
+
+def take(ids, limit: int | None) -> list[str]:
+    """The ids a run with `limit` takes, sorted: all of them when limit is None, else the `limit`
+    ids whose salted sha256 is lowest. A stable sample spread over the whole set (the first N by
+    name would take only the oldest problems); adding or editing a problem changes at most one
+    member of it."""
+    ids = sorted(ids)
+    if not limit:
+        return ids
+    chosen = set(sorted(ids, key=lambda i: hashlib.sha256(f"limit\x1f{i}".encode()).digest())[:limit])
+    return [i for i in ids if i in chosen]

@@ -13,7 +13,7 @@ from extrembench.config import ConfigError, validate_config
 from extrembench.generation.run import count_missing
 from extrembench.cluster.resources import job_request
 from extrembench.provenance import stage_code_hash
-from extrembench.shards import shard_of
+from extrembench.shards import shard_of, take
 
 workflow_start = time.time()
 
@@ -67,10 +67,8 @@ CODE = {
 # ---------------------------------------------------------------- problems and shards
 def problem_files(benchmark):
     bench = config["benchmarks"][benchmark]
-    files = sorted(glob.glob(os.path.join(bench["problems"], "*.yaml")))
-    if bench["limit"]:
-        files = files[: bench["limit"]]
-    return files
+    files = {Path(f).stem: f for f in glob.glob(os.path.join(bench["problems"], "*.yaml"))}
+    return [files[i] for i in take(files, bench["limit"])]
 
 
 @functools.lru_cache(maxsize=None)

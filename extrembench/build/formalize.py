@@ -798,7 +798,7 @@ def formalize_shard(statements: Path, output: Path, *, benchmark: str, shard: in
     """Extremal problems given as statement + answer (ExtremBench's release format) → specs: the
     rule-based formalizer first, the configured LLM (`caller`) when the rules cannot read one."""
     from extrembench.build.llm_convert import conversion_columns, formalize_with_fallback
-    from extrembench.shards import shard_of
+    from extrembench.shards import shard_of, take
 
     digest = sha256_file(statements)
     records = []
@@ -807,9 +807,8 @@ def formalize_shard(statements: Path, output: Path, *, benchmark: str, shard: in
             records.append((number, str(record["id"]), record["statement"], record["answer"]))
         except (KeyError, TypeError) as exc:
             raise ValueError(f"{statements}:{number}: need a JSON object with id, statement, answer ({exc})") from exc
-    records.sort(key=lambda r: r[1])
-    if limit:
-        records = records[:limit]
+    kept = set(take([r[1] for r in records], limit))
+    records = sorted((r for r in records if r[1] in kept), key=lambda r: r[1])
     rows = []
     for number, problem_id, statement, answer in records:
         if shard_of(problem_id, n_shards) != shard:

@@ -485,11 +485,11 @@ DATASETS: dict[str, DatasetSpec] = {
 def ingest_shard(dataset: str, root: Path, output: Path, *, benchmark: str, shard: int, n_shards: int,
                  limit: int | None, dag_node: str) -> None:
     """One shard of an official dataset as a problem table (checksums verified on read)."""
-    from extrembench.shards import shard_of
+    from extrembench.shards import shard_of, take
 
-    records = sorted(load_benchmark(dataset, root), key=lambda r: r["problem_id"])
-    if limit:
-        records = records[:limit]
+    records = load_benchmark(dataset, root)
+    kept = set(take([r["problem_id"] for r in records], limit))
+    records = sorted((r for r in records if r["problem_id"] in kept), key=lambda r: r["problem_id"])
     rows = [{
         "benchmark": benchmark, "problem_id": r["problem_id"], "source_path": r["source_path"],
         "source_sha256": r["source_sha256"], "statement": r["statement"], "answer": r["answer"],

@@ -80,7 +80,7 @@ def problems_table(workdir: Path, benchmark: str, shard: int) -> Path:
 
 def unbuilt_problem_counts(benchmark: str, config: dict[str, Any], workdir: Path) -> dict[int, int]:
     """Problems per shard from the sources, before validate/ingest ran: the upper bound."""
-    from extrembench.shards import shard_of
+    from extrembench.shards import shard_of, take
 
     bench = config["benchmarks"][benchmark]
     n_shards = bench["shards"]
@@ -93,8 +93,7 @@ def unbuilt_problem_counts(benchmark: str, config: dict[str, Any], workdir: Path
         settings = parent["variants"]
         per_parent = settings["per_problem"] * len(settings["kinds"])
         parent_ids = sorted(p.stem for p in (workdir / parent["problems"]).glob("*.yaml"))
-        if parent["limit"]:
-            parent_ids = parent_ids[: parent["limit"]]
+        parent_ids = take(parent_ids, parent["limit"])
         counts = dict.fromkeys(range(n_shards), 0)
         for problem_id in parent_ids:
             if in_share(problem_id, settings["share"], settings["seed"]):
@@ -109,8 +108,7 @@ def unbuilt_problem_counts(benchmark: str, config: dict[str, Any], workdir: Path
 
         root = Path(bench.get("root") or local_root(bench["dataset"]))
         ids = sorted(r["problem_id"] for r in load_benchmark(bench["dataset"], root))
-    if bench["limit"]:
-        ids = ids[: bench["limit"]]
+    ids = take(ids, bench["limit"])
     counts = dict.fromkeys(range(n_shards), 0)
     for problem_id in ids:
         counts[shard_of(problem_id, n_shards)] += 1
