@@ -183,3 +183,15 @@ def test_search_extremum_takes_a_spec():
     result = search_extremum(spec, seed=0)
     assert result.best_value == pytest.approx(3.0, rel=1e-9)
     assert sum(result.witness.values()) == pytest.approx(3.0)
+
+
+def test_projection_through_a_square_root_of_a_negative_number_is_not_a_crash():
+    """Vietnam 2005 as written (x - 3 sqrt(x + 1) = 3 sqrt(y + 2) - y, max x + y): a Newton step of
+    the far-out push left the real domain of sqrt and the validator died on a complex number
+    ("string-float not recognized"), so a correct answer came out `inconclusive`."""
+    problem = problem_from_dict({
+        "id": "vietnam-2005", "sense": "max", "variables": {"x": "[-1, inf)", "y": "[-2, inf)"},
+        "constraints": ["x + y = 3*sqrt(x + 1) + 3*sqrt(y + 2)"], "objective": "x + y",
+        "answer": "9 + 3*sqrt(15)"})
+    result = check_problem(problem)
+    assert result.status == "confirmed", result.reason

@@ -403,7 +403,7 @@ def _newton_project(model: _Model, point: dict, free: list) -> dict:
     free = [s for s in free if not _is_at_closed_end(parsed.domains[s], point[s])]
     if not free or not residuals or len(free) < len(residuals):
         return point
-    point = dict(point)
+    start, point = point, dict(point)
     g = sympy.Matrix(residuals).subs({s: v for s, v in point.items() if s not in free})
     jacobian = g.jacobian(free)
     with mpmath.workdps(HP_DIGITS + 10):
@@ -420,6 +420,9 @@ def _newton_project(model: _Model, point: dict, free: list) -> dict:
             except (ZeroDivisionError, ValueError, TypeError):
                 break
             values = [v - step[k] for k, v in enumerate(values)]
+        if any(isinstance(v, mpmath.mpc) for v in values):
+            # a step left the real domain (e.g. a square root of a negative number): no projection
+            return start
         for s, v in zip(free, values):
             point[s] = sympy.Float(mpmath.nstr(v, HP_DIGITS + 5), HP_DIGITS)
     return point
