@@ -31,6 +31,7 @@ import numpy as np
 import sympy
 from scipy.optimize import minimize
 
+from extrembench.config import Validation
 from extrembench.convert import ExtremalSpec, convert_problem
 from extrembench.expr import ExpressionError
 from extrembench.problem import Domain, Problem, ProblemError, load_problem, parse_problem
@@ -278,10 +279,9 @@ class Effort:
     time_cap_s: float = 300.0
 
     @classmethod
-    def from_settings(cls, validation: dict) -> Effort:
+    def from_settings(cls, validation: Validation) -> Effort:
         """The effort of the config's `validation` block (starts, iterations, time_cap_s)."""
-        return cls(starts=validation["starts"], iterations=validation["iterations"],
-                   time_cap_s=validation["time_cap_s"])
+        return cls(starts=validation.starts, iterations=validation.iterations, time_cap_s=validation.time_cap_s)
 
 
 class TimeCap(Exception):

@@ -4,9 +4,10 @@
 from pathlib import Path
 
 from extrembench.comparisons import compare
+from extrembench.config import Config
 from extrembench.workflow import start_job
 
 start_job(snakemake)  # noqa: F821 (injected by Snakemake)
 smk = snakemake  # noqa: F821
 compare(list(smk.input.grades), list(smk.input.variants), outputs={k: Path(v) for k, v in smk.output.items()},
-        config=smk.config, published_dir=smk.params.published)
+        config=Config.model_validate(smk.config), published_dir=smk.params.published)
