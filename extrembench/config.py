@@ -22,6 +22,7 @@ from pydantic import (
     BeforeValidator,
     ConfigDict,
     Field,
+    TypeAdapter,
     ValidationError,
     field_validator,
     model_validator,
@@ -453,6 +454,11 @@ def validate_config(raw: Mapping[str, Any]) -> Config:
         # our own message, never pydantic's, which repeats each offending value (an api key too)
         lines = [_explain(e) for e in exc.errors(include_url=False)]
         raise ConfigError("invalid configuration:\n  " + "\n  ".join(lines)) from None
+
+
+def model_entry(raw: Mapping[str, Any]) -> Model:
+    """One registry entry validated on its own, defaults filled (for tools that need no whole config)."""
+    return TypeAdapter(Model).validate_python(raw)
 
 
 def load_config_file(path: str | Path) -> Config:

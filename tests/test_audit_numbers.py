@@ -14,7 +14,7 @@ import pytest
 
 from extrembench import stages
 from extrembench.audit import audit
-from extrembench.config import validate_config
+from extrembench.config import Validation, validate_config
 from extrembench.generation.cache import GenerationCache, entry_digest
 from extrembench.generation.run import generate_shard
 
@@ -48,7 +48,7 @@ def built(tmp_path_factory) -> Path:
         stages.convert_shard(files, r / "translate/shard-0.parquet", r / "convert/shard-0.parquet",
                              benchmark="extrem", dag_node="c")
         stages.validate_shard(files, r / "convert/shard-0.parquet", r / "problems/shard-0.parquet",
-                              benchmark="extrem", dag_node="v", settings={"seed": 0, "starts": 6, "iterations": 150, "time_cap_s": 300})
+                              benchmark="extrem", dag_node="v", settings=Validation(starts=6))
         generations = r / "generate/reference-solver/shard-0.parquet"
         generate_shard(problems_path=r / "problems/shard-0.parquet", output=generations,
                        stats_path=r / "generate/reference-solver/shard-0.requests.json", benchmark="extrem",

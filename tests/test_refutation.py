@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from extrembench.config import Validation
 from extrembench.problem import problem_from_dict
 from extrembench.refutation import verify_refutation, witness_certificate
 from extrembench.validate import FEAS_TOL, Effort, _model, _refute_by_witness, check_problem
@@ -192,7 +193,7 @@ def _validated_bytes(tmp_path: Path, files: list[str]) -> bytes:
     stages.translate_shard(files, out / "t.parquet", benchmark="b", dag_node="n")
     stages.convert_shard(files, out / "t.parquet", out / "c.parquet", benchmark="b", dag_node="n")
     stages.validate_shard(files, out / "c.parquet", out / "p.parquet", benchmark="b", dag_node="n",
-                          settings={"seed": 0, "starts": 14, "iterations": 150, "time_cap_s": 300})
+                          settings=Validation(starts=14))
     return (out / "p.parquet").read_bytes()
 
 

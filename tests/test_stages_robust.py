@@ -11,6 +11,7 @@ import pytest
 
 from extrembench import stages
 from extrembench.artifacts import read_artifact
+from extrembench.config import Validation
 from extrembench.llm_calls import LLMCallError
 
 FIXTURES = Path(__file__).parent / "fixtures" / "pipeline"
@@ -42,7 +43,7 @@ def build_shard(tmp_path: Path, caller=None) -> list[dict]:
     stages.translate_shard(files, out / "translate.parquet", benchmark="b", dag_node="t", caller=caller)
     stages.convert_shard(files, out / "translate.parquet", out / "convert.parquet", benchmark="b", dag_node="c")
     stages.validate_shard(files, out / "convert.parquet", out / "problems.parquet", benchmark="b", dag_node="v",
-                          settings={"seed": 0, "starts": 6, "iterations": 150, "time_cap_s": 300})
+                          settings=Validation(starts=6))
     return read_artifact(out / "problems.parquet", "problems").to_pylist()
 
 
