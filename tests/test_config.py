@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -165,3 +166,29 @@ def test_variants_benchmark_errors_name_the_fix(change, message):
         message = "variants are made of extremal benchmarks only"
     with pytest.raises(ConfigError, match=message):
         validate_config(config)
+
+
+@pytest.mark.parametrize("name, top_keys", [
+    ("config", {"benchmarks", "models", "evaluate", "resources", "cluster", "cache_dir", "validation",
+                "aggregate", "grading", "translate", "convert"}),
+    ("problem", {"id", "sense", "variables", "constraints", "objective", "answer", "statement", "source",
+                 "technique", "difficulty"}),
+])
+def test_schema_command_prints_the_generated_json_schema(capsys, name, top_keys):
+    """`extrembench schema config|problem`: the schema users read comes from the models that validate."""
+    from extrembench.cli import main
+
+    assert main(["schema", name]) == 0
+    schema = json.loads(capsys.readouterr().out)
+    assert set(schema["properties"]) == top_keys and schema["additionalProperties"] is False
+
+
+def test_config_schema_documents_each_kind_backend_and_default():
+    from extrembench.config import config_json_schema
+
+    defs = config_json_schema()["$defs"]
+    assert {d["properties"]["kind"]["const"] for n, d in defs.items() if n.endswith("Benchmark") and n != "BenchmarkBase"} \
+        == {"extremal", "ingested", "formalized", "variants"}
+    assert {d["properties"]["backend"]["const"] for d in defs.values() if "backend" in d.get("properties", {})} \
+        == {"sglang", "openai", "llamacpp", "reference-solver", "symmetric-guess"}
+    assert defs["Sampling"]["properties"]["temperature"]["default"] == 0.6
