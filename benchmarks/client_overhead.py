@@ -122,7 +122,7 @@ def measure_llamacpp(work: Path, per_round: int, rounds: int) -> None:
     trials = 2
     model = validate_config({"benchmarks": {"b": {"kind": "ingested", "dataset": "x"}}, "resources": {"cpu": {}},
                              "evaluate": {"models": ["m"], "benchmarks": ["b"]},
-                             "models": {"m": {"backend": "llamacpp", "context_length": 2048}}})["models"]["m"]
+                             "models": {"m": {"backend": "llamacpp", "context_length": 2048}}}).models["m"]
     gguf = llamacpp.model_file(model, REPO / "cache")
     port = free_port()
     all_problems = problem_rows(per_round // trials * (rounds + 1))
@@ -134,7 +134,7 @@ def measure_llamacpp(work: Path, per_round: int, rounds: int) -> None:
             chunk = all_problems[round_ * per_round // trials:(round_ + 1) * per_round // trials]
             write_artifact(chunk, work / "problems.parquet", "problems")
             config = openai_config(work / f"cache-{round_}", base_url, trials=trials, max_tokens=48, concurrency=1)
-            planned = plan_samples(chunk, benchmark="bench", model="m", model_cfg=config["models"]["m"], trials=trials)
+            planned = plan_samples(chunk, benchmark="bench", model="m", model_cfg=config.models["m"], trials=trials)
             bodies = [json.dumps(chat_payload(s, "model")).encode() for s in planned]
             direct_s, direct_tokens = direct_client(port, bodies)
             pipeline_s = run_pipeline(work, config)

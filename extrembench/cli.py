@@ -19,6 +19,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "formalize": ("extrembench.build.formalize", "turn 'find the minimum of ...' statements into problem specs"),
     "plan": ("extrembench.cluster.plan", "jobs, missing requests, GPU-hours and cost of a grid, before submitting it"),
     "verify-certificate": ("extrembench.build.certificates.cli", "re-check the certificates in problem Parquet files"),
+    "schema": ("extrembench.schema", "print the JSON Schema of config.yaml or of a problem file"),
 }
 
 

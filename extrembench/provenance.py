@@ -94,12 +94,9 @@ def import_closure(entries: Iterable[str | Path], base: str | Path = ".", packag
 
 
 def stage_code_hash(entries: Iterable[str | Path], base: str | Path = ".", package: str = "extrembench") -> str:
-    """Code hash of a stage: its entry scripts, every package module they import, and the
-    package's data files (schemas), which modules read at run time."""
+    """Code hash of a stage: its entry scripts and every package module they import."""
     base = Path(base)
-    data = sorted((base / package / "schemas").glob("*")) if (base / package / "schemas").is_dir() else []
-    files = import_closure(entries, base, package) + [p for p in data if p.is_file()]
-    return code_hash([f.relative_to(base) for f in files], base=base)
+    return code_hash([f.relative_to(base) for f in import_closure(entries, base, package)], base=base)
 
 
 def git_state(cwd: str | Path = ".") -> dict[str, Any]:

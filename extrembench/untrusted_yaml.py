@@ -19,6 +19,7 @@ import yaml
 MAX_FILE_BYTES = 256 * 1024   # a problem file is a few KB; expressions are capped at 1,000 characters
 MAX_DEPTH = 20                # mappings/lists inside each other; the problem format needs 3
 MAX_NODES = 20_000            # scalars + collections in one file
+SHOWN_VALUE_CHARS = 80        # an error message shows at most this much of an offending value
 
 
 class UntrustedYAMLError(ValueError):
@@ -49,6 +50,12 @@ def _construct_mapping(loader: yaml.SafeLoader, node: yaml.MappingNode, deep: bo
 
 
 _UniqueKeyLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+
+
+def shown(value: Any) -> str:
+    """repr of an untrusted value, cut short: an error message never prints a huge value."""
+    text = repr(value)
+    return text if len(text) <= SHOWN_VALUE_CHARS else f"{text[:SHOWN_VALUE_CHARS]}... ({len(text)} characters)"
 
 
 def _where(mark) -> str:

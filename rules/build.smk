@@ -67,7 +67,7 @@ rule validate:
         f"{RESULTS}/benchmarks/validate/{{benchmark}}/shard-{{shard}}.tsv"
     params:
         code=CODE["validate"],
-        settings=lambda wc: json.dumps(config["validation"], sort_keys=True),
+        settings=lambda wc: settings_json(validation=CONFIG.validation),
     resources:
         mem_mb=cpu_resource("mem_mb"),
         runtime=cpu_resource("runtime"),
@@ -92,7 +92,7 @@ rule ingest:
     params:
         code=CODE["ingest"],
         root=lambda wc: dataset_root(wc.benchmark),
-        settings=lambda wc: json.dumps(config["benchmarks"][wc.benchmark], sort_keys=True),
+        settings=lambda wc: settings_json(benchmark=CONFIG.benchmarks[wc.benchmark]),
     resources:
         mem_mb=cpu_resource("mem_mb"),
         runtime=cpu_resource("runtime"),
@@ -109,7 +109,7 @@ rule formalize:
     wildcard_constraints:
         benchmark=FORMALIZED_NAMES,
     input:
-        statements=lambda wc: config["benchmarks"][wc.benchmark]["statements"],
+        statements=lambda wc: CONFIG.benchmarks[wc.benchmark].statements,
     output:
         conversions=f"{RESULTS}/{{benchmark}}/convert/shard-{{shard}}.parquet",
     log:
@@ -119,7 +119,7 @@ rule formalize:
     params:
         code=CODE["formalize"],
         llm=lambda wc: llm_stage_settings("convert"),
-        settings=lambda wc: json.dumps(config["benchmarks"][wc.benchmark], sort_keys=True),
+        settings=lambda wc: settings_json(benchmark=CONFIG.benchmarks[wc.benchmark]),
     resources:
         mem_mb=cpu_resource("mem_mb"),
         runtime=cpu_resource("runtime"),
@@ -169,10 +169,7 @@ rule vary:
         f"{RESULTS}/benchmarks/vary/{{benchmark}}/shard-{{shard}}.tsv"
     params:
         code=CODE["vary"],
-        settings=lambda wc: json.dumps(
-            {"variants": config["benchmarks"][wc.benchmark]["variants"], "validation": config["validation"]},
-            sort_keys=True,
-        ),
+        settings=lambda wc: settings_json(variants=CONFIG.benchmarks[wc.benchmark].variants, validation=CONFIG.validation),
     resources:
         mem_mb=cpu_resource("mem_mb"),
         runtime=cpu_resource("runtime"),

@@ -19,24 +19,27 @@ workflow_start = time.time()
 
 # ---------------------------------------------------------------- config
 # Validate before any job is planned: a bad key or value stops here, naming key and allowed values.
+# Input functions read the typed CONFIG; Snakemake's own `config` (a plain dict, which scripts get
+# as snakemake.config) is replaced by its dump, defaults filled, so a script rebuilds the typed
+# config with one Config.model_validate call.
 try:
-    _validated = validate_config(config)
+    CONFIG = validate_config(config)
 except ConfigError as exc:
     raise WorkflowError(str(exc)) from None
 config.clear()
-config.update(_validated)
+config.update(CONFIG.model_dump(mode="json"))
 
 BASE = Path(workflow.basedir)
 RESULTS = "results"
-BENCHMARKS = config["evaluate"]["benchmarks"]
-MODELS = config["evaluate"]["models"]
-EXTREMAL = [b for b in BENCHMARKS if config["benchmarks"][b]["kind"] == "extremal"]
+BENCHMARKS = CONFIG.evaluate.benchmarks
+MODELS = CONFIG.evaluate.models
+EXTREMAL = [b for b in BENCHMARKS if CONFIG.benchmarks[b].kind == "extremal"]
 
 
 def _names_of_kind(kind):
     """Regex matching the configured benchmarks of one kind (never matches when there are none),
     so validate and ingest never compete for the same problem table."""
-    names = [re.escape(b) for b, spec in config["benchmarks"].items() if spec["kind"] == kind]
+    names = [re.escape(b) for b, spec in CONFIG.benchmarks.items() if spec.kind == kind]
     return "|".join(names) if names else "(?!)"
 
 
@@ -44,12 +47,12 @@ EXTREMAL_NAMES = _names_of_kind("extremal")
 INGESTED_NAMES = _names_of_kind("ingested")
 FORMALIZED_NAMES = _names_of_kind("formalized")
 # Benchmarks whose problems are built here and validated by computation.
-VALIDATED = [b for b in BENCHMARKS if config["benchmarks"][b]["kind"] in ("extremal", "formalized")]
+VALIDATED = [b for b in BENCHMARKS if CONFIG.benchmarks[b].kind in ("extremal", "formalized")]
 
 
 wildcard_constraints:
-    benchmark="|".join(map(re.escape, config["benchmarks"])),
-    model="|".join(map(re.escape, config["models"])),
+    benchmark="|".join(map(re.escape, CONFIG.benchmarks)),
+    model="|".join(map(re.escape, CONFIG.models)),
     shard=r"\d+",
 
 
@@ -66,16 +69,16 @@ CODE = {
 
 # ---------------------------------------------------------------- problems and shards
 def problem_files(benchmark):
-    bench = config["benchmarks"][benchmark]
-    files = {Path(f).stem: f for f in glob.glob(os.path.join(bench["problems"], "*.yaml"))}
-    return [files[i] for i in take(files, bench["limit"])]
+    bench = CONFIG.benchmarks[benchmark]
+    files = {Path(f).stem: f for f in glob.glob(os.path.join(bench.problems, "*.yaml"))}
+    return [files[i] for i in take(files, bench.limit)]
 
 
 @functools.lru_cache(maxsize=None)
 def _files_by_shard(benchmark):
     """Problem files grouped by shard, computed once per benchmark (not once per job: with
     hundreds of shards, rehashing every id per job dominated the DAG build)."""
-    n_shards = config["benchmarks"][benchmark]["shards"]
+    n_shards = CONFIG.benchmarks[benchmark].shards
     grouped = {}
     for path in problem_files(benchmark):
         grouped.setdefault(shard_of(Path(path).stem, n_shards), []).append(path)
@@ -88,27 +91,27 @@ def shard_problem_files(wildcards):
 
 def validation_sources(wildcards):
     """What a validate job reads besides the conversions: the problem files, or the statements file."""
-    bench = config["benchmarks"][wildcards.benchmark]
-    return [bench["statements"]] if bench["kind"] == "formalized" else shard_problem_files(wildcards)
+    bench = CONFIG.benchmarks[wildcards.benchmark]
+    return [bench.statements] if bench.kind == "formalized" else shard_problem_files(wildcards)
 
 
 def dataset_root(benchmark):
     """Local copy of an ingested dataset (offline mode): `root`, else the shared data folder."""
     from extrembench.build.ingest import local_root
 
-    bench = config["benchmarks"][benchmark]
-    return bench.get("root") or str(local_root(bench["dataset"]))
+    bench = CONFIG.benchmarks[benchmark]
+    return bench.root or str(local_root(bench.dataset))
 
 
 def dataset_files(wildcards):
     from extrembench.build.ingest import DATASETS
 
     root = Path(dataset_root(wildcards.benchmark))
-    return [str(root / name) for name in DATASETS[config["benchmarks"][wildcards.benchmark]["dataset"]].files]
+    return [str(root / name) for name in DATASETS[CONFIG.benchmarks[wildcards.benchmark].dataset].files]
 
 
 def shards(benchmark):
-    return range(config["benchmarks"][benchmark]["shards"])
+    return range(CONFIG.benchmarks[benchmark].shards)
 
 
 # ---------------------------------------------------------------- artifact paths
@@ -163,7 +166,7 @@ COMPARISONS = {
     "rank_correlations": f"{RESULTS}/tables/rank_correlations.csv",
     "original_vs_variant": f"{RESULTS}/figures/original_vs_variant.png",
 }
-VARIED = [config["benchmarks"][b]["parent"] for b in BENCHMARKS if config["benchmarks"][b]["kind"] == "variants"]
+VARIED = [CONFIG.benchmarks[b].parent for b in BENCHMARKS if CONFIG.benchmarks[b].kind == "variants"]
 
 
 def variants_table(benchmark, shard):
@@ -178,25 +181,21 @@ def all_targets():
 # Every job's cluster request comes from a size class in config `resources` via
 # extrembench.cluster.resources.job_request: generate from its model's class, every other rule from `cpu`.
 # Memory and runtime double with each retry (`attempt`), so a job killed for either reruns bigger.
-def size_resources(model):
-    return config["resources"][config["models"][model]["size_class"]]
-
-
 def cpu_resource(key):
     """One `resources:` entry of a CPU rule (the `cpu` size class, CPU partition)."""
-    return lambda wildcards, attempt: job_request("cpu", config["resources"]["cpu"], config["cluster"], attempt).get(key)
+    return lambda wildcards, attempt: job_request("cpu", CONFIG.resources["cpu"], CONFIG.cluster, attempt).get(key)
 
 
 @functools.lru_cache(maxsize=4096)
 def _generate_request(model, benchmark, problems_path, problems_stamp, attempt):
-    size_class = config["models"][model]["size_class"]
-    size = config["resources"][size_class]
+    size_class = CONFIG.models[model].size_class
+    size = CONFIG.resources[size_class]
     # A shard whose every request is already cached needs no GPU: send it to the CPU partition.
     # Before the problems table exists (a dry run) the model's full ask is shown.
-    if size["gpu"] and problems_stamp is not None:
-        if count_missing(Path(problems_path), benchmark=benchmark, model=model, config=config) == 0:
-            size_class, size = "cpu", config["resources"]["cpu"]
-    return job_request(size_class, size, config["cluster"], attempt)
+    if size.gpu and problems_stamp is not None:
+        if count_missing(Path(problems_path), benchmark=benchmark, model=model, config=CONFIG) == 0:
+            size_class, size = "cpu", CONFIG.resources["cpu"]
+    return job_request(size_class, size, CONFIG.cluster, attempt)
 
 
 def generate_resource(key):
@@ -214,15 +213,21 @@ def generate_resource(key):
     return evaluate
 
 
+def settings_json(**sections):
+    """A params entry of the config sections a job reads: a changed setting reruns it."""
+    return json.dumps({name: None if section is None else section.model_dump(mode="json")
+                       for name, section in sections.items()}, sort_keys=True)
+
+
 def llm_stage_settings(stage):
     """The LLM settings a build stage depends on (stage keys + the chosen registry entry)."""
-    chosen = config[stage]["model"]
-    return json.dumps({"stage": config[stage], "model": config["models"].get(chosen)}, sort_keys=True)
+    settings = getattr(CONFIG, stage)
+    return settings_json(stage=settings, model=CONFIG.models.get(settings.model))
 
 
 def model_settings(wildcards):
     """Everything in the registry entry: a changed setting reruns that model's jobs."""
-    return json.dumps(config["models"][wildcards.model], sort_keys=True)
+    return settings_json(model=CONFIG.models[wildcards.model])
 
 
 # ---------------------------------------------------------------- after a failed run
@@ -273,5 +278,5 @@ def print_run_summary(start):
 # ---------------------------------------------------------------- software environments
 def generate_env(wildcards):
     """Conda env of a generate job: SGLang's CUDA stack only where a model needs it."""
-    backend = config["models"][wildcards.model]["backend"]
+    backend = CONFIG.models[wildcards.model].backend
     return {"sglang": "../envs/sglang.yaml", "llamacpp": "../envs/llamacpp.yaml"}.get(backend, "../envs/pipeline.yaml")

@@ -16,7 +16,7 @@ rule generate:
     params:
         code=CODE["generate"],
         model=model_settings,
-        trials=lambda wc: config["benchmarks"][wc.benchmark]["trials"],
+        trials=lambda wc: CONFIG.benchmarks[wc.benchmark].trials,
     threads: 1
     resources:
         # from the model's size class; a shard already fully cached goes to the CPU partition, gpu=0
@@ -48,7 +48,7 @@ rule grade:
         server=f"{RESULTS}/logs/grade/{{benchmark}}/{{model}}/shard-{{shard}}.server.log",
     params:
         code=CODE["grade"],
-        settings=lambda wc: json.dumps(config["grading"], sort_keys=True),
+        settings=lambda wc: settings_json(grading=CONFIG.grading),
     resources:
         mem_mb=cpu_resource("mem_mb"),
         runtime=cpu_resource("runtime"),

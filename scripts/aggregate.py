@@ -2,11 +2,12 @@
 
 from pathlib import Path
 
+from extrembench.config import Config
 from extrembench.report.aggregate import aggregate
 from extrembench.workflow import start_job
 
 start_job(snakemake)  # noqa: F821 (injected by Snakemake)
 smk = snakemake  # noqa: F821
 aggregate(list(smk.input.grades), outputs={k: Path(v) for k, v in smk.output.items()},
-          config=smk.config, published_dir=smk.params.published,
+          config=Config.model_validate(smk.config), published_dir=smk.params.published,
           generation_files=list(smk.input.generations))

@@ -3,10 +3,11 @@
 
 from pathlib import Path
 
+from extrembench.config import Config
 from extrembench.report.comparisons import compare
 from extrembench.workflow import start_job
 
 start_job(snakemake)  # noqa: F821 (injected by Snakemake)
 smk = snakemake  # noqa: F821
 compare(list(smk.input.grades), list(smk.input.variants), outputs={k: Path(v) for k, v in smk.output.items()},
-        config=smk.config, published_dir=smk.params.published)
+        config=Config.model_validate(smk.config), published_dir=smk.params.published)

@@ -5,13 +5,15 @@ from contextlib import nullcontext
 from pathlib import Path
 
 from extrembench.build.convert import convert_shard
+from extrembench.config import Config
 from extrembench.llm.calls import caller_for
 from extrembench.workflow import start_job
 
 node = start_job(snakemake)  # noqa: F821 (injected by Snakemake)
 smk, wc = snakemake, snakemake.wildcards  # noqa: F821
-settings = smk.config["convert"]
-model = settings["model"]
-with caller_for(smk.config, model, server_log=Path(smk.log.server)) if model else nullcontext() as caller:
+config = Config.model_validate(smk.config)
+settings = config.convert
+model = settings.model
+with caller_for(config, model, server_log=Path(smk.log.server)) if model else nullcontext() as caller:
     convert_shard(smk.input.problems, Path(smk.input.translations), Path(smk.output.conversions),
-                  benchmark=wc.benchmark, dag_node=node, caller=caller, max_attempts=settings["max_attempts"])
+                  benchmark=wc.benchmark, dag_node=node, caller=caller, max_attempts=settings.max_attempts)

@@ -5,14 +5,16 @@ from contextlib import nullcontext
 from pathlib import Path
 
 from extrembench.build.formalize import formalize_shard
+from extrembench.config import Config
 from extrembench.llm.calls import caller_for
 from extrembench.workflow import start_job
 
 node = start_job(snakemake)  # noqa: F821 (injected by Snakemake)
 smk, wc = snakemake, snakemake.wildcards  # noqa: F821
-settings, bench = smk.config["convert"], smk.config["benchmarks"][wc.benchmark]
-model = settings["model"]
-with caller_for(smk.config, model, server_log=Path(smk.log.server)) if model else nullcontext() as caller:
+config = Config.model_validate(smk.config)
+settings, bench = config.convert, config.benchmarks[wc.benchmark]
+model = settings.model
+with caller_for(config, model, server_log=Path(smk.log.server)) if model else nullcontext() as caller:
     formalize_shard(Path(smk.input.statements), Path(smk.output.conversions), benchmark=wc.benchmark,
-                    shard=int(wc.shard), n_shards=bench["shards"], limit=bench["limit"], dag_node=node,
-                    caller=caller, max_attempts=settings["max_attempts"])
+                    shard=int(wc.shard), n_shards=bench.shards, limit=bench.limit, dag_node=node,
+                    caller=caller, max_attempts=settings.max_attempts)

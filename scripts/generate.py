@@ -3,6 +3,7 @@
 from pathlib import Path
 
 from extrembench.cluster import preemption
+from extrembench.config import Config
 from extrembench.generation.run import generate_shard
 from extrembench.workflow import start_job
 
@@ -11,4 +12,4 @@ preemption.install()  # SIGTERM/SIGUSR1: flush the cache, stop the server, exit 
 smk = snakemake  # noqa: F821
 generate_shard(problems_path=Path(smk.input.problems), output=Path(smk.output.generations),
                stats_path=Path(smk.output.stats), benchmark=smk.wildcards.benchmark, model=smk.wildcards.model,
-               config=smk.config, dag_node=node, server_log=Path(smk.log.server))
+               config=Config.model_validate(smk.config), dag_node=node, server_log=Path(smk.log.server))

@@ -2,18 +2,20 @@
 
 from pathlib import Path
 
+from extrembench.config import Config
 from extrembench.grading.shard import grade_shard
 from extrembench.llm.judge import judge_for
 from extrembench.workflow import start_job
 
 node = start_job(snakemake)  # noqa: F821 (injected by Snakemake)
 smk = snakemake  # noqa: F821
-settings = smk.config["grading"]
+config = Config.model_validate(smk.config)
+settings = config.grading
 # The LLM judge (descriptive answers only) starts its endpoint only if a vote is not cached.
-judge = judge_for(smk.config, server_log=Path(smk.log.server))
+judge = judge_for(config, server_log=Path(smk.log.server))
 try:
     grade_shard(Path(smk.input.generations), Path(smk.input.problems), Path(smk.output.grades),
-                dag_node=node, mode=settings["mode"], timeout_s=settings["timeout_s"], judge=judge)
+                dag_node=node, mode=settings.mode, timeout_s=settings.timeout_s, judge=judge)
 finally:
     if judge is not None:
         judge.caller.close()

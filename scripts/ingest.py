@@ -3,11 +3,12 @@
 from pathlib import Path
 
 from extrembench.build.ingest import ingest_shard
+from extrembench.config import Config
 from extrembench.workflow import start_job
 
 node = start_job(snakemake)  # noqa: F821 (injected by Snakemake)
 smk = snakemake  # noqa: F821
-bench = smk.config["benchmarks"][smk.wildcards.benchmark]
-ingest_shard(bench["dataset"], Path(smk.params.root), Path(smk.output.problems),
+bench = Config.model_validate(smk.config).benchmarks[smk.wildcards.benchmark]
+ingest_shard(bench.dataset, Path(smk.params.root), Path(smk.output.problems),
              benchmark=smk.wildcards.benchmark, shard=int(smk.wildcards.shard),
-             n_shards=bench["shards"], limit=bench["limit"], dag_node=node)
+             n_shards=bench.shards, limit=bench.limit, dag_node=node)

@@ -5,6 +5,7 @@ from pathlib import Path
 import pandas as pd
 
 from extrembench.artifacts import read_artifact
+from extrembench.config import Config
 from extrembench.report import figures
 from extrembench.report.published import published_for_run
 from extrembench.workflow import start_job
@@ -14,7 +15,7 @@ smk = snakemake  # noqa: F821
 board = pd.read_parquet(smk.input.leaderboard)
 grades = pd.concat([read_artifact(p, "grades").to_pandas() for p in smk.input.grades], ignore_index=True)
 correlations = pd.read_csv(smk.input.correlations)
-published = published_for_run(smk.params.published, smk.config)
+published = published_for_run(smk.params.published, Config.model_validate(smk.config))
 # Published bars only for models this run evaluated: the figure compares, it does not catalogue.
 published = published[published["model"].isin(board["model"])]
 figures.plot_main(board, Path(smk.output.main), published=published)

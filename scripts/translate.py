@@ -5,12 +5,14 @@ from contextlib import nullcontext
 from pathlib import Path
 
 from extrembench.build.translate import translate_shard
+from extrembench.config import Config
 from extrembench.llm.calls import caller_for
 from extrembench.workflow import start_job
 
 node = start_job(snakemake)  # noqa: F821 (injected by Snakemake)
 smk, wc = snakemake, snakemake.wildcards  # noqa: F821
-model = smk.config["translate"]["model"]
-with caller_for(smk.config, model, server_log=Path(smk.log.server)) if model else nullcontext() as caller:
+config = Config.model_validate(smk.config)
+model = config.translate.model
+with caller_for(config, model, server_log=Path(smk.log.server)) if model else nullcontext() as caller:
     translate_shard(smk.input.problems, Path(smk.output.translations), benchmark=wc.benchmark,
                     dag_node=node, caller=caller)

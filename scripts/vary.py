@@ -4,26 +4,28 @@ from pathlib import Path
 
 from extrembench.build.validate import Effort, check_problem, search_extremum
 from extrembench.build.variants import vary_shard
+from extrembench.config import Config
 from extrembench.workflow import start_job
 
 node = start_job(snakemake)  # noqa: F821 (injected by Snakemake)
 smk, wc = snakemake, snakemake.wildcards  # noqa: F821
-settings = smk.config["benchmarks"][wc.benchmark]["variants"]
-validation = smk.config["validation"]
+config = Config.model_validate(smk.config)
+settings = config.benchmarks[wc.benchmark].variants
+validation = config.validation
 effort = Effort.from_settings(validation)
 
 
 # The validator with the run's validation settings: the same check every parent passed.
 def check(problem):
-    return check_problem(problem, seed=validation["seed"], effort=effort)
+    return check_problem(problem, seed=validation.seed, effort=effort)
 
 
 def search(problem):
-    return search_extremum(problem, seed=validation["seed"], effort=effort)
+    return search_extremum(problem, seed=validation.seed, effort=effort)
 
 
 vary_shard(Path(smk.input.table), list(smk.input.problems),
            {"variants": Path(smk.output.variants), "problems": Path(smk.output.problems)},
            benchmark=wc.benchmark, variant_benchmark=f"{wc.benchmark}-variants",
-           per_problem=settings["per_problem"], seed=settings["seed"], kinds=settings["kinds"],
-           share=settings["share"], dag_node=node, check=check, search=search)
+           per_problem=settings.per_problem, seed=settings.seed, kinds=settings.kinds,
+           share=settings.share, dag_node=node, check=check, search=search)

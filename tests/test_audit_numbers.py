@@ -15,7 +15,7 @@ import pytest
 from extrembench.build.convert import convert_shard
 from extrembench.build.translate import translate_shard
 from extrembench.build.validate import validate_shard
-from extrembench.config import validate_config
+from extrembench.config import Validation, validate_config
 from extrembench.generation.run import generate_shard
 from extrembench.grading.shard import grade_shard
 from extrembench.llm.cache import GenerationCache, entry_digest
@@ -52,7 +52,7 @@ def built(tmp_path_factory) -> Path:
         convert_shard(files, r / "translate/shard-0.parquet", r / "convert/shard-0.parquet",
                              benchmark="extrem", dag_node="c")
         validate_shard(files, r / "convert/shard-0.parquet", r / "problems/shard-0.parquet",
-                              benchmark="extrem", dag_node="v", settings={"seed": 0, "starts": 6, "iterations": 150, "time_cap_s": 300})
+                       benchmark="extrem", dag_node="v", settings=Validation(starts=6))
         generations = r / "generate/reference-solver/shard-0.parquet"
         generate_shard(problems_path=r / "problems/shard-0.parquet", output=generations,
                        stats_path=r / "generate/reference-solver/shard-0.requests.json", benchmark="extrem",

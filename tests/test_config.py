@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -18,10 +19,10 @@ DEFAULT = yaml.safe_load((REPO / "config.yaml").read_text())
 
 def test_default_config_validates_and_fills_defaults():
     config = validate_config(DEFAULT)
-    assert config["grading"] == {"mode": "default", "timeout_s": 5, "judge_model": None, "judge_votes": 5,
-                                 "ungraded": "wrong"}
-    assert config["models"]["gemma3-270m"]["sampling"]["max_tokens"] == DEFAULT["models"]["gemma3-270m"]["sampling"]["max_tokens"]
-    assert config["models"]["reference-solver"]["sampling"]["temperature"] == 0.6
+    assert config.grading.model_dump() == {"mode": "default", "timeout_s": 5, "judge_model": None, "judge_votes": 5,
+                                           "ungraded": "wrong"}
+    assert config.models["gemma3-270m"].sampling.max_tokens == DEFAULT["models"]["gemma3-270m"]["sampling"]["max_tokens"]
+    assert config.models["reference-solver"].sampling.temperature == 0.6
     assert yaml.safe_load((REPO / "config.yaml").read_text()) == DEFAULT, "validation must not mutate its input"
 
 
@@ -48,6 +49,13 @@ def _with(path: str, value):
         ("grading.mode", "lenient", "grading.mode: 'lenient' is not allowed; choose one of ['default', 'math-verify', 'amo-official']"),
         ("translate.model", "nope", "translate.model: 'nope' is not in the model registry"),
         ("cache", "x", "<top level>: unknown key(s) ['cache']"),
+        ("models.gemma3-270m.sglang", {"tp": 1}, "models.gemma3-270m: unknown key(s) ['sglang']"),
+        ("models.gemma3-270m.llamacpp.n_threads", "2", "models.gemma3-270m.llamacpp.n_threads: Input should be a valid integer, not '2'"),
+        ("benchmarks.extrem.variants.kinds", ["rename", "rename"], "benchmarks.extrem.variants.kinds: ['rename', 'rename'] lists a kind twice"),
+        ("benchmarks.extrem.variants.kinds", ["swap"], "benchmarks.extrem.variants.kinds.0: 'swap' is not allowed; choose one of ['constants', 'rename', 'rephrase']"),
+        ("benchmarks.aime", {"kind": "ingested"}, "benchmarks.aime.dataset: required"),
+        ("benchmarks.aime", {"dataset": "aime2025"}, "benchmarks.aime.kind: required; choose one of ['extremal', 'ingested', 'formalized', 'variants']"),
+        ("resources.cpu.gpu", -1, "resources.cpu.gpu: -1 is less than the minimum of 0"),
     ],
 )
 def test_bad_values_are_named(path, value, message):
@@ -58,8 +66,21 @@ def test_bad_values_are_named(path, value, message):
 
 def test_config_hash_ignores_key_order():
     config = validate_config(DEFAULT)
-    reordered = dict(reversed(list(config.items())))
+    reordered = validate_config(dict(reversed(list(DEFAULT.items()))))
     assert config_hash(config) == config_hash(reordered)
+
+
+def test_dump_validates_back_to_the_same_config():
+    """Snakemake's `config` holds the dump: scripts rebuild the typed config from it with one call,
+    and the derived variants benchmark is accepted again as spelled out."""
+    config = validate_config(DEFAULT)
+    again = validate_config(config.model_dump(mode="json"))
+    assert again == config and config_hash(again) == config_hash(config)
+
+
+def test_explicit_defaults_hash_like_omitted_ones():
+    explicit = _with("grading", {"mode": "default", "timeout_s": 5, "judge_votes": 5})
+    assert config_hash(validate_config(explicit)) == config_hash(validate_config(DEFAULT))
 
 
 def test_load_config_file_rejects_non_mapping(tmp_path):
@@ -106,25 +127,25 @@ def test_api_key_env_accepts_variable_names():
     raw = copy.deepcopy(DEFAULT)
     raw["models"]["remote"] = {"backend": "openai", "openai": {"base_url": "http://127.0.0.1:9/v1",
                                                                 "api_key_env": "OPENAI_API_KEY"}}
-    assert validate_config(raw)["models"]["remote"]["openai"]["api_key_env"] == "OPENAI_API_KEY"
+    assert validate_config(raw).models["remote"].openai.api_key_env == "OPENAI_API_KEY"
 
 
 def test_variants_benchmark_is_derived_from_its_parent():
     config = validate_config(DEFAULT)
-    derived = config["benchmarks"]["extrem-variants"]
-    assert derived["kind"] == "variants" and derived["parent"] == "extrem"
-    assert derived["shards"] == config["benchmarks"]["extrem"]["shards"]
-    assert derived["trials"] == DEFAULT["benchmarks"]["extrem"]["variants"]["trials"]
-    assert config["benchmarks"]["extrem"]["variants"]["per_problem"] == 2
+    derived = config.benchmarks["extrem-variants"]
+    assert derived.kind == "variants" and derived.parent == "extrem"
+    assert derived.shards == config.benchmarks["extrem"].shards
+    assert derived.trials == DEFAULT["benchmarks"]["extrem"]["variants"]["trials"]
+    assert config.benchmarks["extrem"].variants.per_problem == 2
 
 
 def test_variants_without_a_block_get_the_defaults_and_trials_of_the_parent():
     config = copy.deepcopy(DEFAULT)
     del config["benchmarks"]["extrem"]["variants"]
     validated = validate_config(config)
-    assert validated["benchmarks"]["extrem"]["variants"] == {
+    assert validated.benchmarks["extrem"].variants.model_dump() == {
         "per_problem": 2, "seed": 0, "kinds": ["constants", "rename", "rephrase"], "share": 1.0, "trials": None}
-    assert validated["benchmarks"]["extrem-variants"]["trials"] == DEFAULT["benchmarks"]["extrem"]["trials"]
+    assert validated.benchmarks["extrem-variants"].trials == DEFAULT["benchmarks"]["extrem"]["trials"]
 
 
 @pytest.mark.parametrize(
@@ -145,3 +166,29 @@ def test_variants_benchmark_errors_name_the_fix(change, message):
         message = "variants are made of extremal benchmarks only"
     with pytest.raises(ConfigError, match=message):
         validate_config(config)
+
+
+@pytest.mark.parametrize("name, top_keys", [
+    ("config", {"benchmarks", "models", "evaluate", "resources", "cluster", "cache_dir", "validation",
+                "aggregate", "grading", "translate", "convert"}),
+    ("problem", {"id", "sense", "variables", "constraints", "objective", "answer", "statement", "source",
+                 "technique", "difficulty"}),
+])
+def test_schema_command_prints_the_generated_json_schema(capsys, name, top_keys):
+    """`extrembench schema config|problem`: the schema users read comes from the models that validate."""
+    from extrembench.cli import main
+
+    assert main(["schema", name]) == 0
+    schema = json.loads(capsys.readouterr().out)
+    assert set(schema["properties"]) == top_keys and schema["additionalProperties"] is False
+
+
+def test_config_schema_documents_each_kind_backend_and_default():
+    from extrembench.config import config_json_schema
+
+    defs = config_json_schema()["$defs"]
+    assert {d["properties"]["kind"]["const"] for n, d in defs.items() if n.endswith("Benchmark") and n != "BenchmarkBase"} \
+        == {"extremal", "ingested", "formalized", "variants"}
+    assert {d["properties"]["backend"]["const"] for d in defs.values() if "backend" in d.get("properties", {})} \
+        == {"sglang", "openai", "llamacpp", "reference-solver", "symmetric-guess"}
+    assert defs["Sampling"]["properties"]["temperature"]["default"] == 0.6

@@ -16,7 +16,7 @@ from test_generation_client import BASE_CONFIG, ScriptedEndpoint, problem_row
 from extrembench.artifacts import write_artifact
 from extrembench.cluster import ledger
 from extrembench.cluster.cost import cost_table, with_cost_columns
-from extrembench.config import validate_config
+from extrembench.config import Cluster, model_entry, validate_config
 from extrembench.generation.run import generate_shard
 from extrembench.report import figures
 
@@ -40,14 +40,15 @@ def generation_frame(rows):
 ROWS = [("b", "m", 10, 100, 36.0, 18.0), ("b", "m", 10, 300, 36.0, 18.0), ("b", "m", 10, 50, None, None)]
 
 
-@pytest.mark.parametrize("model_cfg, cluster, cost, basis", [
+@pytest.mark.parametrize("prices, cluster, cost, basis", [
     ({}, {"gpu_hour_cost": 2.0}, 72.0 / 3600 * 2.0, "per GPU-hour"),
     ({}, {"gpu_hour_cost": None}, np.nan, "no price configured"),
     ({"price_per_million_output_tokens": 10.0, "price_per_million_input_tokens": 1.0}, {"gpu_hour_cost": 2.0},
      (450 * 10.0 + 30 * 1.0) / 1e6, "per million tokens"),
 ])
-def test_cost_table_sums_known_shares_and_counts_unknown_rows(model_cfg, cluster, cost, basis):
-    table = cost_table(generation_frame(ROWS), {"models": {"m": model_cfg}, "cluster": cluster})
+def test_cost_table_sums_known_shares_and_counts_unknown_rows(prices, cluster, cost, basis):
+    model = model_entry({"backend": "openai", "openai": {"base_url": "http://unused"}, **prices})
+    table = cost_table(generation_frame(ROWS), {"m": model}, Cluster(**cluster))
     row = table.iloc[0].to_dict()
     assert row["gpu_hours"] == pytest.approx(72.0 / 3600) and row["wall_hours"] == pytest.approx(36.0 / 3600)
     assert row["output_tokens"] == 450 and row["cost_unknown_rows"] == 1
@@ -59,7 +60,7 @@ def test_cost_table_sums_known_shares_and_counts_unknown_rows(model_cfg, cluster
 def test_accuracy_per_gpu_hour_is_nan_without_gpu_time():
     board = pd.DataFrame({"benchmark": ["b", "b"], "model": ["gpu", "cpu"], "accuracy_mean": [0.5, 0.25]})
     costs = cost_table(generation_frame([("b", "gpu", 1, 10, 1800.0, 900.0), ("b", "cpu", 1, 10, 0.0, 5.0)]),
-                       {"models": {}, "cluster": {}})
+                       {}, Cluster())
     merged = with_cost_columns(board, costs).set_index("model")
     assert merged.loc["gpu", "accuracy_per_gpu_hour"] == pytest.approx(1.0)
     assert np.isnan(merged.loc["cpu", "accuracy_per_gpu_hour"])
@@ -72,7 +73,7 @@ def test_generate_job_records_its_gpu_seconds_and_each_rows_share(tmp_path, monk
     config = validate_config({**BASE_CONFIG, "resources": {"cpu": {}, "two-gpus": {"gpu": 2}},
                               "models": {"m": {"backend": "openai", "size_class": "two-gpus", "concurrency": 1,
                                                "openai": {"base_url": "http://unused"}}}})
-    config["cache_dir"] = str(tmp_path / "cache")
+    config.cache_dir = str(tmp_path / "cache")
     output = tmp_path / "out" / "shard-0.parquet"
 
     def generate():
@@ -81,7 +82,7 @@ def test_generate_job_records_its_gpu_seconds_and_each_rows_share(tmp_path, monk
                               server_log=tmp_path / "server.log")
 
     with ScriptedEndpoint([(200, 0.05)]) as endpoint:
-        config["models"]["m"]["openai"]["base_url"] = endpoint.base_url
+        config.models["m"].openai.base_url = endpoint.base_url
         generate()
     [entry_path] = (tmp_path / "cache" / "ledger").glob("*.json")
     entry = json.loads(entry_path.read_text())
@@ -130,11 +131,11 @@ def test_two_attempts_in_one_process_keep_separate_ledger_entries(tmp_path, monk
     config = validate_config({**BASE_CONFIG, "resources": {"cpu": {}, "one-gpu": {"gpu": 1}},
                               "models": {"m": {"backend": "openai", "size_class": "one-gpu", "concurrency": 1,
                                                "openai": {"base_url": "http://unused"}}}})
-    config["cache_dir"] = str(tmp_path / "cache")
+    config.cache_dir = str(tmp_path / "cache")
     output = tmp_path / "out" / "shard-0.parquet"
     shares_by_problem = {}
     with ScriptedEndpoint([(200, 0.02)]) as endpoint:
-        config["models"]["m"]["openai"]["base_url"] = endpoint.base_url
+        config.models["m"].openai.base_url = endpoint.base_url
         for asked in (["p1"], ["p1", "p2"]):
             write_artifact([problem_row(p, f"{p}?") for p in asked], problems, "problems")
             generate_shard(problems_path=problems, output=output, stats_path=tmp_path / "stats.json",

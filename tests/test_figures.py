@@ -11,6 +11,7 @@ import pytest
 from PIL import Image
 from test_leaderboard import grade_row, grades_table, mixed_rows
 
+from extrembench.config import validate_config
 from extrembench.report import figures
 from extrembench.report.leaderboard import build_leaderboard
 from extrembench.report.published import aliases_from_config, align_published, compare_published, load_published
@@ -101,12 +102,14 @@ def test_main_figure_bars_sorted_by_extremal_accuracy_with_published_beside(grad
 def test_main_figure_with_the_papers_published_numbers(tmp_path):
     """Grade files named like a real run (config names), published numbers from data/published
     aligned through the config's dataset and hf_id fields."""
-    config = {
+    config = validate_config({
         "benchmarks": {"extremal": {"kind": "ingested", "dataset": "extrem-bench"},
                        "aime25": {"kind": "ingested", "dataset": "aime2025"}},
-        "models": {"q4b": {"backend": "sglang", "hf_id": "Qwen/Qwen3-4B-Thinking-2507"},
-                   "oss120": {"backend": "sglang", "hf_id": "openai/gpt-oss-120b"}},
-    }
+        "models": {"q4b": {"backend": "sglang", "hf_id": "Qwen/Qwen3-4B-Thinking-2507", "size_class": "gpu1"},
+                   "oss120": {"backend": "sglang", "hf_id": "openai/gpt-oss-120b", "size_class": "gpu1"}},
+        "evaluate": {"models": ["q4b", "oss120"], "benchmarks": ["extremal", "aime25"]},
+        "resources": {"cpu": {}, "gpu1": {"gpu": 1}},
+    })
     rows = [
         grade_row(benchmark=benchmark, model=model, problem_id=f"p{i}", trial=t, correct=(i + t) % 4 != 0,
                   sense="min" if benchmark == "extremal" else None)

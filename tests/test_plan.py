@@ -17,6 +17,7 @@ import yaml
 from conftest import require_shared_data
 
 from extrembench.cluster.plan import job_gpu_seconds, layered_config, plan_cost
+from extrembench.config import Cluster, Resources, model_entry
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURES = REPO / "tests" / "fixtures" / "pipeline"
@@ -33,26 +34,27 @@ GPU1 = {"gpu": 1, "tokens_per_s": 1000, "stream_tokens_per_s": 50, "startup_s": 
     ({"gpu": 1, "tokens_per_s": None}, 100, 500.0, 1000, None),  # no throughput: no estimate
 ])
 def test_job_gpu_seconds(size, requests, tokens, max_tokens, seconds):
-    assert job_gpu_seconds(size, requests, tokens, max_tokens) == seconds
+    assert job_gpu_seconds(Resources(**size), requests, tokens, max_tokens) == seconds
 
 
-@pytest.mark.parametrize("gpu_hours, tokens, model, cluster, cost", [
+@pytest.mark.parametrize("gpu_hours, tokens, prices, cluster, cost", [
     (10.0, 5e6, {}, {"gpu_hour_cost": 2.5}, 25.0),
     (10.0, 5e6, {}, {"gpu_hour_cost": None}, None),
     (None, 5e6, {}, {"gpu_hour_cost": 2.5}, None),
     (0.0, 5e6, {"price_per_million_output_tokens": 4.0}, {"gpu_hour_cost": 2.5}, 20.0),
 ])
-def test_plan_cost(gpu_hours, tokens, model, cluster, cost):
-    assert plan_cost(gpu_hours, tokens, model, cluster) == cost
+def test_plan_cost(gpu_hours, tokens, prices, cluster, cost):
+    model = model_entry({"backend": "openai", "openai": {"base_url": "http://unused"}, **prices})
+    assert plan_cost(gpu_hours, tokens, model, Cluster(**cluster)) == cost
 
 
 def test_layered_config_merges_mappings_and_replaces_lists(tmp_path):
     overlay = tmp_path / "overlay.yaml"
     overlay.write_text("benchmarks: {extrem: {trials: 5}}\nevaluate: {models: [reference-solver]}\n")
     config = layered_config(REPO / "config.yaml", [overlay])
-    assert config["benchmarks"]["extrem"] == {**config["benchmarks"]["extrem"], "trials": 5, "shards": 4}
-    assert config["evaluate"]["models"] == ["reference-solver"]
-    assert config["resources"]["cpu"]["tokens_per_s"] is None and config["cluster"]["gpu_hour_cost"] is None
+    assert (config.benchmarks["extrem"].trials, config.benchmarks["extrem"].shards) == (5, 4)
+    assert config.evaluate.models == ["reference-solver"]
+    assert config.resources["cpu"].tokens_per_s is None and config.cluster.gpu_hour_cost is None
 
 
 def plan(workdir: Path, *configfiles: Path) -> dict:

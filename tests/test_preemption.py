@@ -82,18 +82,19 @@ def test_interrupted_job_keeps_what_it_received_and_the_next_attempt_sends_only_
     with ScriptedEndpoint([(200, 0.3)]) as endpoint:
         config = validate_config({**BASE_CONFIG, "models": {"m": {
             "backend": "openai", "concurrency": 1, "openai": {"base_url": endpoint.base_url}}}})
-        config["cache_dir"] = str(tmp_path / "cache")
-        (tmp_path / "config.json").write_text(json.dumps(config))
+        config.cache_dir = str(tmp_path / "cache")
+        (tmp_path / "config.json").write_text(config.model_dump_json())
         script = """
-            import json
             from pathlib import Path
+            from extrembench.cluster import preemption
+            from extrembench.config import Config
             from extrembench.cluster import preemption
             from extrembench.generation.run import generate_shard
 
             preemption.install()
             generate_shard(problems_path=Path("problems.parquet"), output=Path("out/shard-0.parquet"),
                            stats_path=Path("out/stats.json"), benchmark="t", model="m",
-                           config=json.loads(Path("config.json").read_text()), dag_node="generate[t]",
+                           config=Config.model_validate_json(Path("config.json").read_text()), dag_node="generate[t]",
                            server_log=Path("server.log"))
             """
         first = start(script, tmp_path)

@@ -13,6 +13,7 @@ import pytest
 from extrembench.build.problem import problem_from_dict
 from extrembench.build.refutation import verify_refutation, witness_certificate
 from extrembench.build.validate import FEAS_TOL, Effort, _model, _refute_by_witness, check_problem
+from extrembench.config import Validation
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -194,7 +195,7 @@ def _validated_bytes(tmp_path: Path, files: list[str]) -> bytes:
     translate_shard(files, out / "t.parquet", benchmark="b", dag_node="n")
     convert_shard(files, out / "t.parquet", out / "c.parquet", benchmark="b", dag_node="n")
     validate_shard(files, out / "c.parquet", out / "p.parquet", benchmark="b", dag_node="n",
-                   settings={"seed": 0, "starts": 14, "iterations": 150, "time_cap_s": 300})
+                   settings=Validation(starts=14))
     return (out / "p.parquet").read_bytes()
 
 

@@ -29,6 +29,7 @@ import pytest
 import yaml
 
 from extrembench.cluster.resources import ResourceError, job_request, scaled
+from extrembench.config import Cluster, Resources
 from extrembench.shards import shard_of
 
 REPO = Path(__file__).resolve().parents[1]
@@ -288,12 +289,12 @@ def test_memory_and_runtime_double_with_each_attempt(value, attempt, grown):
      {"gpu": 0, "cpus_per_task": 2, "mem_mb": 2000, "runtime": 60, "slurm_partition": None}),
 ])
 def test_job_request_from_size_class(name, size, cluster, attempt, asked):
-    assert job_request(name, size, cluster, attempt) == asked
+    assert job_request(name, Resources(**size), Cluster(**cluster), attempt) == asked
 
 
 def test_gpu_class_with_cpus_per_task_is_refused_naming_the_key():
     with pytest.raises(ResourceError, match=r"resources\.b200x2\.cpus_per_task: .*cpus_per_gpu"):
-        job_request("b200x2", {**B200X2, "cpus_per_task": 8}, CLUSTER, 1)
+        job_request("b200x2", Resources(**{**B200X2, "cpus_per_task": 8}), Cluster(**CLUSTER), 1)
 
 
 # ---------------------------------------------------------------- the profile
@@ -320,7 +321,7 @@ def test_plugin_partition_config_routes_each_size_class(size_class, size, partit
 
     from snakemake_executor_plugin_slurm.partitions import get_best_partition, read_partition_file
 
-    request = job_request(size_class, size, {"gpu_partition": None, "cpu_partition": None}, 1)
+    request = job_request(size_class, Resources(**size), Cluster(), 1)
     job = SimpleNamespace(resources={k: v for k, v in request.items() if v is not None}, threads=1, name="generate")
     partitions = read_partition_file(SLURM_PROFILE / "partitions.yaml")
     assert get_best_partition(partitions, job, logging.getLogger("test")) == partition

@@ -13,6 +13,7 @@ from extrembench.artifacts import read_artifact
 from extrembench.build.convert import convert_shard
 from extrembench.build.translate import translate_shard
 from extrembench.build.validate import validate_shard
+from extrembench.config import Validation
 from extrembench.llm.calls import LLMCallError
 
 FIXTURES = Path(__file__).parent / "fixtures" / "pipeline"
@@ -44,7 +45,7 @@ def build_shard(tmp_path: Path, caller=None) -> list[dict]:
     translate_shard(files, out / "translate.parquet", benchmark="b", dag_node="t", caller=caller)
     convert_shard(files, out / "translate.parquet", out / "convert.parquet", benchmark="b", dag_node="c")
     validate_shard(files, out / "convert.parquet", out / "problems.parquet", benchmark="b", dag_node="v",
-                          settings={"seed": 0, "starts": 6, "iterations": 150, "time_cap_s": 300})
+                   settings=Validation(starts=6))
     return read_artifact(out / "problems.parquet", "problems").to_pylist()
 
 

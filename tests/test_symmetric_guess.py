@@ -7,6 +7,7 @@ import pytest
 import sympy
 
 from extrembench.build.expr import parse_expression
+from extrembench.config import model_entry
 from extrembench.generation.symmetric import answer, answer_text, symmetric_guess
 
 
@@ -96,7 +97,7 @@ def test_planned_like_the_reference_solver(backend, engine_fields):
 
     row = {"problem_id": "p1", "status": "confirmed", "statement": "...",
            "spec_json": json.dumps(spec("min", POS3, "a + b + c", ["a*b*c = 1"]))}
-    model_cfg = {"backend": backend, "reference": {"starts": 4, "digits": 8}}
+    model_cfg = model_entry({"backend": backend, "reference": {"starts": 4, "digits": 8}})
     planned = plan_samples([row], benchmark="extrem", model=backend, model_cfg=model_cfg, trials=2)
     assert backend in SOLVER_BACKENDS
     assert [p.identity["engine"] for p in planned] == [backend, backend]

@@ -1,24 +1,22 @@
-"""Problem files: load, validate against the JSON schema, parse every expression safely.
+"""Problem files: load, validate against the ProblemSpec model, parse every expression safely.
 
-One YAML file per problem (format: docs/problem-format.md, schema: schemas/problem.schema.yaml).
-Loading checks, in order: YAML syntax, schema (unknown keys are errors unless the caller names
+One YAML file per problem (format: docs/problem-format.md, JSON Schema: `extrembench schema problem`).
+Loading checks, in order: YAML syntax, the spec (unknown keys are errors unless the caller names
 them in `ignore_keys`), variable domains, then every expression with extrembench.build.expr, so a file
 that loads is known to contain only arithmetic over its declared variables.
 """
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Literal, get_args
 
-import jsonschema
 import sympy
-import yaml
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic_core import PydanticCustomError
 
 from extrembench.build.expr import (
     MAX_PROBLEM_TEXT_LENGTH,
@@ -29,9 +27,8 @@ from extrembench.build.expr import (
     parse_relation,
     symbol,
 )
-from extrembench.untrusted_yaml import UntrustedYAMLError, load_untrusted_yaml
+from extrembench.untrusted_yaml import SHOWN_VALUE_CHARS, UntrustedYAMLError, load_untrusted_yaml, shown
 
-SHOWN_VALUE_CHARS = 80  # an error message shows at most this much of an offending value
 
 class ProblemError(ValueError):
     """A problem that cannot be used, with the file, the field and what is wrong."""
@@ -138,51 +135,150 @@ def parse_domain(text: str) -> Domain:
     return Domain(lo, hi, lo_open, hi_open)
 
 
-@functools.cache
-def _schema() -> dict:
-    text = resources.files("extrembench").joinpath("schemas/problem.schema.yaml").read_text(encoding="utf-8")
-    return yaml.safe_load(text)
-
-
-def _schema_error_field(error: jsonschema.ValidationError) -> str:
-    path = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path).lstrip(".")
-    return path or "(top level)"
-
-
-def shown(value: Any) -> str:
-    """repr of an untrusted value, cut short: an error message never prints a huge value."""
-    text = repr(value)
-    return text if len(text) <= SHOWN_VALUE_CHARS else f"{text[:SHOWN_VALUE_CHARS]}... ({len(text)} characters)"
-
-
+_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$"
+_VARIABLE_PATTERN = r"^[A-Za-z][A-Za-z0-9]*(_[A-Za-z0-9]+)*$"
+_DOMAIN_PATTERN = r"^\s*(positive|nonnegative|real|[\[(].*,.*[\])])\s*$"
+_JSON_TYPES = {"string_type": "string", "int_type": "integer", "float_type": "number", "bool_type": "boolean",
+               "dict_type": "object", "model_type": "object", "model_attributes_type": "object",
+               "list_type": "array"}
 _TYPE_NAMES = {"string": "text", "number": "a number", "object": "a mapping", "array": "a list",
-               "integer": "an integer", "boolean": "true/false", "null": "null"}
+               "integer": "an integer", "boolean": "true/false"}
 
 
-def _schema_error_reason(error: jsonschema.ValidationError) -> str:
-    # Built from the instance's shown() form, never jsonschema's own message, which embeds the
-    # whole offending value.
-    if error.validator == "additionalProperties":
-        extra = sorted(map(str, set(error.instance) - set(error.schema.get("properties", {}))))
-        allowed = ", ".join(error.schema.get("properties", {})) or "see docs/problem-format.md"
-        return f"unknown key(s) {', '.join(shown(k) for k in extra[:10])}; allowed: {allowed}"
-    if error.validator == "required":
-        return f"{error.message}; add it"  # names the key, not the value
-    path = list(error.absolute_path)
-    if len(path) == 2 and path[0] == "variables":
-        if isinstance(error.instance, list):
-            return "an interval must be quoted text, e.g. \"[0, 1]\" (unquoted YAML makes it a list)"
-        return (f"domain {shown(error.instance)} is not one of positive, nonnegative, real or an interval "
-                "like \"[0, 1]\", \"(0, 1]\"")
-    if error.validator == "enum":
-        return f"{shown(error.instance)} is not one of {', '.join(map(str, error.validator_value))}"
-    if len(repr(error.instance)) <= SHOWN_VALUE_CHARS:
-        return error.message  # jsonschema's wording, safe: it embeds the (small) value
-    if error.validator == "type":
-        wanted = error.validator_value if isinstance(error.validator_value, list) else [error.validator_value]
-        return (f"must be {' or '.join(_TYPE_NAMES.get(w, w) for w in wanted)}, "
-                f"not {type(error.instance).__name__} {shown(error.instance)}")
-    return f"{shown(error.instance)} violates {error.validator} {shown(error.validator_value)}"
+def _one_of(*allowed: str):
+    """Choices checked before pydantic's own check, so the message lists them as the file spells them."""
+
+    def check(value: Any) -> Any:
+        if not isinstance(value, str) or value not in allowed:
+            raise PydanticCustomError("not_allowed", "{value} is not one of {allowed}",
+                                      {"value": shown(value), "allowed": ", ".join(allowed)})
+        return value
+
+    return BeforeValidator(check)
+
+
+def _scalar(value: Any) -> Any:
+    # an expression written as text or, by YAML, as a number; never a bool, list or mapping
+    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+        raise PydanticCustomError("scalar_type", "{value} is not of type 'string', 'number'", {"value": shown(value)})
+    return value
+
+
+def _domain(value: Any) -> Any:
+    if isinstance(value, list):
+        raise PydanticCustomError("domain", "an interval must be quoted text, e.g. \"[0, 1]\" (unquoted YAML makes "
+                                  "it a list)")
+    if not isinstance(value, str) or not re.match(_DOMAIN_PATTERN, value):
+        raise PydanticCustomError("domain", "domain {value} is not one of positive, nonnegative, real or an interval "
+                                  "like \"[0, 1]\", \"(0, 1]\"", {"value": shown(value)})
+    return value
+
+
+Scalar = Annotated[str | int | float, BeforeValidator(_scalar)]
+Technique = Literal["am-gm", "cauchy-schwarz", "holder", "schur", "sos", "jensen", "tangent-line", "uvw",
+                    "mixing-variables", "trigonometric", "boundary", "cyclic", "nonsmooth", "other"]
+Text = Annotated[str, Field(min_length=1)]
+
+
+class _Spec(BaseModel):
+    """A mapping of a problem file: unknown keys are errors; keys left out stay unset (not null)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _known_keys(cls, data: Any) -> Any:
+        if isinstance(data, Mapping):
+            extra = sorted(str(k) for k in data if k not in cls.model_fields)
+            if extra:
+                raise PydanticCustomError("unknown_keys", "unknown key(s) {extra}; allowed: {allowed}",
+                                          {"extra": ", ".join(shown(k) for k in extra[:10]),
+                                           "allowed": ", ".join(cls.model_fields)})
+        return data
+
+
+class Inequality(_Spec):
+    lhs: Scalar
+    relation: Annotated[Literal[">=", "<=", ">", "<"], _one_of(">=", "<=", ">", "<")]
+    rhs: Scalar
+
+
+class Source(_Spec):
+    """Where the problem comes from; the translate and convert stages read it."""
+
+    language: Annotated[str, Field(pattern=r"^[a-z]{2,3}(-[A-Za-z0-9]+)?$")] = None
+    text: str = None
+    translation: str = None
+    reference: str = None
+    inequality: Inequality = None
+
+
+class ProblemSpec(_Spec):
+    """One extremal problem file (docs/problem-format.md). Expressions are only checked to be text
+    here; extrembench.problem parses them with the safe parser."""
+
+    id: Annotated[str, Field(pattern=_ID_PATTERN)]
+    sense: Annotated[Literal["min", "max"], _one_of("min", "max")]
+    variables: dict[Annotated[str, Field(pattern=_VARIABLE_PATTERN)],
+                    Annotated[str, Field(pattern=_DOMAIN_PATTERN), BeforeValidator(_domain)]] = Field(
+        min_length=1, max_length=12)
+    constraints: list[Text] = Field(None, max_length=20)
+    objective: Text
+    answer: Scalar
+    statement: Text = None
+    source: Source = None
+    technique: list[Annotated[Technique, _one_of(*get_args(Technique))]] = Field(
+        None, json_schema_extra={"uniqueItems": True})
+    difficulty: Annotated[Literal["easy", "medium", "hard"], _one_of("easy", "medium", "hard")] = None
+
+    @field_validator("technique")
+    @classmethod
+    def _unique(cls, technique: list[str]) -> list[str]:
+        if len(set(technique)) != len(technique):
+            raise PydanticCustomError("not_unique", "{value} has non-unique elements", {"value": shown(technique)})
+        return technique
+
+
+def _error_field(loc: tuple) -> str:
+    return "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in loc).lstrip(".") or "(top level)"
+
+
+def _spec_error(error: dict) -> tuple[str, str]:
+    """(field, reason) of one validation error, from shown() forms only: pydantic's own message
+    would embed the whole offending value."""
+    loc, kind, ctx, value = error["loc"], error["type"], error.get("ctx") or {}, error.get("input")
+    if loc and loc[-1] == "[key]":  # a variable name
+        return _error_field(loc[:-2]), f"{shown(loc[-2])} does not match {ctx.get('pattern')!r}"
+    if kind == "missing":
+        return _error_field(loc[:-1]), f"{loc[-1]!r} is a required property; add it"
+    if kind in ("too_short", "string_too_short"):
+        return _error_field(loc), f"{shown(value)} should be non-empty" if ctx.get("min_length") == 1 else \
+            f"{shown(value)} is too short"
+    if kind in ("too_long", "string_too_long"):
+        return _error_field(loc), f"{shown(value)} has more than {ctx.get('max_length')} items"
+    if kind == "string_pattern_mismatch":
+        return _error_field(loc), f"{shown(value)} does not match {ctx['pattern']!r}"
+    if kind in _JSON_TYPES:
+        wanted = _JSON_TYPES[kind]
+        if len(repr(value)) <= SHOWN_VALUE_CHARS:
+            return _error_field(loc), f"{value!r} is not of type {wanted!r}"
+        return _error_field(loc), f"must be {_TYPE_NAMES[wanted]}, not {type(value).__name__} {shown(value)}"
+    return _error_field(loc), error["msg"]
+
+
+def _check_spec(model: type[_Spec], data: Any, file: str | None, prefix: str = "") -> _Spec:
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        first = min(exc.errors(include_url=False), key=lambda e: list(map(str, e["loc"])))
+        field, reason = _spec_error(first)
+        raise ProblemError(file, prefix + field if field != "(top level)" else prefix.rstrip(".") or field,
+                           reason) from None
+
+
+def problem_json_schema() -> dict[str, Any]:
+    """The JSON Schema of a problem file, generated from the model (`extrembench schema problem`)."""
+    return ProblemSpec.model_json_schema()
 
 
 def file_id_error(problem_id: Any, path: str | Path) -> str | None:
@@ -204,11 +300,7 @@ def check_source(data: Any, *, path: str | Path | None = None) -> dict:
     source = data.get("source")
     if source is None:
         return {}
-    validator = jsonschema.Draft202012Validator(_schema()["properties"]["source"])
-    errors = sorted(validator.iter_errors(source), key=lambda e: (list(map(str, e.absolute_path)), e.validator))
-    if errors:
-        field = _schema_error_field(errors[0])
-        raise ProblemError(file, "source" if field == "(top level)" else f"source.{field}", _schema_error_reason(errors[0]))
+    _check_spec(Source, source, file, prefix="source.")
     return dict(source)
 
 
@@ -224,25 +316,21 @@ def problem_from_dict(data: Mapping, *, path: str | Path | None = None, ignore_k
         raise ProblemError(file, "(top level)", f"expected a mapping of keys to values, got {type(data).__name__}")
     ignored = set(ignore_keys)
     data = {k: v for k, v in data.items() if k not in ignored}
-    validator = jsonschema.Draft202012Validator(_schema())
-    errors = sorted(validator.iter_errors(data), key=lambda e: (list(map(str, e.absolute_path)), e.validator))
-    if errors:
-        first = errors[0]
-        raise ProblemError(file, _schema_error_field(first), _schema_error_reason(first))
-    source = data.get("source")
+    spec = _check_spec(ProblemSpec, data, file)
+    source = spec.source.model_dump(exclude_unset=True) if spec.source is not None else None
     if source and "inequality" in source:
-        source = {**source, "inequality": {k: _as_text(v) for k, v in source["inequality"].items()}}
+        source["inequality"] = {k: _as_text(v) for k, v in source["inequality"].items()}
     problem = Problem(
-        id=data["id"],
-        sense=data["sense"],
-        variables=dict(data["variables"]),
-        constraints=tuple(data.get("constraints") or ()),
-        objective=data["objective"],
-        answer=_as_text(data["answer"]),
-        statement=data.get("statement"),
+        id=spec.id,
+        sense=spec.sense,
+        variables=dict(spec.variables),
+        constraints=tuple(spec.constraints or ()),
+        objective=spec.objective,
+        answer=_as_text(spec.answer),
+        statement=spec.statement,
         source=source,
-        technique=tuple(data.get("technique") or ()),
-        difficulty=data.get("difficulty"),
+        technique=tuple(spec.technique or ()),
+        difficulty=spec.difficulty,
         path=file,
     )
     parse_problem(problem)

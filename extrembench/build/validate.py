@@ -38,6 +38,7 @@ from extrembench.build.convert import ExtremalSpec, convert_problem
 from extrembench.build.expr import ExpressionError
 from extrembench.build.failures import problem_failure, stage_stopping_errors
 from extrembench.build.problem import Domain, Problem, ProblemError, load_problem, parse_problem
+from extrembench.config import Validation
 
 log = logging.getLogger(__name__)
 
@@ -284,10 +285,9 @@ class Effort:
     time_cap_s: float = 300.0
 
     @classmethod
-    def from_settings(cls, validation: dict) -> Effort:
+    def from_settings(cls, validation: Validation) -> Effort:
         """The effort of the config's `validation` block (starts, iterations, time_cap_s)."""
-        return cls(starts=validation["starts"], iterations=validation["iterations"],
-                   time_cap_s=validation["time_cap_s"])
+        return cls(starts=validation.starts, iterations=validation.iterations, time_cap_s=validation.time_cap_s)
 
 
 class TimeCap(Exception):
@@ -878,12 +878,12 @@ def _validate_one(conv: dict, *, effort, seed: int) -> tuple:
     return result.status, result.reason, result.best_value, result.witness, spec, result.certificate
 
 def validate_shard(problem_files: Sequence[str], conversions: Path, output: Path, *, benchmark: str,
-                   dag_node: str, settings: dict) -> None:
+                   dag_node: str, settings: Validation) -> None:
     """settings: the config's `validation` block (seed, starts, iterations, time_cap_s)."""
     from extrembench.build.certificates import VERIFIER_VERSION, certificate_json
     from extrembench.build.convert import gold_text
 
-    seed = settings["seed"]
+    seed = settings.seed
     effort = Effort.from_settings(settings)
     infrastructure = stage_stopping_errors()
     rows = []

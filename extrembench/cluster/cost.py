@@ -8,11 +8,13 @@ A row whose producing attempt left no ledger entry has unknown cost: it is count
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
+
+from extrembench.config import Cluster, Model
 
 COLUMNS = ["gpu_hours", "wall_hours", "output_tokens", "tokens_per_s_per_gpu", "cost", "cost_basis",
            "cost_unknown_rows"]
@@ -27,18 +29,18 @@ def read_generations(paths: Sequence[str]) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=GENERATION_COLUMNS)
 
 
-def _ledger_row(frame: pd.DataFrame, model_cfg: dict[str, Any], cluster: dict[str, Any]) -> dict[str, Any]:
+def _ledger_row(frame: pd.DataFrame, model_cfg: Model | None, cluster: Cluster) -> dict[str, Any]:
     known = frame[frame["gpu_seconds"].notna()]
     gpu_seconds = float(known["gpu_seconds"].sum())
     on_gpu = known[known["gpu_seconds"] > 0]
     completion = float(frame["completion_tokens"].fillna(0).sum())
     prompt = float(frame["prompt_tokens"].fillna(0).sum())
-    if model_cfg.get("price_per_million_output_tokens") is not None:
-        cost = (completion * model_cfg["price_per_million_output_tokens"]
-                + prompt * (model_cfg.get("price_per_million_input_tokens") or 0.0)) / 1e6
+    if model_cfg is not None and model_cfg.price_per_million_output_tokens is not None:
+        cost = (completion * model_cfg.price_per_million_output_tokens
+                + prompt * (model_cfg.price_per_million_input_tokens or 0.0)) / 1e6
         basis = "per million tokens"
-    elif cluster.get("gpu_hour_cost") is not None:
-        cost, basis = gpu_seconds / 3600 * cluster["gpu_hour_cost"], "per GPU-hour"
+    elif cluster.gpu_hour_cost is not None:
+        cost, basis = gpu_seconds / 3600 * cluster.gpu_hour_cost, "per GPU-hour"
     else:
         cost, basis = float("nan"), "no price configured"
     return {
@@ -53,10 +55,9 @@ def _ledger_row(frame: pd.DataFrame, model_cfg: dict[str, Any], cluster: dict[st
     }
 
 
-def cost_table(generations: pd.DataFrame, config: dict[str, Any]) -> pd.DataFrame:
-    """One row per (benchmark, model) with COLUMNS."""
-    rows = [{"benchmark": benchmark, "model": model,
-             **_ledger_row(frame, config["models"].get(model, {}), config.get("cluster", {}))}
+def cost_table(generations: pd.DataFrame, models: Mapping[str, Model], cluster: Cluster) -> pd.DataFrame:
+    """One row per (benchmark, model) with COLUMNS; a model not in `models` has no price."""
+    rows = [{"benchmark": benchmark, "model": model, **_ledger_row(frame, models.get(model), cluster)}
             for (benchmark, model), frame in generations.groupby(["benchmark", "model"], sort=True)]
     return pd.DataFrame(rows, columns=["benchmark", "model", *COLUMNS])
 

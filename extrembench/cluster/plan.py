@@ -31,7 +31,7 @@ from typing import Any
 
 import yaml
 
-from extrembench.config import ConfigError, validate_config
+from extrembench.config import Cluster, Config, ConfigError, Model, Resources, validate_config
 from extrembench.files import read_jsonl
 
 RESULTS = "results"
@@ -57,7 +57,7 @@ class PlanRow:
 
 
 # ---------------------------------------------------------------- config, as Snakemake layers it
-def layered_config(base: Path | None, overlays: Iterable[Path]) -> dict[str, Any]:
+def layered_config(base: Path | None, overlays: Iterable[Path]) -> Config:
     """config.yaml, then each --configfile merged key by key (lists replaced), as Snakemake does
     for the Snakefile's `configfile:` plus `--configfile`; then validated with defaults filled."""
     from snakemake.utils import update_config
@@ -78,37 +78,37 @@ def problems_table(workdir: Path, benchmark: str, shard: int) -> Path:
     return workdir / RESULTS / benchmark / "problems" / f"shard-{shard}.parquet"
 
 
-def unbuilt_problem_counts(benchmark: str, config: dict[str, Any], workdir: Path) -> dict[int, int]:
+def unbuilt_problem_counts(benchmark: str, config: Config, workdir: Path) -> dict[int, int]:
     """Problems per shard from the sources, before validate/ingest ran: the upper bound."""
     from extrembench.shards import shard_of, take
 
-    bench = config["benchmarks"][benchmark]
-    n_shards = bench["shards"]
-    if bench["kind"] == "variants":
+    bench = config.benchmarks[benchmark]
+    n_shards = bench.shards
+    if bench.kind == "variants":
         # At most per_problem variants of each kind for every parent in the varied share, in the
         # parent's shard (vary runs per shard); an upper bound, as variants may be dropped.
         from extrembench.build.variants import in_share
 
-        parent = config["benchmarks"][bench["parent"]]
-        settings = parent["variants"]
-        per_parent = settings["per_problem"] * len(settings["kinds"])
-        parent_ids = sorted(p.stem for p in (workdir / parent["problems"]).glob("*.yaml"))
-        parent_ids = take(parent_ids, parent["limit"])
+        parent = config.benchmarks[bench.parent]
+        settings = parent.variants
+        per_parent = settings.per_problem * len(settings.kinds)
+        parent_ids = sorted(p.stem for p in (workdir / parent.problems).glob("*.yaml"))
+        parent_ids = take(parent_ids, parent.limit)
         counts = dict.fromkeys(range(n_shards), 0)
         for problem_id in parent_ids:
-            if in_share(problem_id, settings["share"], settings["seed"]):
+            if in_share(problem_id, settings.share, settings.seed):
                 counts[shard_of(problem_id, n_shards)] += per_parent
         return counts
-    if bench["kind"] == "extremal":
-        ids = sorted(p.stem for p in (workdir / bench["problems"]).glob("*.yaml"))
-    elif bench["kind"] == "formalized":
-        ids = sorted(str(record["id"]) for _, record in read_jsonl(workdir / bench["statements"]))
+    if bench.kind == "extremal":
+        ids = sorted(p.stem for p in (workdir / bench.problems).glob("*.yaml"))
+    elif bench.kind == "formalized":
+        ids = sorted(str(record["id"]) for _, record in read_jsonl(workdir / bench.statements))
     else:
         from extrembench.build.ingest import load_benchmark, local_root
 
-        root = Path(bench.get("root") or local_root(bench["dataset"]))
-        ids = sorted(r["problem_id"] for r in load_benchmark(bench["dataset"], root))
-    ids = take(ids, bench["limit"])
+        root = Path(bench.root or local_root(bench.dataset))
+        ids = sorted(r["problem_id"] for r in load_benchmark(bench.dataset, root))
+    ids = take(ids, bench.limit)
     counts = dict.fromkeys(range(n_shards), 0)
     for problem_id in ids:
         counts[shard_of(problem_id, n_shards)] += 1
@@ -116,37 +116,35 @@ def unbuilt_problem_counts(benchmark: str, config: dict[str, Any], workdir: Path
 
 
 # ---------------------------------------------------------------- estimates
-def job_gpu_seconds(size: dict[str, Any], requests: int, tokens_per_request: float,
+def job_gpu_seconds(size: Resources, requests: int, tokens_per_request: float,
                     max_tokens: int) -> float | None:
     """GPU-seconds of one generate job sending `requests` (0 when it sends none or has no GPU)."""
-    gpus = size.get("gpu", 0)
-    if requests == 0 or gpus == 0:
+    if requests == 0 or size.gpu == 0:
         return 0.0
-    if not size.get("tokens_per_s"):
+    if not size.tokens_per_s:
         return None
-    decode = requests * tokens_per_request / size["tokens_per_s"]
-    tail = max_tokens / size["stream_tokens_per_s"] if size.get("stream_tokens_per_s") else 0.0
-    return (size.get("startup_s", 0) + max(decode, tail)) * gpus
+    decode = requests * tokens_per_request / size.tokens_per_s
+    tail = max_tokens / size.stream_tokens_per_s if size.stream_tokens_per_s else 0.0
+    return (size.startup_s + max(decode, tail)) * size.gpu
 
 
-def plan_cost(gpu_hours: float | None, output_tokens: float, model_cfg: dict[str, Any],
-              cluster: dict[str, Any]) -> float | None:
+def plan_cost(gpu_hours: float | None, output_tokens: float, model_cfg: Model, cluster: Cluster) -> float | None:
     """A hosted API's price per million output tokens, else the cluster's price per GPU-hour."""
-    if model_cfg.get("price_per_million_output_tokens") is not None:
-        return output_tokens / 1e6 * model_cfg["price_per_million_output_tokens"]
-    if gpu_hours is not None and cluster.get("gpu_hour_cost") is not None:
-        return gpu_hours * cluster["gpu_hour_cost"]
+    if model_cfg.price_per_million_output_tokens is not None:
+        return output_tokens / 1e6 * model_cfg.price_per_million_output_tokens
+    if gpu_hours is not None and cluster.gpu_hour_cost is not None:
+        return gpu_hours * cluster.gpu_hour_cost
     return None
 
 
-def recorded_tokens(problems_path: Path, *, benchmark: str, model: str, config: dict[str, Any],
+def recorded_tokens(problems_path: Path, *, benchmark: str, model: str, config: Config,
                     budget: int) -> list[int]:
     """completion_tokens of up to `budget` of the shard's requests already in the cache."""
     # the generate job's own planning helper: the same samples, keys and order as the job
     from extrembench.generation.run import _plan
     from extrembench.llm.cache import GenerationCache
 
-    cache = GenerationCache(Path(config["cache_dir"]))
+    cache = GenerationCache(Path(config.cache_dir))
     found: list[int] = []
     for sample in _plan(problems_path, benchmark=benchmark, model=model, config=config):
         if len(found) >= budget:
@@ -158,25 +156,25 @@ def recorded_tokens(problems_path: Path, *, benchmark: str, model: str, config: 
     return found
 
 
-def plan_pair(benchmark: str, model: str, config: dict[str, Any], workdir: Path) -> PlanRow:
+def plan_pair(benchmark: str, model: str, config: Config, workdir: Path) -> PlanRow:
     from extrembench.generation.run import count_missing
 
-    bench, model_cfg = config["benchmarks"][benchmark], config["models"][model]
-    size_class = model_cfg["size_class"]
-    size = config["resources"][size_class]
-    is_llm = model_cfg["backend"] != "reference-solver"
-    max_tokens = model_cfg["sampling"]["max_tokens"] if is_llm else 0
+    bench, model_cfg = config.benchmarks[benchmark], config.models[model]
+    size_class = model_cfg.size_class
+    size = config.resources[size_class]
+    is_llm = model_cfg.backend != "reference-solver"
+    max_tokens = model_cfg.sampling.max_tokens if is_llm else 0
     per_shard: dict[int, tuple[int, int]] = {}  # shard -> (planned, missing)
     unbuilt = None
     tokens: list[int] = []
-    for shard in range(bench["shards"]):
+    for shard in range(bench.shards):
         table = problems_table(workdir, benchmark, shard)
         if table.exists():
             from extrembench.artifacts import read_artifact
             from extrembench.generation.requests import ASKED_STATUSES
 
             statuses = read_artifact(table, "problems").column("status").to_pylist()
-            planned = sum(s in ASKED_STATUSES for s in statuses) * bench["trials"]
+            planned = sum(s in ASKED_STATUSES for s in statuses) * bench.trials
             missing = count_missing(table, benchmark=benchmark, model=model, config=config)
             if is_llm and len(tokens) < RECORDED_SAMPLE and missing < planned:
                 tokens += recorded_tokens(table, benchmark=benchmark, model=model, config=config,
@@ -184,7 +182,7 @@ def plan_pair(benchmark: str, model: str, config: dict[str, Any], workdir: Path)
         else:
             if unbuilt is None:
                 unbuilt = unbuilt_problem_counts(benchmark, config, workdir)
-            planned = missing = unbuilt[shard] * bench["trials"]
+            planned = missing = unbuilt[shard] * bench.trials
         per_shard[shard] = (planned, missing)
     if not is_llm:
         per_request, source = 0.0, "none"
@@ -197,17 +195,16 @@ def plan_pair(benchmark: str, model: str, config: dict[str, Any], workdir: Path)
     missing_total = sum(m for _, m in per_shard.values())
     output_tokens = missing_total * per_request
     return PlanRow(
-        benchmark=benchmark, model=model, size_class=size_class, gpus=size.get("gpu", 0),
-        jobs=bench["shards"], gpu_jobs=sum(1 for _, m in per_shard.values() if m and size.get("gpu", 0)),
+        benchmark=benchmark, model=model, size_class=size_class, gpus=size.gpu,
+        jobs=bench.shards, gpu_jobs=sum(1 for _, m in per_shard.values() if m and size.gpu),
         requests=sum(p for p, _ in per_shard.values()), missing=missing_total, exact=unbuilt is None,
         tokens_per_request=per_request, tokens_source=source, output_tokens=output_tokens,
-        gpu_hours=gpu_hours, cost=plan_cost(gpu_hours, output_tokens, model_cfg, config["cluster"]),
+        gpu_hours=gpu_hours, cost=plan_cost(gpu_hours, output_tokens, model_cfg, config.cluster),
     )
 
 
-def plan_grid(config: dict[str, Any], workdir: Path) -> list[PlanRow]:
-    return [plan_pair(b, m, config, workdir)
-            for b in config["evaluate"]["benchmarks"] for m in config["evaluate"]["models"]]
+def plan_grid(config: Config, workdir: Path) -> list[PlanRow]:
+    return [plan_pair(b, m, config, workdir) for b in config.evaluate.benchmarks for m in config.evaluate.models]
 
 
 def totals(rows: list[PlanRow]) -> dict[str, Any]:

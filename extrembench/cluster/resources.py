@@ -7,8 +7,9 @@ override `cpus_per_gpu` (its documented behaviour).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
+
+from extrembench.config import Cluster, Resources
 
 # A job killed for time or memory reruns with this factor per extra attempt (1×, 2×, 4×, …).
 GROWTH_PER_ATTEMPT = 2
@@ -25,29 +26,28 @@ def scaled(value: int, attempt: int) -> int:
     return value * GROWTH_PER_ATTEMPT ** (attempt - 1)
 
 
-def job_request(size_class: str, size: Mapping[str, Any], cluster: Mapping[str, Any],
-                attempt: int) -> dict[str, Any]:
+def job_request(size_class: str, size: Resources, cluster: Cluster, attempt: int) -> dict[str, Any]:
     """The resources of one job of size class `size_class` (an entry of config `resources`).
 
     The partition is the class's own `partition`, else `cluster.gpu_partition` for GPU classes and
     `cluster.cpu_partition` for the rest; None values are dropped by Snakemake (plugin default).
     """
-    gpus = size.get("gpu", 0)
+    gpus = size.gpu
     request: dict[str, Any] = {
-        "mem_mb": scaled(size["mem_mb"], attempt),
-        "runtime": scaled(size["runtime"], attempt),
+        "mem_mb": scaled(size.mem_mb, attempt),
+        "runtime": scaled(size.runtime, attempt),
         "gpu": gpus,
     }
     if gpus:
-        if size.get("cpus_per_task"):
+        if size.cpus_per_task:
             raise ResourceError(
                 f"resources.{size_class}.cpus_per_task: a GPU class (gpu: {gpus}) must not set cpus_per_task, "
                 "which overrides cpus_per_gpu in the SLURM plugin; set resources."
                 f"{size_class}.cpus_per_gpu instead")
-        request["gpu_model"] = size.get("gpu_model")
-        request["cpus_per_gpu"] = size.get("cpus_per_gpu")
-        request["slurm_partition"] = size.get("partition") or cluster.get("gpu_partition")
+        request["gpu_model"] = size.gpu_model
+        request["cpus_per_gpu"] = size.cpus_per_gpu
+        request["slurm_partition"] = size.partition or cluster.gpu_partition
     else:
-        request["cpus_per_task"] = size.get("cpus_per_task")
-        request["slurm_partition"] = size.get("partition") or cluster.get("cpu_partition")
+        request["cpus_per_task"] = size.cpus_per_task
+        request["slurm_partition"] = size.partition or cluster.cpu_partition
     return request

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from extrembench import __version__
+from extrembench.config import Model
 from extrembench.llm.cache import cache_key
 from extrembench.provenance import stage_code_hash
 
@@ -45,8 +46,8 @@ def reference_solver_version() -> str:
     return f"{__version__}+{stage_code_hash(['extrembench/generation/reference.py'], base=root)}"
 
 
-def engine_version(model_cfg: dict[str, Any]) -> str:
-    backend = model_cfg["backend"]
+def engine_version(model_cfg: Model) -> str:
+    backend = model_cfg.backend
     package = {"llamacpp": "llama-cpp-python", "sglang": "sglang"}.get(backend)
     if backend == "reference-solver":
         return reference_solver_version()
@@ -54,9 +55,9 @@ def engine_version(model_cfg: dict[str, Any]) -> str:
         from extrembench.generation import symmetric
 
         return symmetric.version()
-    if backend == "sglang" and model_cfg["sglang"].get("version"):
+    if backend == "sglang" and model_cfg.sglang.version:
         # The pin, not the local install: the CPU host that counts cached requests has no sglang.
-        return model_cfg["sglang"]["version"]
+        return model_cfg.sglang.version
     if package is None:
         return "api"
     try:
@@ -65,12 +66,12 @@ def engine_version(model_cfg: dict[str, Any]) -> str:
         return "unknown"
 
 
-def render_messages(model_cfg: dict[str, Any], statement: str) -> list[dict[str, str]]:
+def render_messages(model_cfg: Model, statement: str) -> list[dict[str, str]]:
     # str.replace, not str.format: templates contain literal braces such as \boxed{}.
-    prompt = model_cfg["prompt_template"].replace("{statement}", statement)
+    prompt = model_cfg.prompt_template.replace("{statement}", statement)
     messages = []
-    if model_cfg.get("system_prompt"):
-        messages.append({"role": "system", "content": model_cfg["system_prompt"]})
+    if model_cfg.system_prompt:
+        messages.append({"role": "system", "content": model_cfg.system_prompt})
     messages.append({"role": "user", "content": prompt})
     return messages
 
@@ -87,7 +88,7 @@ def clamp_max_tokens(max_tokens: int, context_length: int, prompt_tokens: int) -
 
 
 def plan_samples(problems: list[dict[str, Any]], *, benchmark: str, model: str,
-                 model_cfg: dict[str, Any], trials: int) -> list[PlannedSample]:
+                 model_cfg: Model, trials: int) -> list[PlannedSample]:
     version = engine_version(model_cfg)
     planned = []
     for problem in sorted(problems, key=lambda p: p["problem_id"]):
@@ -95,27 +96,27 @@ def plan_samples(problems: list[dict[str, Any]], *, benchmark: str, model: str,
             continue
         for trial in range(trials):
             seed = sample_seed(model, benchmark, problem["problem_id"], trial)
-            if model_cfg["backend"] == "reference-solver":
+            if model_cfg.backend == "reference-solver":
                 identity = {
                     "engine": "reference-solver", "engine_version": version,
                     "spec_json": problem["spec_json"], "seed": seed,
-                    "starts": model_cfg["reference"]["starts"],
-                    "digits": model_cfg["reference"]["digits"],
+                    "starts": model_cfg.reference.starts,
+                    "digits": model_cfg.reference.digits,
                 }
-            elif model_cfg["backend"] == "symmetric-guess":
+            elif model_cfg.backend == "symmetric-guess":
                 identity = {"engine": "symmetric-guess", "engine_version": version,
                             "spec_json": problem["spec_json"], "seed": seed,
-                            "digits": model_cfg["reference"]["digits"]}
+                            "digits": model_cfg.reference.digits}
             else:
                 messages = render_messages(model_cfg, problem["statement"])
-                sampling = dict(model_cfg["sampling"])
+                sampling = model_cfg.sampling.model_dump(mode="json")
                 sampling["max_tokens"] = clamp_max_tokens(
-                    sampling["max_tokens"], model_cfg["context_length"], estimate_prompt_tokens(messages))
+                    sampling["max_tokens"], model_cfg.context_length, estimate_prompt_tokens(messages))
                 if sampling.get("reasoning_effort") is None:
                     sampling.pop("reasoning_effort", None)
                 identity = {
-                    "engine": model_cfg["backend"], "engine_version": version,
-                    "model_id": model_cfg.get("hf_id") or model, "revision": model_cfg.get("revision"),
+                    "engine": model_cfg.backend, "engine_version": version,
+                    "model_id": model_cfg.hf_id or model, "revision": model_cfg.revision,
                     "messages": messages, "sampling": sampling, "seed": seed,
                 }
             planned.append(PlannedSample(problem=problem, trial=trial, seed=seed,

@@ -27,6 +27,7 @@ from typing import Any
 
 from extrembench.artifacts import read_artifact, write_artifact
 from extrembench.cluster.ledger import JobMeter, job_uid, response_cost, shares
+from extrembench.config import Config, Model
 from extrembench.files import write_bytes_atomic
 from extrembench.generation.requests import PlannedSample, chat_payload, plan_samples, sampling_json
 from extrembench.llm.backends import SOLVER_BACKENDS, open_endpoint
@@ -89,26 +90,26 @@ def must_fail(failed: int, client_errors: int, requests: int, *, max_failure_rat
     return (fail_on_client_error and client_errors > 0) or failed > max_failure_rate * requests
 
 
-def _failure_message(model: str, model_cfg: dict[str, Any], progress: Progress, requests: int,
+def _failure_message(model: str, model_cfg: Model, progress: Progress, requests: int,
                      first_error: str) -> str:
-    if model_cfg["fail_on_client_error"] and progress.client_errors:
+    if model_cfg.fail_on_client_error and progress.client_errors:
         why = (f"the server rejected a request (a client error: resending will not help; set "
                f"models.{model}.fail_on_client_error to false to keep such samples as failed rows)")
     else:
         why = (f"{progress.failed} of {requests} requests failed, over models.{model}.max_failure_rate = "
-               f"{model_cfg['max_failure_rate']:g}")
+               f"{model_cfg.max_failure_rate:g}")
     return (f"models.{model}: {why}. First error: {first_error}\nEvery answer received is cached; "
             f"fix the endpoint and rerun: only requests without an answer are sent.")
 
 
-def _send_chat(missing: list[PlannedSample], model: str, model_cfg: dict[str, Any], cache: GenerationCache,
+def _send_chat(missing: list[PlannedSample], model: str, model_cfg: Model, cache: GenerationCache,
                progress: Progress, outcomes: dict[str, dict[str, Any]], *, base_url: str, served_model: str,
                api_key_env: str | None, alive_check=None) -> None:
     by_key = {s.key: s for s in missing}
-    client = ChatClient(base_url, api_key_env=api_key_env, concurrency=model_cfg["concurrency"],
-                        timeout_s=model_cfg["request_timeout_s"], max_retries=model_cfg["max_retries"],
-                        initial_backoff_s=model_cfg["retry_initial_backoff_s"],
-                        max_backoff_s=model_cfg["retry_max_backoff_s"], alive_check=alive_check)
+    client = ChatClient(base_url, api_key_env=api_key_env, concurrency=model_cfg.concurrency,
+                        timeout_s=model_cfg.request_timeout_s, max_retries=model_cfg.max_retries,
+                        initial_backoff_s=model_cfg.retry_initial_backoff_s,
+                        max_backoff_s=model_cfg.retry_max_backoff_s, alive_check=alive_check)
     requests = [ChatRequest(key=s.key, payload=chat_payload(s, served_model)) for s in missing]
     origin = produced_by(missing[0].identity["engine"], missing[0].identity["engine_version"])
     errors: list[str] = []
@@ -127,8 +128,8 @@ def _send_chat(missing: list[PlannedSample], model: str, model_cfg: dict[str, An
         errors.append(response["error"])
         log.warning("%s trial %d failed: %s", sample.problem["problem_id"], sample.trial, response["error"])
         if must_fail(progress.failed, progress.client_errors, len(requests),
-                     max_failure_rate=model_cfg["max_failure_rate"],
-                     fail_on_client_error=model_cfg["fail_on_client_error"]):
+                     max_failure_rate=model_cfg.max_failure_rate,
+                     fail_on_client_error=model_cfg.fail_on_client_error):
             message = _failure_message(model, model_cfg, progress, len(requests), errors[0])
             log.error("%s", message)  # into the rule's log too, not only the traceback on stderr
             raise GenerationFailed(message)
@@ -137,19 +138,19 @@ def _send_chat(missing: list[PlannedSample], model: str, model_cfg: dict[str, An
         asyncio.run(client.run(requests, on_response))
 
 
-def _serve_missing(missing: list[PlannedSample], model: str, model_cfg: dict[str, Any],
+def _serve_missing(missing: list[PlannedSample], model: str, model_cfg: Model,
                    cache: GenerationCache, progress: Progress, outcomes: dict[str, dict[str, Any]], *,
                    cache_dir: Path, server_log: Path) -> None:
     """Answer every missing sample; each answer is cached the moment it arrives and also lands in
     `outcomes` (with the failures), so the rows need not read it back."""
-    if model_cfg["backend"] in SOLVER_BACKENDS:
+    if model_cfg.backend in SOLVER_BACKENDS:
         from extrembench.generation import reference, symmetric
 
-        solve = {"reference-solver": reference.answer, "symmetric-guess": symmetric.answer}[model_cfg["backend"]]
+        solve = {"reference-solver": reference.answer, "symmetric-guess": symmetric.answer}[model_cfg.backend]
         for sample in missing:
             response = solve(sample.identity)
             outcomes[sample.key] = cache.put(sample.key, sample.identity, response,
-                                             produced_by(model_cfg["backend"], sample.identity["engine_version"]))
+                                             produced_by(model_cfg.backend, sample.identity["engine_version"]))
             progress.record(response)
         return
     with open_endpoint(model, model_cfg, cache_dir=cache_dir, server_log=server_log) as endpoint:
@@ -159,14 +160,14 @@ def _serve_missing(missing: list[PlannedSample], model: str, model_cfg: dict[str
 
 
 def generation_row(sample: PlannedSample, entry: dict[str, Any], *, benchmark: str, model: str,
-                   model_cfg: dict[str, Any], dag_node: str,
+                   model_cfg: Model, dag_node: str,
                    costs: dict[str, tuple[float, float]] | None = None) -> dict[str, Any]:
     response, origin = entry["response"], entry["produced_by"]
     gpu_seconds, wall_seconds = response_cost(origin, costs or {})
     return {
         "benchmark": benchmark, "model": model, "problem_id": sample.problem["problem_id"],
         "trial": sample.trial, "source_sha256": sample.problem["source_sha256"], "cache_key": sample.key,
-        "model_id": model_cfg.get("hf_id") or model, "model_revision": model_cfg.get("revision"),
+        "model_id": model_cfg.hf_id or model, "model_revision": model_cfg.revision,
         "engine": origin["engine"], "engine_version": origin["engine_version"],
         "sampling_json": sampling_json(sample), "seed": sample.seed,
         "content": response.get("content"), "reasoning_content": response.get("reasoning_content"),
@@ -178,25 +179,25 @@ def generation_row(sample: PlannedSample, entry: dict[str, Any], *, benchmark: s
     }
 
 
-def _plan(problems_path: Path, *, benchmark: str, model: str, config: dict[str, Any]) -> list[PlannedSample]:
+def _plan(problems_path: Path, *, benchmark: str, model: str, config: Config) -> list[PlannedSample]:
     """The samples of one generate job: every asked problem of the shard × the benchmark's trials."""
     problems = read_artifact(problems_path, "problems").to_pylist()
-    return plan_samples(problems, benchmark=benchmark, model=model, model_cfg=config["models"][model],
-                        trials=config["benchmarks"][benchmark]["trials"])
+    return plan_samples(problems, benchmark=benchmark, model=model, model_cfg=config.models[model],
+                        trials=config.benchmarks[benchmark].trials)
 
 
-def count_missing(problems_path: Path, *, benchmark: str, model: str, config: dict[str, Any]) -> int:
+def count_missing(problems_path: Path, *, benchmark: str, model: str, config: Config) -> int:
     """How many of this job's requests the cache cannot serve (0 → the job needs no GPU)."""
     planned = _plan(problems_path, benchmark=benchmark, model=model, config=config)
-    cache = GenerationCache(Path(config["cache_dir"]))
+    cache = GenerationCache(Path(config.cache_dir))
     return sum(s.key not in cache for s in planned)
 
 
 def generate_shard(*, problems_path: Path, output: Path, stats_path: Path, benchmark: str, model: str,
-                   config: dict[str, Any], dag_node: str, server_log: Path) -> dict[str, int]:
-    model_cfg = config["models"][model]
+                   config: Config, dag_node: str, server_log: Path) -> dict[str, int]:
+    model_cfg = config.models[model]
     planned = _plan(problems_path, benchmark=benchmark, model=model, config=config)
-    cache_dir = Path(config["cache_dir"])
+    cache_dir = Path(config.cache_dir)
     cache = GenerationCache(cache_dir)
     entries = {s.key: cache.get(s.key) for s in planned}
     missing = [s for s in planned if entries[s.key] is None]
@@ -206,7 +207,7 @@ def generate_shard(*, problems_path: Path, output: Path, stats_path: Path, bench
     if missing:
         outcomes: dict[str, dict[str, Any]] = {}
         meter = JobMeter(cache_dir, benchmark=benchmark, model=model, shard=output.stem)
-        gpus = config["resources"][model_cfg["size_class"]]["gpu"]  # a fully cached shard held none
+        gpus = config.resources[model_cfg.size_class].gpu  # a fully cached shard held none
         try:
             _serve_missing(missing, model, model_cfg, cache, progress, outcomes, cache_dir=cache_dir,
                            server_log=server_log)
@@ -225,7 +226,7 @@ def generate_shard(*, problems_path: Path, output: Path, stats_path: Path, bench
         rows.append(generation_row(sample, entry, benchmark=benchmark, model=model,
                                    model_cfg=model_cfg, dag_node=dag_node, costs=costs))
     write_artifact(rows, output, "generations", inputs=[problems_path])
-    is_llm = model_cfg["backend"] not in SOLVER_BACKENDS
+    is_llm = model_cfg.backend not in SOLVER_BACKENDS
     stats = {"benchmark": benchmark, "model": model, "shard": output.stem, "planned": len(planned),
              "cached": progress.cached, "sent": len(missing) if is_llm else 0,
              "computed": 0 if is_llm else len(missing), "failed": progress.failed}

@@ -10,8 +10,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
+from extrembench.config import Model
 from extrembench.llm.server import ManagedServer, free_port
 
 CHAT_BACKENDS = ("openai", "llamacpp", "sglang")
@@ -26,31 +27,26 @@ class Endpoint(NamedTuple):
 
 
 @contextmanager
-def open_endpoint(model: str, model_cfg: dict[str, Any], *, cache_dir: Path,
+def open_endpoint(model: str, model_cfg: Model, *, cache_dir: Path,
                   server_log: Path) -> Iterator[Endpoint]:
     """Yield the endpoint of `model`; a server started here is stopped when the block exits."""
-    backend = model_cfg["backend"]
+    backend = model_cfg.backend
     if backend == "openai":
-        settings = model_cfg.get("openai") or {}
-        if not settings.get("base_url"):
-            raise ValueError(f"models.{model}.openai.base_url: required for backend openai; "
-                             f"set it to the endpoint, e.g. https://api.example.com")
-        yield Endpoint(settings["base_url"], model_cfg.get("hf_id") or model,
-                       settings.get("api_key_env"), None)
+        yield Endpoint(model_cfg.openai.base_url, model_cfg.hf_id or model, model_cfg.openai.api_key_env, None)
         return
     if backend == "llamacpp":
         from extrembench.llm import llamacpp
 
         port = free_port()
         command = llamacpp.server_command(model_cfg, llamacpp.model_file(model_cfg, Path(cache_dir)), port)
-        ready_path, startup_s, served = "/v1/models", model_cfg["llamacpp"]["startup_timeout_s"], llamacpp.SERVED_NAME
+        ready_path, startup_s, served = "/v1/models", model_cfg.llamacpp.startup_timeout_s, llamacpp.SERVED_NAME
     elif backend == "sglang":
         from extrembench.llm import sglang
 
         sglang.check_version(model_cfg, model)
         port = free_port()
         command = sglang.server_command(model_cfg, port)
-        ready_path, startup_s, served = "/health", model_cfg["sglang"]["startup_timeout_s"], model_cfg["hf_id"]
+        ready_path, startup_s, served = "/health", model_cfg.sglang.startup_timeout_s, model_cfg.hf_id
     else:
         raise ValueError(f"models.{model}.backend: {backend!r} serves no chat endpoint; "
                          f"use one of {', '.join(CHAT_BACKENDS)}")

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from extrembench.config import Config, Model
 from extrembench.generation.requests import clamp_max_tokens, engine_version, estimate_prompt_tokens
 from extrembench.generation.run import produced_by
 from extrembench.llm.backends import CHAT_BACKENDS, Endpoint, open_endpoint
@@ -60,10 +61,10 @@ class LLMCaller:
     `sent` and `cached` count the calls of this caller that reached the endpoint / the record.
     """
 
-    def __init__(self, model: str, model_cfg: dict[str, Any], *, cache_dir: Path, server_log: Path,
+    def __init__(self, model: str, model_cfg: Model, *, cache_dir: Path, server_log: Path,
                  namespace: str = NAMESPACE) -> None:
-        if model_cfg["backend"] not in CHAT_BACKENDS:
-            raise ValueError(f"models.{model}.backend: {model_cfg['backend']!r} cannot answer chat calls; "
+        if model_cfg.backend not in CHAT_BACKENDS:
+            raise ValueError(f"models.{model}.backend: {model_cfg.backend!r} cannot answer chat calls; "
                              f"pick a model with backend {', '.join(CHAT_BACKENDS)}")
         self.model = model
         self.model_cfg = model_cfg
@@ -95,14 +96,14 @@ class LLMCaller:
 
     def identity(self, messages: list[dict[str, str]], seed: int) -> dict[str, Any]:
         """What the cache key is computed over (the same fields as a generation request's)."""
-        sampling = dict(self.model_cfg["sampling"])
-        sampling["max_tokens"] = clamp_max_tokens(sampling["max_tokens"], self.model_cfg["context_length"],
+        sampling = self.model_cfg.sampling.model_dump(mode="json")
+        sampling["max_tokens"] = clamp_max_tokens(sampling["max_tokens"], self.model_cfg.context_length,
                                                   estimate_prompt_tokens(messages))
         if sampling.get("reasoning_effort") is None:
             sampling.pop("reasoning_effort", None)
         return {
-            "engine": self.model_cfg["backend"], "engine_version": self.engine_version,
-            "model_id": self.model_cfg.get("hf_id") or self.model, "revision": self.model_cfg.get("revision"),
+            "engine": self.model_cfg.backend, "engine_version": self.engine_version,
+            "model_id": self.model_cfg.hf_id or self.model, "revision": self.model_cfg.revision,
             "messages": [dict(m) for m in messages], "sampling": sampling, "seed": seed,
         }
 
@@ -138,9 +139,9 @@ class LLMCaller:
         endpoint = self._endpoint_or_open()
         cfg = self.model_cfg
         client = ChatClient(endpoint.base_url, api_key_env=endpoint.api_key_env, concurrency=1,
-                            timeout_s=cfg["request_timeout_s"], max_retries=cfg["max_retries"],
-                            initial_backoff_s=cfg["retry_initial_backoff_s"],
-                            max_backoff_s=cfg["retry_max_backoff_s"], alive_check=endpoint.alive_check)
+                            timeout_s=cfg.request_timeout_s, max_retries=cfg.max_retries,
+                            initial_backoff_s=cfg.retry_initial_backoff_s,
+                            max_backoff_s=cfg.retry_max_backoff_s, alive_check=endpoint.alive_check)
         payload = {"model": endpoint.served_model, "messages": identity["messages"], "seed": identity["seed"],
                    **identity["sampling"]}
         replies: list[dict[str, Any]] = []
@@ -155,9 +156,9 @@ class LLMCaller:
         return response
 
 
-def caller_for(config: dict[str, Any], model: str, *, server_log: Path) -> LLMCaller:
+def caller_for(config: Config, model: str, *, server_log: Path) -> LLMCaller:
     """The caller of a registry model, recording into the configured cache_dir."""
-    if model not in config["models"]:
+    if model not in config.models:
         raise ValueError(f"model {model!r} is not in the model registry (config key `models`); "
-                         f"known: {sorted(config['models'])}")
-    return LLMCaller(model, config["models"][model], cache_dir=Path(config["cache_dir"]), server_log=server_log)
+                         f"known: {sorted(config.models)}")
+    return LLMCaller(model, config.models[model], cache_dir=Path(config.cache_dir), server_log=server_log)

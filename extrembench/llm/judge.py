@@ -8,8 +8,8 @@ grader's majority vote counts as a missing vote — ungraded, never wrong.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
+from extrembench.config import Config
 from extrembench.llm.calls import LLMCaller, LLMCallError, caller_for
 
 
@@ -32,10 +32,10 @@ class LLMJudge:
         return result.content
 
 
-def judge_for(config: dict[str, Any], *, server_log: Path) -> LLMJudge | None:
+def judge_for(config: Config, *, server_log: Path) -> LLMJudge | None:
     """The configured judge (grading.judge_model), or None when none is configured. Close it with
     `judge.caller.close()` (or use the caller as a context manager) to stop a server it started."""
-    model = config["grading"]["judge_model"]
+    model = config.grading.judge_model
     if model is None:
         return None
     return LLMJudge(caller_for(config, model, server_log=server_log))

@@ -10,45 +10,46 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from typing import Any
+
+from extrembench.config import SglangModel
 
 VERSION_PROBE = "import importlib.metadata as m; print(m.version('sglang'))"
 
 
-def python_executable(model_cfg: dict[str, Any]) -> str:
-    return model_cfg["sglang"].get("python") or sys.executable
+def python_executable(model_cfg: SglangModel) -> str:
+    return model_cfg.sglang.python or sys.executable
 
 
-def server_command(model_cfg: dict[str, Any], port: int) -> list[str]:
-    settings = model_cfg["sglang"]
-    module = "sglang_router.launch_server" if settings["dp"] > 1 else "sglang.launch_server"
+def server_command(model_cfg: SglangModel, port: int) -> list[str]:
+    settings = model_cfg.sglang
+    module = "sglang_router.launch_server" if settings.dp > 1 else "sglang.launch_server"
     command = [python_executable(model_cfg), "-m", module,
-               "--model-path", model_cfg["hf_id"]]
-    if model_cfg.get("revision"):
-        command += ["--revision", model_cfg["revision"]]
+               "--model-path", model_cfg.hf_id]
+    if model_cfg.revision:
+        command += ["--revision", model_cfg.revision]
     command += ["--host", "127.0.0.1", "--port", str(port),
-                "--tp-size", str(settings["tp"]), "--dp-size", str(settings["dp"]),
-                "--context-length", str(model_cfg["context_length"])]
-    if settings.get("mem_fraction_static") is not None:
-        command += ["--mem-fraction-static", str(settings["mem_fraction_static"])]
-    if settings.get("reasoning_parser"):
-        command += ["--reasoning-parser", settings["reasoning_parser"]]
-    if settings["enable_metrics"]:
+                "--tp-size", str(settings.tp), "--dp-size", str(settings.dp),
+                "--context-length", str(model_cfg.context_length)]
+    if settings.mem_fraction_static is not None:
+        command += ["--mem-fraction-static", str(settings.mem_fraction_static)]
+    if settings.reasoning_parser:
+        command += ["--reasoning-parser", settings.reasoning_parser]
+    if settings.enable_metrics:
         command += ["--enable-metrics"]
-    return command + list(settings["extra_args"])
+    return command + list(settings.extra_args)
 
 
-def installed_version(model_cfg: dict[str, Any]) -> str | None:
+def installed_version(model_cfg: SglangModel) -> str | None:
     """The sglang version importable by the configured Python, or None when it has none."""
     probe = subprocess.run([python_executable(model_cfg), "-c", VERSION_PROBE], capture_output=True,
                            text=True, timeout=120)
     return probe.stdout.strip() if probe.returncode == 0 and probe.stdout.strip() else None
 
 
-def check_version(model_cfg: dict[str, Any], model: str) -> None:
+def check_version(model_cfg: SglangModel, model: str) -> None:
     """The pinned version is part of every cache key (so a CPU host without SGLang computes the
     same keys); serving with another version would file its answers under the wrong one."""
-    pinned = model_cfg["sglang"].get("version")
+    pinned = model_cfg.sglang.version
     if pinned is None:
         return
     found = installed_version(model_cfg)

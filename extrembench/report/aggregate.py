@@ -7,15 +7,15 @@ import json
 import logging
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from extrembench.artifacts import read_artifact, write_artifact, write_csv
+from extrembench.config import Config, config_hash
 from extrembench.files import sha256_file, write_bytes_atomic
 
 log = logging.getLogger(__name__)
 
 
-def aggregate(grade_files: Sequence[str], *, outputs: dict[str, Path], config: dict[str, Any],
+def aggregate(grade_files: Sequence[str], *, outputs: dict[str, Path], config: Config,
               published_dir: str | None, seed: int = 0, generation_files: Sequence[str] = ()) -> None:
     """Leaderboard per (benchmark, model), each row stamped with the lineage of its number, plus
     the difficulty, technique, correlation and published-vs-reproduced tables."""
@@ -24,7 +24,6 @@ def aggregate(grade_files: Sequence[str], *, outputs: dict[str, Path], config: d
 
     from extrembench import provenance
     from extrembench.artifacts import file_record
-    from extrembench.config import config_hash
     from extrembench.grading.guarded import GuardedEquivalence
     from extrembench.report.leaderboard import (
         apply_ungraded_policy,
@@ -38,18 +37,18 @@ def aggregate(grade_files: Sequence[str], *, outputs: dict[str, Path], config: d
     from extrembench.report.published import compare_published, published_for_run
 
     grades = pd.concat([read_artifact(p, "grades").to_pandas() for p in grade_files], ignore_index=True)
-    ungraded = config["grading"].get("ungraded", "wrong")
-    require = config.get("aggregate", {}).get("require_certificate", "none")
+    ungraded = config.grading.ungraded
+    require = config.aggregate.require_certificate
     grades = restrict_to_certified(grades, require)
     if require != "none":
         log.info("aggregate.require_certificate=%s: %d samples of certified problems kept", require, len(grades))
     # maj@k groups extracted answers (untrusted model output) by equivalence: under a hard timeout
-    with GuardedEquivalence(timeout=config["grading"]["timeout_s"], mode=config["grading"]["mode"]) as equivalent:
+    with GuardedEquivalence(timeout=config.grading.timeout_s, mode=config.grading.mode) as equivalent:
         board = build_leaderboard(grades, equivalent=equivalent, seed=seed, ungraded=ungraded)
     if generation_files:  # the cost ledger columns (extrembench/cluster/cost)
         from extrembench.cluster.cost import cost_table, read_generations, with_cost_columns
 
-        board = with_cost_columns(board, cost_table(read_generations(generation_files), config))
+        board = with_cost_columns(board, cost_table(read_generations(generation_files), config.models, config.cluster))
     grades = apply_ungraded_policy(grades, ungraded)  # the per-problem tables score them the same way
     if equivalent.timeouts:
         log.warning("maj@k: %d answer comparisons timed out and were counted as different answers",

@@ -244,7 +244,7 @@ def run(args: argparse.Namespace) -> int:
     if cache_dir is None:
         from extrembench.config import load_config_file
 
-        cache_dir = Path(load_config_file(args.config)["cache_dir"])
+        cache_dir = Path(load_config_file(args.config).cache_dir)
     report = audit(args.benchmark, args.model, results=args.results, cache_dir=cache_dir)
     print("\n".join(report.lines))
     if report.problems:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from extrembench.config import Config
 from extrembench.report import paired
 from extrembench.report.leaderboard import _graded_flags, group_seed
 
@@ -159,7 +160,7 @@ def build_rank_correlations(grades: pd.DataFrame, published: pd.DataFrame | None
     return pd.DataFrame(rows, columns=columns)
 
 
-def compare(grade_files, variant_files, *, outputs, config, published_dir: str | None, seed: int = 0) -> None:
+def compare(grade_files, variant_files, *, outputs, config: Config, published_dir: str | None, seed: int = 0) -> None:
     """The compare job: read grade and variant artifacts, write the three tables and the figure."""
     import logging
 

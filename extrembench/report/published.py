@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from extrembench.config import Config
+
 COLUMNS = ("benchmark", "model", "accuracy_percent", "exact", "metric", "setting", "source", "locator", "note")
 REQUIRED = ("benchmark", "model", "accuracy_percent", "source")
 
@@ -66,7 +68,7 @@ def load_published(path: str | Path = "data/published") -> pd.DataFrame:
     return table[columns].sort_values(["benchmark", "model"], kind="stable").reset_index(drop=True)
 
 
-def published_for_run(path: str | Path | None, config: Mapping) -> pd.DataFrame:
+def published_for_run(path: str | Path | None, config: Config) -> pd.DataFrame:
     """The published accuracies under a run's own benchmark and model names (config aliases);
     empty when the run has no published numbers (a workflow copied without data/published)."""
     return align_published(load_published_if_any(path), **dict(zip(("benchmarks", "models"),
@@ -82,14 +84,10 @@ def load_published_if_any(path: str | Path | None) -> pd.DataFrame:
     return load_published(path)
 
 
-def aliases_from_config(config: Mapping) -> tuple[dict[str, str], dict[str, str]]:
+def aliases_from_config(config: Config) -> tuple[dict[str, str], dict[str, str]]:
     """(dataset name → benchmark name, normalised hf_id → model name) from a validated config."""
-    benchmarks = {
-        entry["dataset"]: name for name, entry in config.get("benchmarks", {}).items() if entry.get("dataset")
-    }
-    models = {
-        normalise_name(entry["hf_id"]): name for name, entry in config.get("models", {}).items() if entry.get("hf_id")
-    }
+    benchmarks = {entry.dataset: name for name, entry in config.benchmarks.items() if entry.kind == "ingested"}
+    models = {normalise_name(entry.hf_id): name for name, entry in config.models.items() if entry.hf_id}
     return benchmarks, models
 
 
