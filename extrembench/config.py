@@ -113,7 +113,7 @@ class IngestedBenchmark(BenchmarkBase):
     """An official dataset, taken as published."""
 
     kind: Literal["ingested"]
-    dataset: str = Field(description="dataset name in extrembench.ingest.DATASETS")
+    dataset: str = Field(description="dataset name in extrembench.build.ingest.DATASETS")
     root: str | None = Field(None, description="local directory holding the dataset files (offline mode)")
 
 

@@ -13,7 +13,7 @@ def schema_of(name: str) -> dict:
         from extrembench.config import config_json_schema
 
         return config_json_schema()
-    from extrembench.problem import problem_json_schema
+    from extrembench.build.problem import problem_json_schema
 
     return problem_json_schema()
 

@@ -215,7 +215,7 @@ class Source(_Spec):
 
 class ProblemSpec(_Spec):
     """One extremal problem file (docs/problem-format.md). Expressions are only checked to be text
-    here; extrembench.problem parses them with the safe parser."""
+    here; extrembench.build.problem parses them with the safe parser."""
 
     id: Annotated[str, Field(pattern=_ID_PATTERN)]
     sense: Annotated[Literal["min", "max"], _one_of("min", "max")]
