@@ -341,6 +341,7 @@ def test_ci_overlay_only_speeds_up_status_checks():
 # ---------------------------------------------------------------- tiny pipeline config
 
 GPU_MODEL = "solver-on-b200"
+# four cheap problems, kept under tests/fixtures/slurm so the shipped set can change freely
 PROBLEMS = ["ineq-0001", "ineq-0002", "ineq-0003", "ineq-0004"]
 N_SHARDS = 2
 
@@ -349,7 +350,7 @@ def tiny_config(workdir: Path) -> dict:
     problems = workdir / "problems"
     problems.mkdir(parents=True)
     for name in PROBLEMS:
-        shutil.copy(REPO / "data" / "problems" / f"{name}.yaml", problems)
+        shutil.copy(REPO / "tests" / "fixtures" / "slurm" / f"{name}.yaml", problems)
     config = {
         "benchmarks": {"extrem": {"kind": "extremal", "problems": str(problems), "shards": N_SHARDS, "trials": 1}},
         "models": {

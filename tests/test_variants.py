@@ -112,9 +112,10 @@ def _search(problem):
     return search_extremum(problem, seed=0, effort=Effort())
 
 
-@pytest.mark.parametrize("name", ["ineq-0001", "ineq-0033", "ineq-0077"])
-def test_variants_of_shipped_problems(name):
-    parent = load_problem(REPO / "data" / "problems" / f"{name}.yaml")
+@pytest.mark.parametrize("path", ["tests/fixtures/slurm/ineq-0001.yaml", "data/problems/ineq-0033.yaml",
+                                  "data/problems/ineq-0077.yaml"])
+def test_variants_of_shipped_problems(path):
+    parent = load_problem(REPO / path)
     result = _validator(parent)
     settings = variants.Settings(per_problem=2, seed=0, kinds=variants.KINDS)
     candidates = variants.variants_of(parent, settings, check=_validator, search=_search, parent_witness=result.witness)
