@@ -162,7 +162,9 @@ def plan_pair(benchmark: str, model: str, config: Config, workdir: Path) -> Plan
     bench, model_cfg = config.benchmarks[benchmark], config.models[model]
     size_class = model_cfg.size_class
     size = config.resources[size_class]
-    is_llm = model_cfg.backend != "reference-solver"
+    from extrembench.llm.backends import SOLVER_BACKENDS
+
+    is_llm = model_cfg.backend not in SOLVER_BACKENDS  # the baselines compute answers, no tokens
     max_tokens = model_cfg.sampling.max_tokens if is_llm else 0
     per_shard: dict[int, tuple[int, int]] = {}  # shard -> (planned, missing)
     unbuilt = None
