@@ -21,6 +21,11 @@ from extrembench.grading.equivalence import decimal_places, parse_math, substitu
         ("0.25", "\\frac{1}{4}", True),
         ("\\pi", "3.1416", True),
         ("\\pi", "3.14", False),
+        # a value exactly halfway between two 4-place decimals (243/32 = 7.59375): both roundings
+        # are correct; the round-up one failed by the 50-digit binary error of 7.5938
+        ("\\frac{243}{32}", "7.5938", True),
+        ("\\frac{243}{32}", "7.5937", True),
+        ("\\frac{243}{32}", "7.5939", False),
     ],
 )
 def test_decimal_rule(gold, predicted, expected):
