@@ -11,7 +11,7 @@ from fractions import Fraction
 
 import sympy
 
-from extrembench.certificates.interval import compile_enclosure, ctx
+from extrembench.certificates.interval import compile_enclosure, enclose_constant
 from extrembench.expr import ExpressionError, parse_expression
 from extrembench.problem import ParsedProblem
 
@@ -57,12 +57,10 @@ def sign(expr: sympy.Expr) -> int | None:
         return 1
     if value.b < 0:
         return -1
-    old = ctx.prec
     try:
-        ctx.prec = 300
-        value = compile_enclosure(expr, [])([])
-    finally:
-        ctx.prec = old
+        value = enclose_constant(expr, 300)
+    except Exception:
+        return None
     return 1 if value.a > 0 else (-1 if value.b < 0 else None)
 
 
