@@ -28,6 +28,11 @@ from fractions import Fraction
 
 import mpmath
 import sympy
+from mpmath.libmp import from_float as _from_float
+from mpmath.libmp import libmpi
+from mpmath.libmp import round_ceiling as _CEILING
+from mpmath.libmp import round_floor as _FLOOR
+from mpmath.libmp import to_float as _to_float
 
 PRECISION_BITS = 53
 ctx = mpmath.MPIntervalContext()  # a context of our own: another module's iv.prec never changes ours
@@ -358,27 +363,80 @@ def upper(x: Interval) -> float:
 # ------------------------------------------------------------- transcendental functions via mpmath
 
 
-def _to_mp(x: Interval):
-    return ctx.mpf([x.a, x.b])   # floats are exact dyadics: no rounding here
-
-
-def _from_mp(v) -> Interval:
-    """mpmath's 53-bit interval as floats; its ends are doubles already unless outside the
-    normal range, where one more outward step keeps the enclosure."""
-    lo, hi = float(v.a), float(v.b)
-    if not (lo == 0 or 2.2250738585072014e-308 <= abs(lo) <= _MAX) or lo == _INF:
-        lo = _dn(lo) if lo != -_INF else lo
-    if not (hi == 0 or 2.2250738585072014e-308 <= abs(hi) <= _MAX) or hi == -_INF:
-        hi = _upw(hi) if hi != _INF else hi
+def _from_raw(lo_raw, hi_raw) -> Interval:
+    """mpmath raw ends (53 bits, rounded down / up) as floats, one step further outward: mpmath's
+    transcendental functions are not correctly rounded in hard cases (exp(-1.4354403615871498)
+    rounded up comes out below the true value, by 4e-20 relative), so an end is trusted only
+    when it is 0 (exact zeros: sin 0, log 1)."""
+    lo, hi = _to_float(lo_raw, rnd=_FLOOR), _to_float(hi_raw, rnd=_CEILING)
     if lo != lo or hi != hi:
         return ENTIRE
+    if lo != 0:
+        lo = _dn(lo)
+    if hi != 0:
+        hi = _upw(hi)
     return Interval(lo, hi)
 
 
-def _mp_unary(func):
+def _from_mp(v) -> Interval:
+    return _from_raw(*v._mpi_)
+
+
+def _libmpi_unary(func, lowest: float = -_INF, highest: float = _INF):
+    """A mpmath.libmp interval function applied to float ends (exact as raw mpf) at 53 bits:
+    mpmath's own software arithmetic, never libm; clipped to the function's range."""
     def apply(x: Interval) -> Interval:
-        return _from_mp(func(_to_mp(x)))
+        lo, hi = func((_from_float(x.a), _from_float(x.b)), PRECISION_BITS)
+        out = _from_raw(lo, hi)
+        if out.a < lowest or out.b > highest:
+            out = Interval(max(out.a, lowest), min(out.b, highest))
+        return out
     return apply
+
+
+_exp = _libmpi_unary(libmpi.mpi_exp, 0.0)
+_log_raw = _libmpi_unary(libmpi.mpi_log)
+
+
+def _root_candidate(v: float, q: int) -> float:
+    """A float within a few ulps of v^(1/q), v > 0 finite, by Newton's iteration in correctly
+    rounded arithmetic only (the same bits everywhere)."""
+    m, e = math.frexp(v)
+    k, r = divmod(e, q)
+    w = math.ldexp(m, r)            # v = w * 2^(q k), w in [1/2, 2^(q-1)): root in [1/2, 2)
+    x = 1.0
+    for _ in range(100):
+        power = 1.0
+        for _ in range(q - 1):
+            power *= x
+        nx = ((q - 1) * x + w / power) / q
+        if nx == x:
+            break
+        x = nx
+    return math.ldexp(x, k)
+
+
+def _root_lo(v: float, q: int) -> float:
+    """A float r with r^q <= v, within a few ulps of v^(1/q) (v >= 0)."""
+    if v == 0 or v == _INF:
+        return v
+    r = _root_candidate(v, q)
+    for _ in range(64):
+        if _pow_hi(r, q) <= v:
+            return r
+        r = _dn(r)
+    return 0.0
+
+
+def _root_hi(v: float, q: int) -> float:
+    if v == 0 or v == _INF:
+        return v
+    r = _root_candidate(v, q)
+    for _ in range(64):
+        if _pow_lo(r, q) >= v:
+            return r
+        r = _upw(r)
+    return _INF
 
 
 def _abs(x: Interval) -> Interval:
@@ -412,7 +470,7 @@ def _exact_root(r: float, v: float) -> bool:
 def _log(x: Interval) -> Interval:
     if x.b <= 0:
         raise Undefined("logarithm of a non-positive number on the whole box")
-    return _from_mp(ctx.log(ctx.mpf([max(x.a, 0.0), x.b])))
+    return _log_raw(Interval(max(x.a, 0.0), x.b))
 
 
 def _sign(x: Interval) -> Interval:
@@ -448,25 +506,19 @@ def _rational_power(base: Interval, exponent: Fraction) -> Interval:
     if base.b < 0:
         raise Undefined("fractional power of a negative number on the whole box")
     lo, hi = max(base.a, 0.0), base.b
-    e = _float_point(exponent)
-    if lo == 0:
-        if hi == 0:
-            if exponent < 0:
-                raise Undefined("0 to a negative power on the whole box")
-            return Interval(0.0, 0.0)
-        top = _from_mp(ctx.exp(ctx.log(ctx.mpf(hi)) * _to_mp(e)))
-        if exponent < 0:
-            return Interval(top.a, _INF)
-        return Interval(0.0, top.b)
-    return _from_mp(ctx.exp(ctx.log(ctx.mpf([lo, hi])) * _to_mp(e)))
+    if hi == 0 and exponent < 0:
+        raise Undefined("0 to a negative power on the whole box")
+    q = exponent.denominator
+    root = Interval(_root_lo(lo, q), _root_hi(hi, q))
+    return _int_power(root, exponent.numerator)
 
 
 def _general_power(base: Interval, power: Interval) -> Interval:
-    return _from_mp(ctx.exp(_to_mp(power) * _to_mp(_log(base))))
+    return _exp(power * _log(base))
 
 
-_UNARY = {sympy.sin: _mp_unary(ctx.sin), sympy.cos: _mp_unary(ctx.cos), sympy.tan: _mp_unary(ctx.tan),
-          sympy.exp: _mp_unary(ctx.exp), sympy.log: _log, sympy.Abs: _abs, sympy.sign: _sign,
+_UNARY = {sympy.sin: _libmpi_unary(libmpi.mpi_sin, -1.0, 1.0), sympy.cos: _libmpi_unary(libmpi.mpi_cos, -1.0, 1.0),
+          sympy.tan: _libmpi_unary(libmpi.mpi_tan), sympy.exp: _exp, sympy.log: _log, sympy.Abs: _abs, sympy.sign: _sign,
           sympy.Heaviside: _heaviside}
 
 _PI = _from_mp(ctx.pi)
