@@ -242,3 +242,39 @@ def test_audit_shows_certificate_kinds_and_verifier(tmp_path):
 
     kinds = Counter(json.loads(r["certificate"])["kind"] for r in read_artifact(path, "problems").to_pylist())
     assert report.lines == ["certificates: " + ", ".join(f"{k} (verifier 1) {n}" for k, n in sorted(kinds.items()))]
+
+
+def _perturbed_solver(seed: int, size: float):
+    """The SDP solver with every float of its answer moved by up to `size` (relative, at least
+    absolute 1e-12): what another machine's BLAS or thread count may give within tolerance."""
+    import random
+
+    from extrembench.certificates import sos
+
+    rng = random.Random(seed)
+
+    def solve(rows, goal, pairs, n_vars, r):
+        R, t, values = sos._solve_numeric(rows, goal, pairs, n_vars, r)
+        def move(v):
+            return v + rng.uniform(-size, size) * max(abs(v), 1e-3)
+        noisy = [move(v) for v in values]
+        R = R.copy()
+        for (k, j), v in zip(pairs, noisy):
+            R[k, j] = R[j, k] = v
+        return R, move(t), noisy
+
+    return solve
+
+
+@pytest.mark.parametrize("problem, witness", SOS_CASES)
+def test_sos_certificate_bytes_survive_solver_noise(problem, witness):
+    """The stored rationals do not depend on float noise within solver tolerance (1e-8)."""
+    from extrembench.certificates import sos
+
+    parsed = spec_problem(embed_spec(problem))
+    reference, why = sos.attempt(parsed, None)
+    assert reference is not None, why
+    for seed in range(4):
+        body, why = sos.attempt(parsed, None, solve=_perturbed_solver(seed, 1e-8))
+        assert body is not None, why
+        assert canonical(body) == canonical(reference)
