@@ -410,18 +410,30 @@ def _face(box: Box, i: int, side: str) -> Box:
     return [(end, end) if k == i else b for k, b in enumerate(box)]
 
 
+FAR = Fraction(2 ** 12)          # an unbounded side this far out is split only after the finite ones
+FINE = Fraction(1, 2 ** 8)       # ... have been narrowed to this width
+
+
 def _split_choice(box: Box, ref: list[Fraction] | None) -> tuple[int, Fraction] | None:
-    best, best_width = None, Fraction(-1)
+    best, best_width, far = None, Fraction(-1), None
     for i, (lo, hi) in enumerate(box):
         if lo is None or hi is None:
             if lo is None and hi is None:
                 return i, Fraction(0)
             if hi is None:
-                return i, max(2 * lo, Fraction(1)) if lo >= 0 else Fraction(0) if lo < -1 else lo + 2
-            return i, min(2 * hi, Fraction(-1)) if hi <= 0 else Fraction(0) if hi > 1 else hi - 2
+                choice = i, max(2 * lo, Fraction(1)) if lo >= 0 else Fraction(0) if lo < -1 else lo + 2
+            else:
+                choice = i, min(2 * hi, Fraction(-1)) if hi <= 0 else Fraction(0) if hi > 1 else hi - 2
+            # a tail that did not close far out usually needs the other variables narrowed first
+            if abs(lo if hi is None else hi) < FAR:
+                return choice
+            far = far or choice
+            continue
         width = hi - lo
         if width > best_width:
             best, best_width = i, width
+    if far is not None and (best is None or best_width <= FINE):
+        return far
     if best is None or best_width == 0:
         return None
     lo, hi = box[best]
