@@ -679,10 +679,10 @@ def enclose_constant(expr: sympy.Expr, prec: int = PRECISION_BITS):
 def _mp_value(e: sympy.Expr):
     if e.is_Rational:
         return ctx.mpf(int(e.p)) / int(e.q)
-    if e is sympy.pi:
-        return ctx.pi
+    if e is sympy.pi:   # ctx.pi is lazy (evaluated at the precision of the moment): fix it now
+        return ctx.pi * 1
     if e is sympy.E:
-        return ctx.e
+        return ctx.e * 1
     if e.is_Symbol:
         raise Unsupported(f"not a constant: {e}")
     if isinstance(e, sympy.Add):
