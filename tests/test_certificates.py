@@ -10,7 +10,7 @@ import pytest
 
 from extrembench import cli
 from extrembench.artifacts import read_artifact, write_artifact
-from extrembench.certificates import bound, canonical, certify, verify
+from extrembench.certificates import VERIFIER_VERSION, bound, canonical, certify, verify
 from extrembench.certificates.certify import target_interval
 from extrembench.certificates.document import EPSILON, embed_spec, spec_problem
 from extrembench.certificates.reduce import apply_plan, choose_plan
@@ -241,7 +241,8 @@ def test_audit_shows_certificate_kinds_and_verifier(tmp_path):
     from collections import Counter
 
     kinds = Counter(json.loads(r["certificate"])["kind"] for r in read_artifact(path, "problems").to_pylist())
-    assert report.lines == ["certificates: " + ", ".join(f"{k} (verifier 1) {n}" for k, n in sorted(kinds.items()))]
+    assert report.lines == ["certificates: " + ", ".join(f"{k} (verifier {VERIFIER_VERSION}) {n}"
+                                                        for k, n in sorted(kinds.items()))]
 
 
 def _perturbed_solver(seed: int, size: float):
