@@ -279,3 +279,19 @@ def test_sos_certificate_bytes_survive_solver_noise(problem, witness):
         body, why = sos.attempt(parsed, None, solve=_perturbed_solver(seed, 1e-8))
         assert body is not None, why
         assert canonical(body) == canonical(reference)
+
+
+@pytest.mark.parametrize("problem, witness", [
+    # constraints no variable can be solved from polynomially: the plan search skips them
+    (make("max", REAL2, "cos(3*x) + cos(3*y)", "0", ["cos(x) + cos(y) = 0"]), {"x": 1.5707963267948966, "y": 1.5707963267948966}),
+    (make("max", {"x": "real", "y": "real"}, "x", "1", ["sqrt(x^2 + 1) = sqrt(2)*y", "y <= 1"]), {"x": 1.0, "y": 1.0}),
+    # a solved form with a negative radicand gives a complex candidate, and Max of it cannot be compared
+    (make("max", {f"x{i}": "real" for i in range(1, 6)}, "Max(x1, x2, x3, x4, x5)*Min(x1, x2, x3, x4, x5)", "-1/5",
+          ["x1 + x2 + x3 + x4 + x5 = 0", "x1^2 + x2^2 + x3^2 + x4^2 + x5^2 = 1"]),
+     {"x1": 0.3651483716701107, "x2": -0.5477225575051661, "x3": 0.3651483716701107, "x4": 0.3651483716701107,
+      "x5": -0.5477225575051661}),
+])
+def test_certifier_never_fails_on_non_polynomial_constraints_or_complex_candidates(problem, witness):
+    certificate = certify(problem, witness)
+    assert "the certifier failed" not in certificate["body"].get("not_certified", ""), certificate["body"]
+    assert verify(certificate)[0]
