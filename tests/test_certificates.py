@@ -10,7 +10,7 @@ import pytest
 
 from extrembench import cli
 from extrembench.artifacts import read_artifact, write_artifact
-from extrembench.build.certificates import bound, canonical, certify, verify
+from extrembench.build.certificates import VERIFIER_VERSION, bound, canonical, certify, verify
 from extrembench.build.certificates.certify import target_interval
 from extrembench.build.certificates.document import EPSILON, embed_spec, spec_problem
 from extrembench.build.certificates.reduce import apply_plan, choose_plan
@@ -241,4 +241,57 @@ def test_audit_shows_certificate_kinds_and_verifier(tmp_path):
     from collections import Counter
 
     kinds = Counter(json.loads(r["certificate"])["kind"] for r in read_artifact(path, "problems").to_pylist())
-    assert report.lines == ["certificates: " + ", ".join(f"{k} (verifier 1) {n}" for k, n in sorted(kinds.items()))]
+    assert report.lines == ["certificates: " + ", ".join(f"{k} (verifier {VERIFIER_VERSION}) {n}"
+                                                        for k, n in sorted(kinds.items()))]
+
+
+def _perturbed_solver(seed: int, size: float):
+    """The SDP solver with every float of its answer moved by up to `size` (relative, at least
+    absolute 1e-12): what another machine's BLAS or thread count may give within tolerance."""
+    import random
+
+    from extrembench.build.certificates import sos
+
+    rng = random.Random(seed)
+
+    def solve(rows, goal, pairs, n_vars, r):
+        R, t, values = sos._solve_numeric(rows, goal, pairs, n_vars, r)
+        def move(v):
+            return v + rng.uniform(-size, size) * max(abs(v), 1e-3)
+        noisy = [move(v) for v in values]
+        R = R.copy()
+        for (k, j), v in zip(pairs, noisy):
+            R[k, j] = R[j, k] = v
+        return R, move(t), noisy
+
+    return solve
+
+
+@pytest.mark.parametrize("problem, witness", SOS_CASES)
+def test_sos_certificate_bytes_survive_solver_noise(problem, witness):
+    """The stored rationals do not depend on float noise within solver tolerance (1e-8)."""
+    from extrembench.build.certificates import sos
+
+    parsed = spec_problem(embed_spec(problem))
+    reference, why = sos.attempt(parsed, None)
+    assert reference is not None, why
+    for seed in range(4):
+        body, why = sos.attempt(parsed, None, solve=_perturbed_solver(seed, 1e-8))
+        assert body is not None, why
+        assert canonical(body) == canonical(reference)
+
+
+@pytest.mark.parametrize("problem, witness", [
+    # constraints no variable can be solved from polynomially: the plan search skips them
+    (make("max", REAL2, "cos(3*x) + cos(3*y)", "0", ["cos(x) + cos(y) = 0"]), {"x": 1.5707963267948966, "y": 1.5707963267948966}),
+    (make("max", {"x": "real", "y": "real"}, "x", "1", ["sqrt(x^2 + 1) = sqrt(2)*y", "y <= 1"]), {"x": 1.0, "y": 1.0}),
+    # a solved form with a negative radicand gives a complex candidate, and Max of it cannot be compared
+    (make("max", {f"x{i}": "real" for i in range(1, 6)}, "Max(x1, x2, x3, x4, x5)*Min(x1, x2, x3, x4, x5)", "-1/5",
+          ["x1 + x2 + x3 + x4 + x5 = 0", "x1^2 + x2^2 + x3^2 + x4^2 + x5^2 = 1"]),
+     {"x1": 0.3651483716701107, "x2": -0.5477225575051661, "x3": 0.3651483716701107, "x4": 0.3651483716701107,
+      "x5": -0.5477225575051661}),
+])
+def test_certifier_never_fails_on_non_polynomial_constraints_or_complex_candidates(problem, witness):
+    certificate = certify(problem, witness)
+    assert "the certifier failed" not in certificate["body"].get("not_certified", ""), certificate["body"]
+    assert verify(certificate)[0]

@@ -25,10 +25,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
+from math import inf as _INF
 
 import sympy
 
-from extrembench.build.certificates.interval import Undefined, Unsupported, compile_enclosure, ctx, interval, point
+from extrembench.build.certificates.interval import Program, Undefined, Unsupported, interval, make, point
 from extrembench.build.certificates.reduce import Reduced
 
 MAX_NODES = 3000  # the largest proof among the shipped problems has ~2500 boxes
@@ -49,14 +50,26 @@ class Infeasible(Exception):
 
 @dataclass
 class _Compiled:
-    f: object
+    program: Program    # objective, constraints and their derivatives over symbols + auxiliaries
+    f: int
     grad: list
-    hess: list          # lower triangle rows
-    cons: list          # (enclosure, strict)
-    cons_grad: list     # per constraint: enclosures of its gradient
-    cons_hess: list     # per constraint: lower-triangle enclosures of its Hessian, or None
-    aux: list           # (enclosure of the solved form, of its numerator, of its denominator, Domain)
+    hess: list | None   # lower triangle rows of handles
+    cons: list          # (handle, strict)
+    cons_grad: list     # per constraint: handles of its gradient
+    cons_hess: list     # per constraint: lower-triangle handles of its Hessian, or None
+    aux_program: Program  # the solved forms over the symbols
+    aux: list           # (handle of the solved form, of its numerator, of its denominator, Domain)
     n: int
+
+
+class _At:
+    """The compiled expressions evaluated on one list of intervals (box, then auxiliaries)."""
+
+    __slots__ = ("xs", "run")
+
+    def __init__(self, comp: _Compiled, xs: list):
+        self.xs = xs
+        self.run = comp.program.run(xs)
 
 
 def total_derivative(expr: sympy.Expr, y: sympy.Symbol, aux) -> sympy.Expr:
@@ -76,55 +89,63 @@ def _real(reduced: Reduced) -> Reduced:
                    tuple((real[v], phi.xreplace(real), d) for v, phi, d in reduced.aux), reduced.extra_points)
 
 
+def _hessian(program: Program, grads: list, syms: list, aux) -> list | None:
+    try:
+        return [[program.add(total_derivative(grads[i], syms[j], aux)) for j in range(i + 1)]
+                for i in range(len(syms))]
+    except Unsupported:
+        return None  # a kink (Abs, Max): no second derivative, so no convexity test
+
+
 def compile_reduced(reduced: Reduced) -> _Compiled:
     reduced = _real(reduced)
     syms = list(reduced.symbols)
-    every = syms + [v for v, _, _ in reduced.aux]
+    program = Program(syms + [v for v, _, _ in reduced.aux])
     grads = [total_derivative(reduced.objective, s, reduced.aux) for s in syms]
-    try:
-        hess = [[compile_enclosure(total_derivative(grads[i], syms[j], reduced.aux), every) for j in range(i + 1)]
-                for i in range(len(syms))]
-    except Unsupported:
-        hess = None  # a kink (Abs, Max): no second derivative, so no convexity test
-    cons_grad, cons_hess = [], []
-    for c, _ in reduced.nonneg:
+    f = program.add(reduced.objective)
+    grad = [program.add(g) for g in grads]
+    cons, cons_grad, cons_hess = [], [], []
+    for c, strict in reduced.nonneg:
+        cons.append((program.add(c), strict))
         cg = [total_derivative(c, s, reduced.aux) for s in syms]
-        cons_grad.append([compile_enclosure(g, every) for g in cg])
-        try:
-            cons_hess.append([[compile_enclosure(total_derivative(cg[i], syms[j], reduced.aux), every)
-                               for j in range(i + 1)] for i in range(len(syms))])
-        except Unsupported:
-            cons_hess.append(None)
-    return _Compiled(compile_enclosure(reduced.objective, every), [compile_enclosure(g, every) for g in grads], hess,
-                     [(compile_enclosure(c, every), strict) for c, strict in reduced.nonneg], cons_grad, cons_hess,
-                     [(compile_enclosure(phi, syms), *_quotient(phi, syms), domain) for _, phi, domain in reduced.aux],
-                     len(syms))
+        cons_grad.append([program.add(g) for g in cg])
+        cons_hess.append(_hessian(program, cg, syms, reduced.aux))
+    hess = _hessian(program, grads, syms, reduced.aux)
+    aux_program = Program(syms)
+    aux = [(aux_program.add(phi), *_quotient(aux_program, phi, syms), domain) for _, phi, domain in reduced.aux]
+    return _Compiled(program, f, grad, hess, cons, cons_grad, cons_hess, aux_program, aux, len(syms))
 
 
-def _quotient(phi: sympy.Expr, syms) -> tuple:
-    """Enclosures of phi's numerator and denominator (None when phi has no variable denominator)."""
+def _quotient(program: Program, phi: sympy.Expr, syms) -> tuple:
+    """Handles of phi's numerator and denominator (None when phi has no variable denominator)."""
     num, den = sympy.fraction(sympy.together(phi))
     if den.is_number:
         return None, None
-    return compile_enclosure(num, syms), compile_enclosure(den, syms)
+    return program.add(num), program.add(den)
+
+
+_ERRORS = (Undefined, ZeroDivisionError, ValueError, OverflowError)
 
 
 def _with_aux(comp: _Compiled, xs: list, closed: bool = False) -> list:
     """Box intervals followed by each auxiliary's enclosure cut to its domain; raises Infeasible
     ("v<k>") when that cut is empty."""
     out = list(xs)
+    if not comp.aux:
+        return out
+    run = comp.aux_program.run(xs)
     for k, (phi, num, den, domain) in enumerate(comp.aux):
         try:
-            v = phi(out[:comp.n])
+            v = run.value(phi)
             if num is not None and domain.lo is not None and domain.lo >= 0 and not v.a >= 0:
                 # phi = N/D must be >= 0: when N has a sign, so has D; cut D to that side first
                 # (a D straddling 0 would otherwise lose everything: N/[0, d] = [N/d, +inf])
-                n, d = num(out[:comp.n]), den(out[:comp.n])
+                n, d = run.value(num), run.value(den)
                 if n.a > 0 and d.b > 0:
-                    v = n / ctx.mpf([max(d.a, 0), d.b])
+                    v = n / make(max(d.a, 0.0), d.b)
                 elif n.b < 0 and d.a < 0:
-                    v = n / ctx.mpf([d.a, min(d.b, 0)])
-        except (Undefined, ZeroDivisionError, ValueError):
+                    v = n / make(d.a, min(d.b, 0.0))
+        except _ERRORS:
             raise Infeasible(f"v{k}") from None
         lo = point(_fraction(domain.lo)).a if domain.lo is not None else v.a
         hi = point(_fraction(domain.hi)).b if domain.hi is not None else v.b
@@ -132,7 +153,7 @@ def _with_aux(comp: _Compiled, xs: list, closed: bool = False) -> list:
         if low > high or (not closed and ((domain.lo is not None and domain.lo_open and v.b <= lo) or
                                            (domain.hi is not None and domain.hi_open and v.a >= hi))):
             raise Infeasible(f"v{k}")
-        out.append(ctx.mpf([low, high]))
+        out.append(make(low, high))
     return out
 
 
@@ -140,32 +161,39 @@ def _fraction(value) -> Fraction:
     return Fraction(int(value.p), int(value.q))
 
 
-def _ivbox(comp: _Compiled, box: Box) -> list:
-    return _with_aux(comp, [interval(lo, hi) for lo, hi in box])
+def _ivbox(comp: _Compiled, box: Box) -> _At:
+    return _At(comp, _with_aux(comp, [interval(lo, hi) for lo, hi in box]))
 
 
 def _bounded(interval) -> bool:
     """Both ends of an interval enclosure are finite."""
-    return abs(float(interval.a)) < float("inf") and abs(float(interval.b)) < float("inf")
+    return interval.a > -_INF and interval.b < _INF
 
 
-def _raw(comp: _Compiled, xs: list) -> list | None:
+def _raw(comp: _Compiled, xs: list) -> _At | None:
     """Box intervals followed by each auxiliary's enclosure NOT cut to its domain: the derivative
     tests reason along segments of the box, which may leave the feasible set, so their enclosures
     must cover every point of the box. None when an auxiliary is undefined somewhere on it."""
     out = list(xs)
-    for phi, _, _, _ in comp.aux:
-        try:
-            v = phi(out[:comp.n])
-        except (Undefined, ZeroDivisionError, ValueError):
-            return None
-        if not _bounded(v):
-            return None
-        out.append(v)
-    return out
+    if comp.aux:
+        run = comp.aux_program.run(xs)
+        for phi, _, _, _ in comp.aux:
+            try:
+                v = run.value(phi)
+            except _ERRORS:
+                return None
+            if not _bounded(v):
+                return None
+            out.append(v)
+    return _At(comp, out)
 
 
-def _ivpoint(comp: _Compiled, values: list[Fraction]) -> list | None:
+def _raw_of(comp: _Compiled, at: _At) -> _At | None:
+    """`_raw` of a box already evaluated: the same evaluation when nothing is eliminated."""
+    return at if not comp.aux else _raw(comp, at.xs[:comp.n])
+
+
+def _ivpoint(comp: _Compiled, values: list[Fraction]) -> _At | None:
     return _raw(comp, [point(v) for v in values])
 
 
@@ -178,35 +206,35 @@ def _ge(value, target) -> bool:
     return value.a >= target.b
 
 
-def _safe(func, xs):
+def _safe(at: _At, handle: int):
     try:
-        return func(xs)
-    except (Undefined, ZeroDivisionError, ValueError):
+        return at.run.value(handle)
+    except _ERRORS:
         return None
 
 
-def _infeasible(comp: _Compiled, xs, only: int | None = None) -> str | None:
+def _infeasible(comp: _Compiled, at: _At, only: int | None = None) -> str | None:
     for j, (c, strict) in enumerate(comp.cons):
         if only is not None and j != only:
             continue
-        v = _safe(c, xs)
+        v = _safe(at, c)
         if v is not None and (v.b < 0 or (strict and v.b <= 0)):
             return f"x{j}"
     return None
 
 
-def _constraints_hold(comp: _Compiled, xs) -> bool:
+def _constraints_hold(comp: _Compiled, at: _At) -> bool:
     # strict constraints strictly: the face a monotone step moves to is then feasible too, so
     # nothing below it may be discarded as infeasible on a boundary the box only touched
     for c, strict in comp.cons:
-        v = _safe(c, xs)
+        v = _safe(at, c)
         if v is None or v.a < 0 or (strict and not v.a > 0):
             return False
     return True
 
 
-def _range(comp, xs, target) -> bool:
-    v = _safe(comp.f, xs)
+def _range(comp, at, target) -> bool:
+    v = _safe(at, comp.f)
     return v is not None and _ge(v, target)
 
 
@@ -214,26 +242,25 @@ def _midpoint(box: Box) -> list[Fraction]:
     return [(lo + hi) / 2 for lo, hi in box]
 
 
-def _gradient(comp, xs) -> list:
-    return [_safe(g, xs) for g in comp.grad]
+def _gradient(comp, at) -> list:
+    return [_safe(at, g) for g in comp.grad]
 
 
-def _mean_value(comp, box, xs, target, grads=None) -> bool:
+def _mean_value(comp, box, at, target, grads=None) -> bool:
     if not _finite(box):
         return False
-    grads = grads if grads is not None else _gradient(comp, xs)
-    mid = _midpoint(box)
-    pts = _ivpoint(comp, mid)
+    grads = grads if grads is not None else _gradient(comp, at)
+    if any(g is None for g in grads):
+        return False
+    pts = _ivpoint(comp, _midpoint(box))
     if pts is None:
         return False
-    fc = _safe(comp.f, pts)
+    fc = _safe(pts, comp.f)
     if fc is None:
         return False
     total = fc
     for i, gi in enumerate(grads):
-        if gi is None:
-            return False
-        total = total + gi * (xs[i] - pts[i])
+        total = total + gi * (at.xs[i] - pts.xs[i])
     return _ge(total, target)
 
 
@@ -252,16 +279,20 @@ def _positive_definite(rows) -> bool:
     return True
 
 
-def _convex(comp, box, xs, target, ref: list[Fraction]) -> bool:
+def _free(box: Box) -> list[int]:
+    return [i for i, (lo, hi) in enumerate(box) if lo != hi]
+
+
+def _convex(comp, box, at, target, ref: list[Fraction]) -> bool:
     if not _finite(box) or comp.hess is None:
         return False
     # only the free directions: a face fixes some variables, and convexity along them is not needed
-    free = [i for i in range(comp.n) if box[i][0] != box[i][1]]
+    free = _free(box)
     rows = []
     for a, i in enumerate(free):
         row = []
         for j in free[:a + 1]:
-            h = _safe(comp.hess[i][j], xs)
+            h = _safe(at, comp.hess[i][j])
             if h is None or not _bounded(h):
                 return False
             row.append(h)
@@ -271,18 +302,18 @@ def _convex(comp, box, xs, target, ref: list[Fraction]) -> bool:
     pts = _ivpoint(comp, ref)
     if pts is None:
         return False
-    total = _safe(comp.f, pts)
+    total = _safe(pts, comp.f)
     if total is None:
         return False
     for i, g in enumerate(comp.grad):
-        gi = _safe(g, pts)
+        gi = _safe(pts, g)
         if gi is None:
             return False
-        total = total + gi * (xs[i] - pts[i])
+        total = total + gi * (at.xs[i] - pts.xs[i])
     return _ge(total, target)
 
 
-def _lagrangian(comp, box, xs, target, j: int, mu: Fraction, rho: Fraction, hbar: Fraction, ref: list[Fraction]) -> bool:
+def _lagrangian(comp, box, at, target, j: int, mu: Fraction, rho: Fraction, hbar: Fraction, ref: list[Fraction]) -> bool:
     """Constraint j (H >= 0) cuts the box, with H <= hbar on all of it. For feasible x in the box
     0 <= H <= hbar, so  g >= L = g - mu*H - rho*H*(hbar - H)  (mu, rho >= 0). When L's Hessian
     (in the free directions) is positive definite on the box, L >= L(p) + grad L(p).(x - p)
@@ -290,19 +321,19 @@ def _lagrangian(comp, box, xs, target, j: int, mu: Fraction, rho: Fraction, hbar
     multiplier mu + rho*hbar."""
     if not _finite(box) or comp.hess is None or comp.cons_hess[j] is None or mu < 0 or rho < 0:
         return False
-    h_enc = _safe(comp.cons[j][0], xs)
+    h_enc = _safe(at, comp.cons[j][0])
     if h_enc is None or not h_enc.b <= point(hbar).a:
         return False
-    free = [i for i in range(comp.n) if box[i][0] != box[i][1]]
+    free = _free(box)
     mu_i, rho_i, hbar_i = point(mu), point(rho), point(hbar)
-    grad_h = [_safe(g, xs) for g in comp.cons_grad[j]]
+    grad_h = [_safe(at, g) for g in comp.cons_grad[j]]
     if any(g is None for g in grad_h):
         return False
     rows = []
     for a, i in enumerate(free):
         row = []
         for k in free[:a + 1]:
-            hg, hh = _safe(comp.hess[i][k], xs), _safe(comp.cons_hess[j][i][k], xs)
+            hg, hh = _safe(at, comp.hess[i][k]), _safe(at, comp.cons_hess[j][i][k])
             if hg is None or hh is None:
                 return False
             # d2/dxi dxk of  g - (mu + rho*hbar) H + rho H^2
@@ -316,30 +347,30 @@ def _lagrangian(comp, box, xs, target, j: int, mu: Fraction, rho: Fraction, hbar
     pts = _ivpoint(comp, ref)
     if pts is None:
         return False
-    gp, hp = _safe(comp.f, pts), _safe(comp.cons[j][0], pts)
+    gp, hp = _safe(pts, comp.f), _safe(pts, comp.cons[j][0])
     if gp is None or hp is None:
         return False
     total = gp - mu_i * hp - rho_i * hp * (hbar_i - hp)
     for i in range(comp.n):
-        gi, hi = _safe(comp.grad[i], pts), _safe(comp.cons_grad[j][i], pts)
+        gi, hi = _safe(pts, comp.grad[i]), _safe(pts, comp.cons_grad[j][i])
         if gi is None or hi is None:
             return False
         dl = gi - (mu_i + rho_i * hbar_i) * hi + 2 * rho_i * hp * hi
-        total = total + dl * (xs[i] - pts[i])
+        total = total + dl * (at.xs[i] - pts.xs[i])
     return _ge(total, target)
 
 
-def _lagrangian_choice(comp, box, xs, target, ref) -> str | None:
+def _lagrangian_choice(comp, box, at, target, ref) -> str | None:
     """Try each constraint that cuts the box with the KKT multiplier at the anchor."""
     pts = _ivpoint(comp, ref)
     if pts is None:
         return None
     for j, (c, _) in enumerate(comp.cons):
-        h = _safe(c, xs)
+        h = _safe(at, c)
         if h is None or not (h.a < 0 < h.b):
             continue
-        gh = [_safe(g, pts) for g in comp.cons_grad[j]]
-        gg = [_safe(g, pts) for g in comp.grad]
+        gh = [_safe(pts, g) for g in comp.cons_grad[j]]
+        gg = [_safe(pts, g) for g in comp.grad]
         if any(v is None for v in gh + gg):
             continue
         gh_f, gg_f = [float(v.mid) for v in gh], [float(v.mid) for v in gg]
@@ -353,15 +384,15 @@ def _lagrangian_choice(comp, box, xs, target, ref) -> str | None:
         hbar = hbar if point(hbar).a >= h.b else Fraction(float(h.b)) * 2
         mu = Fraction(multiplier / 2).limit_denominator(2 ** 30)
         rho = Fraction(multiplier / (2 * float(hbar))).limit_denominator(2 ** 30) if hbar > 0 else Fraction(0)
-        if _lagrangian(comp, box, xs, target, j, mu, rho, hbar, ref):
+        if _lagrangian(comp, box, at, target, j, mu, rho, hbar, ref):
             return f"l{j}:{mu}:{rho}:{hbar}:" + ",".join(str(v) for v in ref)
     return None
 
 
-def _monotone_face(comp, box, xs, grads=None) -> tuple[int, str] | None:
-    if not _constraints_hold(comp, xs) or _safe(comp.f, xs) is None:
+def _monotone_face(comp, box, at, grads=None) -> tuple[int, str] | None:
+    if not _constraints_hold(comp, at) or _safe(at, comp.f) is None:
         return None
-    grads = grads if grads is not None else _gradient(comp, xs)
+    grads = grads if grads is not None else _gradient(comp, at)
     for i, gi in enumerate(grads):
         if box[i][0] == box[i][1]:
             continue
@@ -379,18 +410,30 @@ def _face(box: Box, i: int, side: str) -> Box:
     return [(end, end) if k == i else b for k, b in enumerate(box)]
 
 
+FAR = Fraction(2 ** 12)          # an unbounded side this far out is split only after the finite ones
+FINE = Fraction(1, 2 ** 8)       # ... have been narrowed to this width
+
+
 def _split_choice(box: Box, ref: list[Fraction] | None) -> tuple[int, Fraction] | None:
-    best, best_width = None, Fraction(-1)
+    best, best_width, far = None, Fraction(-1), None
     for i, (lo, hi) in enumerate(box):
         if lo is None or hi is None:
             if lo is None and hi is None:
                 return i, Fraction(0)
             if hi is None:
-                return i, max(2 * lo, Fraction(1)) if lo >= 0 else Fraction(0) if lo < -1 else lo + 2
-            return i, min(2 * hi, Fraction(-1)) if hi <= 0 else Fraction(0) if hi > 1 else hi - 2
+                choice = i, max(2 * lo, Fraction(1)) if lo >= 0 else Fraction(0) if lo < -1 else lo + 2
+            else:
+                choice = i, min(2 * hi, Fraction(-1)) if hi <= 0 else Fraction(0) if hi > 1 else hi - 2
+            # a tail that did not close far out usually needs the other variables narrowed first
+            if abs(lo if hi is None else hi) < FAR:
+                return choice
+            far = far or choice
+            continue
         width = hi - lo
         if width > best_width:
             best, best_width = i, width
+    if far is not None and (best is None or best_width <= FINE):
+        return far
     if best is None or best_width == 0:
         return None
     lo, hi = box[best]
@@ -418,13 +461,13 @@ def search(reduced: Reduced, target, ref: list[Fraction] | None, max_nodes: int 
         if (token := _infeasible(comp, xs)) is not None:
             tokens.append(token)
             return
-        if _safe(comp.f, xs) is None:
+        if _safe(xs, comp.f) is None:
             tokens.append("u")
             return
         if _range(comp, xs, target):
             tokens.append("r")
             return
-        xs = _raw(comp, xs[:comp.n])
+        xs = _raw_of(comp, xs)
         grads = _gradient(comp, xs) if xs is not None else None
         if xs is not None and _mean_value(comp, box, xs, target, grads):
             tokens.append("m")
@@ -480,7 +523,8 @@ def replay(reduced: Reduced, target, tokens: list[str]) -> None:
                 fail(f"box is infeasible by {exc}, not by {token}")
             return
         head, _, arg = token.partition(":")
-        raw = _raw(comp, xs[:comp.n])  # derivative tests need enclosures over the whole box
+        # derivative tests need enclosures over the whole box
+        raw = _raw_of(comp, xs) if head[:1] in ("f", "l", "m", "c") else None
         if head[:1] in ("f", "l", "m", "c") and raw is None:
             fail("an eliminated variable is undefined somewhere on the box")
         if head.startswith("s"):
@@ -492,8 +536,8 @@ def replay(reduced: Reduced, target, tokens: list[str]) -> None:
             check([(p, b[1]) if k == i else b for k, b in enumerate(box)], depth + 1)
         elif head.startswith("f"):
             i = int(head[1:])
-            gi = _safe(comp.grad[i], raw)
-            if gi is None or not _constraints_hold(comp, raw) or _safe(comp.f, raw) is None:
+            gi = _safe(raw, comp.grad[i])
+            if gi is None or not _constraints_hold(comp, raw) or _safe(raw, comp.f) is None:
                 fail("face step needs a defined gradient and every constraint to hold on the box")
             if not ((arg == "lo" and gi.a >= 0 and box[i][0] is not None) or (arg == "hi" and gi.b <= 0 and box[i][1] is not None)):
                 fail(f"objective not monotone towards the {arg} face of variable {i}")
@@ -514,7 +558,7 @@ def replay(reduced: Reduced, target, tokens: list[str]) -> None:
             if _infeasible(comp, xs, only=int(head[1:])) is None:
                 fail("constraint not negative on the whole box")
         elif head == "u":
-            if _safe(comp.f, xs) is not None:
+            if _safe(xs, comp.f) is not None:
                 fail("objective is defined on the box")
         elif head == "r":
             if not _range(comp, xs, target):

@@ -9,7 +9,7 @@ from fractions import Fraction
 from extrembench.build.problem import Problem, ProblemError, parse_problem
 
 FORMAT = "extrembench-certificate/1"
-VERIFIER_VERSION = "1"
+VERIFIER_VERSION = "2"   # 2: bound proofs replay on float intervals (extrembench.build.certificates.interval)
 EPSILON = Fraction(1, 10**9)   # relative: the bound proven is answer - EPSILON * max(1, ceil|answer|)
 SPEC_KEYS = ("sense", "variables", "constraints", "objective", "answer")
 

@@ -153,7 +153,10 @@ def apply_plan(parsed: ParsedProblem, answer_signed: sympy.Expr, plan: list[dict
                 if var is None or index >= len(eqs):
                     raise PlanError(f"eliminate: no variable {name!r} or constraint {index}")
                 numerator = sympy.numer(sympy.together(eqs[index]))  # superset: also zeros of the denominator's multiples
-                poly = sympy.Poly(sympy.expand(numerator), var)
+                try:
+                    poly = sympy.Poly(sympy.expand(numerator), var)
+                except sympy.PolynomialError:  # cos(x), sqrt(x^2 + 1), ...: not solvable for it here
+                    raise PlanError(f"eliminate {name}: constraint {index} is not polynomial in it") from None
                 rest = [s for s in syms if s != var]
                 if poly.degree() == 1:
                     p, q = poly.all_coeffs()

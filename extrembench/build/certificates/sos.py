@@ -6,17 +6,18 @@ for polynomial and rational problems with polynomial equality constraints h_j = 
 negates the objective), variables free or, when nonnegative, written as squares. G is a rational positive semidefinite Gram matrix over the
 monomial vector z, lambda_j rational polynomials, and the denominator a constant > 0 or a
 polynomial proven positive; the identity and G's semidefiniteness are checked EXACTLY (sympy
-polynomial arithmetic, rational LDL^T). A numeric SDP (cvxpy with Clarabel) finds G; it is then
-reduced to the face the optimum forces (the numeric kernel, rounded to rational vectors),
-rounded, and projected exactly onto the identity — only the exact check counts. With epsilon = 0
-here: the bound is the answer itself.
+polynomial arithmetic, rational LDL^T). A numeric SDP (Clarabel, one thread, a fixed iteration
+count) finds G; it is then reduced to the face the optimum forces (the numeric kernel, rounded to
+rational vectors), rounded to a coarse dyadic grid (a fixed list, coarsest first, so float noise
+within solver tolerance gives the same rationals on any machine), and projected exactly onto the
+identity — only the exact check counts. With epsilon = 0 here: the bound is the answer itself.
 """
 
 from __future__ import annotations
 
 import itertools
 import logging
-import warnings
+import math
 from fractions import Fraction
 
 import numpy as np
@@ -25,7 +26,6 @@ import sympy
 log = logging.getLogger(__name__)
 
 MAX_BASIS = 20          # monomials in z; keeps the SDP and the exact LDL^T small
-MAX_DENOMINATOR = 10**6
 
 
 class SosFailure(ValueError):
@@ -117,8 +117,8 @@ def _setup(syms, target, eqs):
 
 def _coefficient_equations(basis, multipliers, eqs, target, B):
     """Linear map (Gram R in basis B-coordinates, lambda) -> coefficients, and the target vector.
-    G = B R B^T with B a rational (len(basis) x r) matrix."""
-    r = B.shape[1]
+    G = B R B^T with B a rational (len(basis) x r) matrix given as rows of Fractions."""
+    r = len(B[0]) if B else 0
     index = {}
     rows = []
 
@@ -130,19 +130,19 @@ def _coefficient_equations(basis, multipliers, eqs, target, B):
 
     # z^T G z = sum_{a,b} G_ab z_a z_b, G_ab = sum_{k,j} B_ak R_kj B_bj; R symmetric: variables k<=j
     pairs = [(k, j) for k in range(r) for j in range(k, r)]
+    nonzero = [[(k, c) for k, c in enumerate(line) if c] for line in B]
+    pair_index = {pair: v for v, pair in enumerate(pairs)}
     for a, ma in enumerate(basis):
         for b, mb in enumerate(basis):
-            mono = _add(ma, mb)
-            entry = row(mono)
-            for v, (k, j) in enumerate(pairs):
-                coef = B[a, k] * B[b, j] + (B[a, j] * B[b, k] if k != j else 0)
-                if coef:
-                    entry[v] = entry.get(v, 0) + coef
+            entry = row(_add(ma, mb))
+            # B_ak B_bj R_kj summed over all (k, j); R_kj = R_jk is the variable of (min, max)
+            for k, ck in nonzero[a]:
+                for j, cj in nonzero[b]:
+                    v = pair_index[(k, j) if k <= j else (j, k)]
+                    entry[v] = entry.get(v, 0) + ck * cj
     offset = len(pairs)
-    lam_index = []
     for h, monos in zip(eqs, multipliers):
         for m in monos:
-            lam_index.append(offset)
             for hm, hc in zip(h.monoms(), h.coeffs()):
                 entry = row(_add(m, hm))
                 entry[offset] = entry.get(offset, 0) + Fraction(int(hc.p), int(hc.q))
@@ -152,30 +152,64 @@ def _coefficient_equations(basis, multipliers, eqs, target, B):
     goal = [Fraction(0)] * len(rows)
     for tm, tc in zip(target.monoms(), target.coeffs()):
         goal[index[tm]] = Fraction(int(tc.p), int(tc.q))
+    rows = [{v: c for v, c in entry.items() if c} for entry in rows]
     return rows, goal, pairs, offset, list(index)
 
 
-def _solve_numeric(rows, goal, pairs, n_vars, r):
-    import cvxpy as cp
+SDP_MAX_ITERATIONS = 200   # Clarabel's interior-point iterations: a count, never a time limit
 
-    R = cp.Variable((r, r), symmetric=True)
-    lam = cp.Variable(n_vars - len(pairs)) if n_vars > len(pairs) else None
-    flat = [R[k, j] for k, j in pairs] + ([lam[i] for i in range(n_vars - len(pairs))] if lam is not None else [])
-    constraints = [R >> 0]
-    for entry, g in zip(rows, goal):
-        expr = sum(float(c) * flat[v] for v, c in entry.items()) if entry else 0
-        constraints.append(expr == float(g))
-    # maximise the smallest eigenvalue: an interior solution survives rounding
-    t = cp.Variable()
-    constraints.append(R - t * np.eye(r) >> 0)
-    problem = cp.Problem(cp.Maximize(t), constraints + [t <= 1])
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # an inaccurate solution is caught by the exact check
-        problem.solve(solver=cp.CLARABEL)
-    if problem.status not in ("optimal", "optimal_inaccurate") or R.value is None:
-        raise SosFailure(f"SDP {problem.status}")
-    values = [R.value[k, j] for k, j in pairs] + (list(lam.value) if lam is not None else [])
-    return np.array(R.value), float(t.value), values
+
+def _solve_numeric(rows, goal, pairs, n_vars, r):
+    """max t subject to the coefficient equations, R - t I PSD, 0 <= t <= 1 (an interior
+    solution survives rounding), solved by Clarabel on one thread. Returns (R, t, values)."""
+    import clarabel
+    from scipy import sparse
+
+    t_col = n_vars
+    data, row_index, col_index, rhs = [], [], [], []
+
+    def put(i, j, value):
+        data.append(value)
+        row_index.append(i)
+        col_index.append(j)
+
+    for i, (entry, g) in enumerate(zip(rows, goal)):      # zero cone: the identity's coefficients
+        for v, c in entry.items():
+            put(i, v, float(c))
+        rhs.append(float(g))
+    m = len(rows)
+    put(m, t_col, -1.0)                                   # nonnegative cone: t >= 0, 1 - t >= 0
+    put(m + 1, t_col, 1.0)
+    rhs += [0.0, 1.0]
+    position = {pair: v for v, pair in enumerate(pairs)}
+    k = m + 2
+    root2 = 2 ** 0.5
+    for j in range(r):                                    # PSD cone: svec(R - t I), upper triangle by columns
+        for i in range(j + 1):
+            put(k, position[(i, j)], -1.0 if i == j else -root2)
+            if i == j:
+                put(k, t_col, 1.0)
+            rhs.append(0.0)
+            k += 1
+    A = sparse.csc_matrix((data, (row_index, col_index)), shape=(k, n_vars + 1))
+    P = sparse.csc_matrix((n_vars + 1, n_vars + 1))
+    q = np.zeros(n_vars + 1)
+    q[t_col] = -1.0
+    settings = clarabel.DefaultSettings()
+    settings.verbose = False
+    settings.max_iter = SDP_MAX_ITERATIONS
+    settings.max_threads = 1          # one thread: the same float operations in the same order
+    cones = [clarabel.ZeroConeT(m), clarabel.NonnegativeConeT(2), clarabel.PSDTriangleConeT(r)]
+    solution = clarabel.DefaultSolver(P, q, A, np.array(rhs), cones, settings).solve()
+    status = str(solution.status)
+    if status not in ("Solved", "AlmostSolved"):
+        raise SosFailure(f"SDP {status}")
+    x = np.array(solution.x)
+    values = list(x[:n_vars])
+    R = np.zeros((r, r))
+    for (a, b), v in zip(pairs, values):
+        R[a, b] = R[b, a] = v
+    return R, float(x[t_col]), values
 
 
 def _rational_kernel(matrix: np.ndarray, tol: float = 1e-5) -> list[list[Fraction]]:
@@ -193,33 +227,78 @@ def _rational_kernel(matrix: np.ndarray, tol: float = 1e-5) -> list[list[Fractio
     return out
 
 
-def _complement(kernel: list[list[Fraction]], n: int) -> sympy.Matrix:
+def _complement(kernel: list[list[Fraction]], n: int) -> list[list[Fraction]]:
+    """Rows of a rational n x r matrix B whose columns span the vectors orthogonal to the kernel."""
     if not kernel:
-        return sympy.eye(n)
+        return [[Fraction(int(i == j)) for j in range(n)] for i in range(n)]
     K = sympy.Matrix([[sympy.Rational(x.numerator, x.denominator) for x in row] for row in kernel])
     basis = K.nullspace()
     if not basis:
         raise SosFailure("the whole Gram matrix is forced to zero")
-    return sympy.Matrix.hstack(*basis)
+    B = sympy.Matrix.hstack(*basis)
+    return [[Fraction(int(B[i, j].p), int(B[i, j].q)) for j in range(B.shape[1])] for i in range(n)]
 
 
-def _exact_project(rows, goal, values: list[Fraction]) -> list[Fraction]:
-    """The rational point nearest `values` (least norm correction) satisfying every equation."""
-    n = len(values)
-    A = sympy.Matrix(len(rows), n, lambda i, j: sympy.Rational(rows[i].get(j, 0)))
-    x = sympy.Matrix([sympy.Rational(v.numerator, v.denominator) for v in values])
-    b = sympy.Matrix([sympy.Rational(g.numerator, g.denominator) for g in goal])
-    residual = b - A * x
-    if all(v == 0 for v in residual):
-        return values
-    AAt = A * A.T
-    try:
-        y, params = AAt.gauss_jordan_solve(residual)
-    except ValueError:
-        raise SosFailure("the rounded identity cannot be repaired exactly") from None
-    y = y.subs({p: 0 for p in params})
-    corrected = x + A.T * y
-    return [Fraction(int(sympy.Rational(v).p), int(sympy.Rational(v).q)) for v in corrected]
+class _Projector:
+    """Exact least-norm correction onto {x : A x = goal}: x + A'^T (A' A'^T)^-1 (goal' - A' x) over
+    a maximal set A' of independent rows (rational arithmetic, factored once for every grid)."""
+
+    def __init__(self, rows, goal, n: int):
+        from sympy import QQ
+        from sympy.polys.matrices import DomainMatrix
+
+        self.rows, self.goal, self.n = rows, goal, n
+        dense = [[QQ(0)] * n for _ in rows]
+        for i, entry in enumerate(rows):
+            for v, c in entry.items():
+                dense[i][v] = QQ(c.numerator, c.denominator)
+        A = DomainMatrix(dense, (len(rows), n), QQ)
+        _, pivots = A.transpose().rref()
+        self.independent = list(pivots)
+        self.A = DomainMatrix([dense[i] for i in self.independent], (len(self.independent), n), QQ)
+        self.b = DomainMatrix([[QQ(goal[i].numerator, goal[i].denominator)] for i in self.independent],
+                              (len(self.independent), 1), QQ)
+        self.At = self.A.transpose()
+        try:
+            self.inverse = (self.A * self.At).inv()
+        except Exception:  # noqa: BLE001 (a singular system: no exact repair, reported as such)
+            raise SosFailure("the coefficient equations cannot be solved exactly") from None
+
+    def project(self, values: list[Fraction]) -> list[Fraction]:
+        from sympy import QQ
+        from sympy.polys.matrices import DomainMatrix
+
+        x = DomainMatrix([[QQ(v.numerator, v.denominator)] for v in values], (self.n, 1), QQ)
+        corrected = x + self.At * (self.inverse * (self.b - self.A * x))
+        out = [Fraction(int(e.numerator), int(e.denominator)) for e in corrected.to_list_flat()]
+        for entry, g in zip(self.rows, self.goal):   # the dependent rows hold too when the system is consistent
+            if sum(c * out[v] for v, c in entry.items()) != g:
+                raise SosFailure("the coefficient equations are inconsistent")
+        return out
+
+
+# Rounding grids for the float SDP solution, coarsest first: a fixed list, so the same float
+# solution (or one within solver tolerance of it) gives the same rationals on every machine:
+# on a grid of step 2^-6 a perturbation of 1e-9 moves an entry to another grid point only when
+# the entry sits within 1e-9 of a rounding boundary.
+GRIDS = (6, 10, 16, 24, 32)
+
+
+def _on_grid(value: float, bits: int) -> Fraction:
+    return Fraction(math.floor(value * 2 ** bits + 0.5), 2 ** bits)
+
+
+def exact_gram(projector: _Projector, pairs, r: int, values: list[float]) -> list[Fraction]:
+    """The first grid (GRIDS, coarsest first) on which the rounded float solution, projected
+    exactly onto the coefficient equations, has a positive semidefinite Gram matrix."""
+    for bits in GRIDS:
+        exact = projector.project([_on_grid(v, bits) for v in values])
+        Rm = [[Fraction(0)] * r for _ in range(r)]
+        for (k, j), v in zip(pairs, exact):
+            Rm[k][j] = Rm[j][k] = v
+        if psd_exact(Rm):
+            return exact
+    raise SosFailure("the rounded Gram matrix is not positive semidefinite on any grid")
 
 
 def psd_exact(matrix: list[list[Fraction]]) -> bool:
@@ -241,13 +320,13 @@ def psd_exact(matrix: list[list[Fraction]]) -> bool:
     return True
 
 
-def attempt(parsed, exact_witness) -> tuple[dict | None, str]:
+def attempt(parsed, exact_witness, solve=None) -> tuple[dict | None, str]:
     """(body, "") or (None, why not): first every variable free, then the nonnegative ones as squares."""
     nonneg = tuple(str(s) for s in parsed.symbols if parsed.domains[s].lo is not None and parsed.domains[s].lo >= 0)
     reasons = []
     for squares in ((), nonneg) if nonneg else ((),):
         try:
-            return _attempt(parsed, squares), ""
+            return _attempt(parsed, squares, solve), ""
         except SosFailure as exc:
             reasons.append(f"{'squares' if squares else 'free'}: {exc}")
         except ImportError as exc:
@@ -257,29 +336,30 @@ def attempt(parsed, exact_witness) -> tuple[dict | None, str]:
     return None, "; ".join(reasons)
 
 
-def _attempt(parsed, squares: tuple[str, ...]) -> dict:
+def _attempt(parsed, squares: tuple[str, ...], solve=None) -> dict:
+    """`solve` is the float SDP solver (rows, goal, pairs, n_vars, r) -> (R, t, values):
+    _solve_numeric unless a test perturbs its answer."""
+    solve = solve or _solve_numeric
     syms, target, eqs = _polys(parsed, squares)
     basis, multipliers = _setup(syms, target, eqs)
     n = len(basis)
-    B = sympy.eye(n)
+    B = _complement([], n)
     rows, goal, pairs, n_vars, _ = _coefficient_equations(basis, multipliers, eqs, target, B)
-    R, t, _ = _solve_numeric(rows, goal, pairs, n_vars, n)
+    R, t, values = solve(rows, goal, pairs, n_vars, n)
     kernel = _rational_kernel(R) if t < 1e-4 else []
-    B = _complement(kernel, n)
-    r = B.shape[1]
-    rows, goal, pairs, n_vars, _ = _coefficient_equations(basis, multipliers, eqs, target, B)
-    R, t, values = _solve_numeric(rows, goal, pairs, n_vars, r)
+    if kernel:   # the optimum is on a face: solve again inside it
+        B = _complement(kernel, n)
+        rows, goal, pairs, n_vars, _ = _coefficient_equations(basis, multipliers, eqs, target, B)
+        R, t, values = solve(rows, goal, pairs, n_vars, len(B[0]))
+    r = len(B[0])
     if t < 1e-7:
         raise SosFailure(f"no interior Gram matrix on the reduced face (smallest eigenvalue {t:.2g})")
-    rounded = [Fraction(float(v)).limit_denominator(MAX_DENOMINATOR) for v in values]
-    exact = _exact_project(rows, goal, rounded)
+    exact = exact_gram(_Projector(rows, goal, n_vars), pairs, r, [float(v) for v in values])
     Rm = [[Fraction(0)] * r for _ in range(r)]
     for (k, j), v in zip(pairs, exact):
         Rm[k][j] = Rm[j][k] = v
-    if not psd_exact(Rm):
-        raise SosFailure("the rounded Gram matrix is not positive semidefinite")
-    Bf = [[Fraction(int(B[i, j].p), int(B[i, j].q)) for j in range(r)] for i in range(n)]
-    G = [[sum(Bf[a][k] * Rm[k][j] * Bf[b][j] for k in range(r) for j in range(r)) for b in range(n)] for a in range(n)]
+    BR = [[sum(B[a][k] * Rm[k][j] for k in range(r) if B[a][k]) for j in range(r)] for a in range(n)]
+    G = [[sum(BR[a][j] * B[b][j] for j in range(r) if B[b][j]) for b in range(n)] for a in range(n)]
     lambdas = exact[len(pairs):]
     body = {"variables": [str(s) for s in syms], "basis": [list(m) for m in basis],
             "gram": [[str(x) for x in row] for row in G],

@@ -11,7 +11,7 @@ from fractions import Fraction
 
 import sympy
 
-from extrembench.build.certificates.interval import compile_enclosure, ctx
+from extrembench.build.certificates.interval import compile_enclosure, enclose_constant
 from extrembench.build.expr import ExpressionError, parse_expression
 from extrembench.build.problem import ParsedProblem
 
@@ -57,17 +57,22 @@ def sign(expr: sympy.Expr) -> int | None:
         return 1
     if value.b < 0:
         return -1
-    old = ctx.prec
     try:
-        ctx.prec = 300
-        value = compile_enclosure(expr, [])([])
-    finally:
-        ctx.prec = old
+        value = enclose_constant(expr, 300)
+    except Exception:
+        return None
     return 1 if value.a > 0 else (-1 if value.b < 0 else None)
 
 
 def check_witness(parsed: ParsedProblem, point: dict) -> str | None:
     """None when the point is exactly feasible and attains the answer; else what fails."""
+    try:
+        return _check_witness(parsed, point)
+    except (TypeError, ValueError) as exc:  # e.g. Max of a non-real value: not comparable
+        return f"the witness cannot be evaluated: {exc}"
+
+
+def _check_witness(parsed: ParsedProblem, point: dict) -> str | None:
     for s in parsed.symbols:
         d, v = parsed.domains[s], point[s]
         if d.lo is not None:
@@ -118,6 +123,8 @@ def find_witness(parsed: ParsedProblem, approximate: dict[str, float], substitut
             if all(v is not None for v in solved.values()):
                 candidates.append(solved)
     for candidate in candidates:
+        if any(v.has(sympy.I) or v.is_real is False for v in candidate.values()):
+            continue  # a solved form taken where its radicand is negative: not a real point
         if check_witness(parsed, candidate) is None:
             return candidate
     return None
