@@ -295,3 +295,21 @@ def test_certifier_never_fails_on_non_polynomial_constraints_or_complex_candidat
     certificate = certify(problem, witness)
     assert "the certifier failed" not in certificate["body"].get("not_certified", ""), certificate["body"]
     assert verify(certificate)[0]
+
+
+def test_normalised_homogeneous_bound_needs_epsilon_zero():
+    """f = (a - b)^2 has degree 2: f >= -eps on the simplex a + b = 1 allows f(x) = -eps/2 there,
+    which scales to -infinity off it. Such a bound certificate with epsilon > 0 proves nothing and
+    must not verify (verifier 2 accepted it); the same proof trees are fine where degree is 0."""
+    from extrembench.build.certificates.certify import _document
+    from extrembench.build.certificates.reduce import needs_exact_level
+
+    problem = make("min", POS2, "(a - b)^2", "0")
+    plan, trees = _bound_only(problem, {"a": 0.5, "b": 0.5})
+    assert plan[0] == {"op": "normalize"} and needs_exact_level(spec_problem(embed_spec(problem)), plan)
+    forged = _document(problem, "bound", {"a": "1", "b": "1"}, {"plan": plan, "trees": trees},
+                       sum(map(len, trees)), EPSILON)
+    ok, why = verify(json.loads(canonical(forged)))
+    assert not ok and "epsilon 0" in why
+    scale_free = make("min", POS2, "(a + b)^3/(a*b^2)", "27/4")  # degree 0: epsilon is sound
+    assert not needs_exact_level(spec_problem(embed_spec(scale_free)), [{"op": "normalize"}])

@@ -17,7 +17,7 @@ from extrembench.build.certificates.document import (
     spec_problem,
 )
 from extrembench.build.certificates.interval import Unsupported, compile_enclosure, point
-from extrembench.build.certificates.reduce import PlanError, apply_plan, choose_plan
+from extrembench.build.certificates.reduce import PlanError, apply_plan, choose_plan, needs_exact_level
 from extrembench.build.certificates.witness import find_witness, witness_text
 from extrembench.build.problem import Problem
 
@@ -30,11 +30,12 @@ def target_interval(parsed, epsilon: Fraction):
     return compile_enclosure(sign * parsed.answer, [])([]) - point(epsilon_abs(epsilon, parsed.answer))
 
 
-def _document(problem: Problem, kind: str, witness: dict[str, str] | None, body: dict, size: int) -> dict:
+def _document(problem: Problem, kind: str, witness: dict[str, str] | None, body: dict, size: int,
+              epsilon: Fraction | None = None) -> dict:
     doc = {"format": FORMAT, "verifier": VERIFIER_VERSION, "kind": kind, "spec": embed_spec(problem),
            "witness": witness, "size": size, "body": body}
     if kind in ("bound", "sos"):
-        doc["epsilon"] = str(EPSILON) if kind == "bound" else "0"  # sos identities are exact
+        doc["epsilon"] = str(epsilon) if kind == "bound" else "0"  # sos identities are exact
     return doc
 
 
@@ -47,7 +48,8 @@ def _try_bound(parsed, witness_point: dict | None, approx: dict, max_nodes: int)
         branches = apply_plan(parsed, sign * parsed.answer, plan)
     except PlanError as exc:
         return None, f"plan: {exc}"
-    target = target_interval(parsed, EPSILON)
+    epsilon = Fraction(0) if needs_exact_level(parsed, plan) else EPSILON
+    target = target_interval(parsed, epsilon)
     trees = []
     for branch in branches:
         ref = _reference(branch, witness_point, approx, plan)
@@ -59,7 +61,7 @@ def _try_bound(parsed, witness_point: dict | None, approx: dict, max_nodes: int)
         value = compile_enclosure(sign * parsed.objective, list(extra))([point(0)] * len(extra))
         if not value.a >= target.b:
             return None, "the origin (outside the normalised simplex) is below the answer"
-    return {"plan": plan, "trees": trees}, ""
+    return {"plan": plan, "trees": trees, "epsilon": epsilon}, ""
 
 
 def _reference(branch, witness_point, approx, plan) -> list[Fraction] | None:
@@ -113,7 +115,8 @@ def _certify(problem: Problem, witness, reason: str, max_nodes: int) -> dict:
         notes.append(f"sos: {why}")
         body, why = _try_bound(parsed, exact, approx, max_nodes)
         if body is not None:
-            return _document(problem, "bound", witness_text(exact), body, sum(len(t) for t in body["trees"]))
+            epsilon = body.pop("epsilon")
+            return _document(problem, "bound", witness_text(exact), body, sum(len(t) for t in body["trees"]), epsilon)
         notes.append(f"bound: {why}")
     else:
         notes.append("no exact witness found")

@@ -118,6 +118,15 @@ def homogeneity_degree(expr: sympy.Expr, symbols) -> int | None:
     return int(degree)
 
 
+def needs_exact_level(parsed: ParsedProblem, plan: list[dict]) -> bool:
+    """Whether a bound proof under this plan must reach the answer exactly (epsilon 0): after
+    normalising a homogeneous objective of nonzero degree, a proof of f >= -eps on the simplex says
+    nothing elsewhere (f(s x) = s^d f(x), so a slightly negative value scales to -infinity)."""
+    if not any(step.get("op") == "normalize" for step in plan):
+        return False
+    return homogeneity_degree(parsed.objective, list(parsed.symbols)) not in (None, 0)
+
+
 def apply_plan(parsed: ParsedProblem, answer_signed: sympy.Expr, plan: list[dict]) -> list[Reduced]:
     """Replay `plan` on the problem; returns the branches whose union covers every feasible point
     (in min form). Raises PlanError when a step's precondition fails."""

@@ -8,7 +8,7 @@ from fractions import Fraction
 from extrembench.build.certificates import bound, numeric
 from extrembench.build.certificates.document import EPSILON, FORMAT, SPEC_KEYS, VERIFIER_VERSION, spec_problem
 from extrembench.build.certificates.interval import Unsupported, compile_enclosure, point
-from extrembench.build.certificates.reduce import PlanError, apply_plan
+from extrembench.build.certificates.reduce import PlanError, apply_plan, needs_exact_level
 from extrembench.build.certificates.witness import check_witness, parse_witness
 
 KINDS = ("bound", "sos", "numeric", "refutation", "unbounded")
@@ -83,6 +83,9 @@ def _verify_bound(doc: dict, parsed, epsilon: Fraction) -> tuple[bool, str]:
         branches = apply_plan(parsed, sign * parsed.answer, list(body.get("plan") or []))
     except PlanError as exc:
         return False, f"bound: plan: {exc}"
+    if epsilon != 0 and needs_exact_level(parsed, list(body.get("plan") or [])):
+        return False, ("bound: a normalised homogeneous objective of nonzero degree needs epsilon 0 (scaling "
+                       "multiplies any slack on the simplex without bound)")
     trees = body.get("trees")
     if not isinstance(trees, list) or len(trees) != len(branches):
         return False, f"bound: {len(branches)} branches need as many proof trees"
