@@ -164,6 +164,14 @@ def _fraction(text: str) -> Fraction:
     return Fraction(text)
 
 
+def _is_rational_text(text: str) -> bool:
+    try:
+        Fraction(text)
+    except ValueError:
+        return False
+    return True
+
+
 def _poly_value(coefficients: list[Fraction], x: Fraction) -> Fraction:
     value = Fraction(0)
     for c in coefficients:
@@ -203,10 +211,26 @@ def _point_box(point: dict, symbols: dict) -> tuple[dict, dict, tuple | None]:
     with _precision():
         for name, entry in point.items():
             s = symbols[name]
-            if isinstance(entry, str):
+            if isinstance(entry, str) and _is_rational_text(entry):
                 value = _fraction(entry)
                 exact[s] = sympy.Rational(value.numerator, value.denominator)
                 box[s] = _rational(value)
+                continue
+            if isinstance(entry, str):
+                # a closed form (pi - 2094/1000, 2*sqrt(30)/15) read by the safe parser with no
+                # variables; equalities at it are decided by exact algebra (_exactly_zero)
+                if len(entry) > 2000:
+                    raise ValueError("a closed-form coordinate longer than 2000 characters")
+                from extrembench.expr import ExpressionError, parse_expression
+
+                try:
+                    exact[s] = parse_expression(entry, ())
+                except ExpressionError as error:
+                    raise ValueError(f"coordinate {entry!r}: {error}") from None
+                try:
+                    box[s] = _enclose(exact[s], {}, True)
+                except Undefined as error:
+                    raise ValueError(f"coordinate {entry!r}: {error}") from None
                 continue
             if not isinstance(entry, dict) or algebraic is not None:
                 raise ValueError("a coordinate is a rational as text, or (at most one) {root_of, interval}")
@@ -226,7 +250,11 @@ def _exactly_zero(expr: sympy.Expr, exact: dict, algebraic: tuple | None, box: d
     by the algebraic coordinate's polynomial (its denominator enclosed away from 0)."""
     value = expr.xreplace(exact)
     if algebraic is None:
-        return value == 0
+        if value.free_symbols or value.is_Rational:
+            return value == 0
+        from extrembench.certificates.witness import is_zero  # closed forms: cancellation, minimal polynomial
+
+        return is_zero(value)
     s, coefficients, _, _ = algebraic
     numerator, denominator = sympy.fraction(sympy.together(value))
     try:
@@ -268,7 +296,7 @@ def _in_domain(value_box: Any, domain, exact_value) -> bool:
         for end, is_open, side in ((domain.lo, domain.lo_open, 1), (domain.hi, domain.hi_open, -1)):
             if end is None:
                 continue
-            if exact_value is not None and end.is_Rational:
+            if exact_value is not None and exact_value.is_Rational and end.is_Rational:
                 gap = side * (exact_value - end)
                 if gap < 0 or (gap == 0 and is_open):
                     return False
@@ -302,7 +330,7 @@ def verify_refutation(certificate: dict, spec: Any) -> tuple[bool, str]:
     try:
         if not isinstance(certificate, dict) or certificate.get("kind") != "refutation":
             return False, "not a refutation certificate (kind must be 'refutation')"
-        if certificate.get("method") not in ("witness", "branch-and-bound"):
+        if certificate.get("method") not in ("witness", "branch-and-bound", "bound", "sos"):
             return False, f"unknown refutation method {certificate.get('method')!r}"
         claim_text = certificate["claim"]
         parsed = _parsed(spec, claim_text)
@@ -315,6 +343,8 @@ def verify_refutation(certificate: dict, spec: Any) -> tuple[bool, str]:
             return False, f"the certificate is for a {certificate.get('sense')} problem, this one asks for the {parsed.sense}"
         if certificate["method"] == "branch-and-bound":
             return _verify_tree(certificate, parsed, claim)
+        if certificate["method"] in ("bound", "sos"):
+            return _verify_level(certificate, parsed, claim)
         return _verify_witness(certificate, parsed, claim)
     except (KeyError, TypeError, ValueError, ZeroDivisionError) as error:
         return False, f"malformed certificate: {type(error).__name__}: {error}"
@@ -363,8 +393,12 @@ def point_floats(point: dict) -> dict[str, float]:
     """Float approximations of an exact point's coordinates (for display and the search)."""
     floats = {}
     for name, entry in point.items():
-        if isinstance(entry, str):
+        if isinstance(entry, str) and _is_rational_text(entry):
             floats[name] = float(Fraction(entry))
+        elif isinstance(entry, str):
+            from extrembench.expr import parse_expression
+
+            floats[name] = float(parse_expression(entry, ()).evalf(30))
         else:
             lo, hi = (Fraction(v) for v in entry["interval"])
             floats[name] = float(_refine([Fraction(c) for c in entry["root_of"]], lo, hi, Fraction(1, 2 ** 60))[0])
@@ -398,8 +432,48 @@ def exact_feasible_point(parsed, x: dict[str, float]) -> dict | None:
 def exact_points(parsed, x: dict[str, float]):
     """Exact points near the float point x, nicest first: the coordinates not fixed by equalities
     snapped to rationals, the equalities solved exactly for the rest (a linear system over the
-    rationals, or one polynomial equation whose real root nearest x is isolated). At most
-    MAX_SOLVE_ATTEMPTS tries, so the work is bounded."""
+    rationals, or one polynomial equation whose real root nearest x is isolated); then closed forms
+    (_closed_form_points). At most MAX_SOLVE_ATTEMPTS + len(SNAP_DENOMINATORS) tries, so the work
+    is bounded."""
+    yield from _rational_points(parsed, x)
+    yield from _closed_form_points(parsed, x)
+
+
+def _closed_form_points(parsed, x: dict[str, float]):
+    """Points whose eliminated coordinates are closed forms: the equalities are solved for one
+    variable each by the certificates' reduction plan (linear or quadratic solved forms, so
+    A + B + C = pi gives C = pi - A - B, and a sum of squares = 1 a square root), the other
+    coordinates snapped to rationals and substituted. Every quadratic branch is tried."""
+    from extrembench.certificates.reduce import PlanError, apply_plan, choose_plan
+
+    if not any(op == "=" for _, op, _ in parsed.constraints) or not all(math.isfinite(v) for v in x.values()):
+        return
+    try:
+        plan = choose_plan(parsed, sympy.Integer(0), x)
+        branches = apply_plan(parsed, sympy.Integer(0), plan) if plan else []
+    except (PlanError, sympy.PolynomialError, ValueError, TypeError):
+        return
+    if any(step["op"] == "normalize" for step in plan or []):
+        return  # a normalised branch is a rescaled copy of the problem, not a parametrisation of it
+    # the float's exact binary value last: a coordinate a hair from an open end (A -> 0 in a
+    # degenerate triangle) snaps onto the end with any short denominator
+    for snap in (*(lambda v, d=d: Fraction(v).limit_denominator(d) for d in SNAP_DENOMINATORS), Fraction):
+        for branch in branches:
+            free = {s: snap(x[str(s)]) for s in branch.symbols}
+            values = {s: sympy.Rational(f.numerator, f.denominator) for s, f in free.items()}
+            point, ok = {str(s): str(f) for s, f in free.items()}, True
+            for v, expr in branch.substitutions.items():
+                value = sympy.radsimp(expr.xreplace(values))
+                if not value.is_number or value.has(sympy.I, sympy.zoo, sympy.nan):
+                    ok = False
+                    break
+                point[str(v)] = value
+            if ok and set(point) == {str(s) for s in parsed.symbols}:
+                yield {str(s): sympy.sstr(point[str(s)]) if not isinstance(point[str(s)], str) else point[str(s)]
+                       for s in parsed.symbols}
+
+
+def _rational_points(parsed, x: dict[str, float]):
     equalities = [lhs - rhs for lhs, op, rhs in parsed.constraints if op == "="]
     involved = [s for s in parsed.symbols if any(s in g.free_symbols for g in equalities)]
     choices = list(itertools.combinations(involved, len(equalities))) if equalities else [()]
@@ -722,3 +796,160 @@ def _replay(parsed, tokens: list[str], claim: Any, claim_expr: sympy.Expr) -> tu
     word = "below" if parsed.sense == "min" else "above"
     return True, (f"interval branch and bound over {leaves} boxes covering the domain shows no feasible "
                   f"point has an objective {word} or equal to the claimed {claim_expr}")
+
+
+# ---------------------------------------------------------------- claims beyond a proven bound
+
+LEVEL_MAX_NODES = 2000   # boxes of the level proof (extrembench.certificates.bound); a work count
+
+
+def _min_form_sign(parsed) -> int:
+    return 1 if parsed.sense == "min" else -1
+
+
+def _beyond(parsed, level: Fraction, claim: sympy.Expr) -> bool:
+    """The level lies strictly between the claim and the feasible values, i.e. past the claim in the
+    direction no feasible point reaches (min: level > claim), decided exactly."""
+    from extrembench.certificates.witness import sign
+
+    gap = sympy.Rational(level.numerator, level.denominator) - claim
+    return sign(_min_form_sign(parsed) * gap) == 1
+
+
+def _at_level(parsed, level: Fraction):
+    """The problem with its answer replaced by the level (what the sos identity is about)."""
+    from dataclasses import replace
+
+    return replace(parsed, answer=sympy.Rational(level.numerator, level.denominator))
+
+
+def _bound_branches(parsed, level: Fraction, plan: list):
+    from extrembench.certificates.interval import point
+    from extrembench.certificates.reduce import apply_plan
+
+    sign = _min_form_sign(parsed)
+    signed = sign * level
+    # the plan's normalise step is sound only for a level of 0 or a degree-0 objective: apply_plan
+    # checks it against the level it is given, so the level (never the refuted claim) goes in
+    branches = apply_plan(parsed, sympy.Rational(signed.numerator, signed.denominator), plan)
+    return branches, point(signed)
+
+
+def _extra_points_hold(parsed, branches, target) -> bool:
+    from extrembench.certificates.interval import compile_enclosure, point
+
+    for extra in (branches[0].extra_points if branches else ()):
+        try:
+            value = compile_enclosure(_min_form_sign(parsed) * parsed.objective, list(extra))([point(0)] * len(extra))
+        except (ArithmeticError, ValueError):
+            continue  # undefined there: not a feasible point
+        if not value.a >= target.b:
+            return False
+    return True
+
+
+def _verify_level(certificate: dict, parsed, claim: sympy.Expr) -> tuple[bool, str]:
+    """method 'bound' | 'sos': every feasible objective value is proven >= level (min form), and the
+    level is strictly past the claim, so no feasible point reaches the claim."""
+    from extrembench.certificates import bound, sos
+    from extrembench.certificates.interval import Unsupported
+    from extrembench.certificates.reduce import PlanError
+
+    level = _fraction(certificate["level"])
+    if not _beyond(parsed, level, claim):
+        return False, f"the level {level} is not strictly past the claim {claim}"
+    word = "at least" if parsed.sense == "min" else "at most"
+    if certificate["method"] == "sos":
+        ok, detail = sos.verify({"body": certificate["body"]}, _at_level(parsed, level), Fraction(0))
+        if not ok:
+            return False, detail
+        return True, f"every feasible value is {word} {level}, past the claim {claim} ({detail.split(';')[0]})"
+    trees = certificate["trees"]
+    try:
+        branches, target = _bound_branches(parsed, level, list(certificate["plan"]))
+    except PlanError as error:
+        return False, f"plan: {error}"
+    if not isinstance(trees, list) or len(trees) != len(branches):
+        return False, f"{len(branches)} branches need as many proof trees"
+    for k, (branch, tokens) in enumerate(zip(branches, trees)):
+        if not isinstance(tokens, list) or len(tokens) > 10 * LEVEL_MAX_NODES:
+            return False, f"tree {k} is not a list of tokens the prover could write"
+        try:
+            bound.replay(branch, target, [str(t) for t in tokens])
+        except (bound.BoundFailure, Unsupported) as error:
+            return False, f"branch {k}: {error}"
+    if not _extra_points_hold(parsed, branches, target):
+        return False, "the origin (checked on its own) is past the level"
+    boxes = sum(len(t) for t in trees)
+    return True, (f"interval branch and bound over {boxes} boxes proves every feasible value is {word} {level}, "
+                  f"strictly past the claimed {claim}")
+
+
+def _level(parsed, claim: sympy.Expr, best_value: float) -> Fraction | None:
+    """A short rational halfway between the claim and the best value found (min form: claim < level
+    < best): the proof then has a margin of half the gap."""
+    sign = _min_form_sign(parsed)
+    c, v = sign * float(claim.evalf(30)), sign * best_value
+    if not (math.isfinite(c) and math.isfinite(v) and c < v):
+        return None
+    middle = (c + v) / 2
+    for denominator in (10 ** 3, 10 ** 6, 10 ** 9, 10 ** 12):
+        level = Fraction(middle).limit_denominator(denominator)
+        if c < level < v - (v - c) / 8:
+            break
+    return sign * level
+
+
+def _snapped_value(parsed, claim: sympy.Expr, best_value: float) -> Fraction | None:
+    """The best value snapped to a short rational past the claim (the exact extremum, usually)."""
+    for denominator in (12, 1000):
+        level = Fraction(best_value).limit_denominator(denominator)
+        if abs(float(level) - best_value) <= 1e-9 * (1 + abs(best_value)) and _beyond(parsed, level, claim):
+            return level
+    return None
+
+
+def level_certificate(parsed, claim_text: str, best_value: float, witness: dict[str, float] | None,
+                      max_nodes: int = LEVEL_MAX_NODES) -> tuple[dict | None, str]:
+    """A certificate that no feasible point reaches a claim the search never approached: a level
+    strictly between the claim and the best value found, and a proof that every feasible value is
+    on the far side of it (branch and bound with the certificates' tests; else an exact sum of
+    squares at the snapped best value). (None, why not) when neither closes within the counts."""
+    from extrembench.certificates import bound, sos
+    from extrembench.certificates.certify import _reference
+    from extrembench.certificates.interval import Unsupported
+    from extrembench.certificates.reduce import PlanError, choose_plan
+    from extrembench.expr import parse_expression
+
+    claim = parse_expression(claim_text, ())
+    base = {"kind": "refutation", "sense": parsed.sense, "claim": claim_text, "verifier": VERIFIER}
+    reasons = []
+    level = _level(parsed, claim, best_value)
+    approx = {k: float(v) for k, v in (witness or {}).items()}
+    if level is not None:
+        sign = _min_form_sign(parsed)
+        plan = choose_plan(parsed, sympy.Rational(sign * level.numerator, level.denominator), approx)
+        try:
+            if plan is None:
+                raise PlanError("no reduction plan (an equality could not be solved for one variable)")
+            branches, target = _bound_branches(parsed, level, plan)
+            trees = [bound.search(b, target, _reference(b, None, approx, plan) if approx else None, max_nodes=max_nodes)
+                     for b in branches]
+            certificate = {**base, "method": "bound", "level": str(level), "plan": plan, "trees": trees}
+            ok, detail = verify_refutation(certificate, parsed)
+            if ok:
+                return {**certificate, "summary": detail}, detail
+            reasons.append(f"bound: {detail}")
+        except (PlanError, bound.BoundFailure, Unsupported) as error:
+            reasons.append(f"bound: {error}")
+    snapped = _snapped_value(parsed, claim, best_value)
+    if snapped is not None:
+        body, why = sos.attempt(_at_level(parsed, snapped), None)
+        if body is not None:
+            certificate = {**base, "method": "sos", "level": str(snapped), "body": body}
+            ok, detail = verify_refutation(certificate, parsed)
+            if ok:
+                return {**certificate, "summary": detail}, detail
+            why = detail
+        reasons.append(f"sos: {why}")
+    return None, "; ".join(reasons) or "no level between the claim and the best value"
