@@ -12,6 +12,15 @@ search found. Kinds:
   the constraint's numerator by the root's polynomial. Inequalities and the objective are enclosed
   with outward-rounded interval arithmetic (mpmath.iv), never with floats.
 
+- "refutation", method "bound" | "sos": a rational `level` strictly past the claim, and a proof that
+  every feasible objective value lies on the far side of it (min: >= level): an interval branch and
+  bound of extrembench.certificates.bound (`plan`, `trees`), or an exact sum-of-squares identity
+  for objective - level (`body`, as in extrembench.certificates.sos). No feasible point reaches the claim.
+- "unbounded": an exact feasible path, each variable a rational function of t with rational
+  coefficients (`path`), feasible for every t >= `t0` (constraints identically or with a proven
+  sign on the ray: exact Sturm root counting, never samples), along which the objective is a
+  rational function tending to -oo (min) / +oo (max). Any finite claim is passed.
+
 Interval arithmetic is mpmath's `iv` context: every operation rounds outward, so an enclosure always
 contains the true value. A certificate that cannot be decided this way does not verify.
 """
@@ -328,9 +337,9 @@ def verify_refutation(certificate: dict, spec: Any) -> tuple[bool, str]:
     Nothing is searched: the point is read from the certificate, its exact feasibility decided and
     the objective enclosed there."""
     try:
-        if not isinstance(certificate, dict) or certificate.get("kind") != "refutation":
-            return False, "not a refutation certificate (kind must be 'refutation')"
-        if certificate.get("method") not in ("witness", "branch-and-bound", "bound", "sos"):
+        if not isinstance(certificate, dict) or certificate.get("kind") not in ("refutation", "unbounded"):
+            return False, "not a refutation certificate (kind must be 'refutation' or 'unbounded')"
+        if certificate["kind"] == "refutation" and certificate.get("method") not in ("witness", "branch-and-bound", "bound", "sos"):
             return False, f"unknown refutation method {certificate.get('method')!r}"
         claim_text = certificate["claim"]
         parsed = _parsed(spec, claim_text)
@@ -341,6 +350,8 @@ def verify_refutation(certificate: dict, spec: Any) -> tuple[bool, str]:
             return False, f"the certificate refutes {claim_text}, but the problem claims {parsed.answer}"
         if certificate.get("sense") != parsed.sense:
             return False, f"the certificate is for a {certificate.get('sense')} problem, this one asks for the {parsed.sense}"
+        if certificate["kind"] == "unbounded":
+            return _verify_unbounded(certificate, parsed, claim)
         if certificate["method"] == "branch-and-bound":
             return _verify_tree(certificate, parsed, claim)
         if certificate["method"] in ("bound", "sos"):
@@ -953,3 +964,222 @@ def level_certificate(parsed, claim_text: str, best_value: float, witness: dict[
             why = detail
         reasons.append(f"sos: {why}")
     return None, "; ".join(reasons) or "no level between the claim and the best value"
+
+
+# ---------------------------------------------------------------- unbounded objectives
+
+PATH_PARAMETER = "t"
+MAX_PATH_DEGREE = 60          # numerator/denominator degrees along a path; keeps exact root counting small
+PATH_STARTS = (1, 2, 10, 100, 1000, 10 ** 6)  # t0 tried by the builder, smallest first
+
+
+class _NotRational(ValueError):
+    """An expression that is not a rational function of t with rational coefficients along the path."""
+
+
+def _rational_function(expr: sympy.Expr, t: sympy.Symbol) -> tuple[sympy.Poly, sympy.Poly]:
+    """(numerator, denominator) over QQ of expr, a rational function of t alone."""
+    numerator, denominator = sympy.fraction(sympy.cancel(sympy.together(expr)))
+    try:
+        top, bottom = sympy.Poly(numerator, t, domain="QQ"), sympy.Poly(denominator, t, domain="QQ")
+    except (sympy.PolynomialError, sympy.CoercionFailed):
+        raise _NotRational(f"{expr} is not a rational function of {t} with rational coefficients") from None
+    if max(top.degree(), bottom.degree()) > MAX_PATH_DEGREE:
+        raise _NotRational(f"{expr} has degree above {MAX_PATH_DEGREE} in {t}")
+    return top, bottom
+
+
+def _root_bound(poly: sympy.Poly) -> Fraction:
+    """Cauchy's bound: every real root has |r| < 1 + max |a_i / a_n|."""
+    coefficients = [Fraction(int(c.p), int(c.q)) for c in poly.all_coeffs()]
+    return 1 + max((abs(c / coefficients[0]) for c in coefficients[1:]), default=Fraction(0))
+
+
+def _sign_on_ray(poly: sympy.Poly, t0: Fraction) -> int:
+    """+1 / -1 when the polynomial is of that sign at every t >= t0 (no real root in [t0, oo), decided
+    by exact Sturm counting up to Cauchy's root bound), 0 when it is identically 0, None otherwise."""
+    if poly.is_zero:
+        return 0
+    if poly.degree() == 0:
+        return 1 if poly.LC() > 0 else -1
+    top = max(_root_bound(poly), t0 + 1)
+    if poly.count_roots(sympy.Rational(t0.numerator, t0.denominator), sympy.Rational(top.numerator, top.denominator)):
+        return None
+    return 1 if poly.LC() > 0 else -1
+
+
+def _ray_sign(expr: sympy.Expr, t: sympy.Symbol, t0: Fraction) -> int | None:
+    """The sign of a rational function of t on [t0, oo): proven +1 / -1 / 0 (identically), or None
+    (undecided, or a pole on the ray)."""
+    top, bottom = _rational_function(expr, t)
+    below = _sign_on_ray(bottom, t0)
+    if not below:
+        return None
+    above = _sign_on_ray(top, t0)
+    return None if above is None else above * below
+
+
+def _path(certificate: dict, parsed) -> tuple[sympy.Symbol, dict, Fraction]:
+    from extrembench.expr import parse_expression
+
+    names = [str(s) for s in parsed.symbols]
+    if PATH_PARAMETER in names:
+        raise ValueError(f"the path parameter {PATH_PARAMETER!r} is also a variable of the problem")
+    t = sympy.Symbol(PATH_PARAMETER)
+    texts = certificate["path"]
+    if not isinstance(texts, dict) or set(texts) != set(names):
+        raise ValueError(f"the path must give every variable ({', '.join(names)}) as a function of t, and nothing else")
+    path = {}
+    for s in parsed.symbols:
+        text = texts[str(s)]
+        if not isinstance(text, str) or len(text) > 2000:
+            raise ValueError(f"the path of {s} is not a formula in t as text")
+        path[s] = parse_expression(text, [PATH_PARAMETER]).xreplace({sympy.Symbol(PATH_PARAMETER): t})
+    t0 = _fraction(certificate["t0"])
+    return t, path, t0
+
+
+def _verify_unbounded(certificate: dict, parsed, claim: sympy.Expr) -> tuple[bool, str]:
+    from extrembench.expr import ExpressionError
+
+    """kind 'unbounded': for every t >= t0 the point path(t) is in every domain and satisfies every
+    constraint (polynomial identities and exact sign facts on the ray, never samples), and the
+    objective along the path is a rational function whose degree and leading coefficients make it
+    tend to -oo (min) / +oo (max), so it passes any claim."""
+    try:
+        t, path, t0 = _path(certificate, parsed)
+    except (ValueError, ExpressionError) as error:
+        return False, f"path: {error}"
+    try:
+        for s in parsed.symbols:
+            domain, x = parsed.domains[s], path[s]
+            for end, is_open, side in ((domain.lo, domain.lo_open, 1), (domain.hi, domain.hi_open, -1)):
+                if end is None:
+                    continue
+                if not end.is_Rational:
+                    return False, f"{s}: only rational domain ends are decided along a path"
+                k = _ray_sign(side * (x - end), t, t0)
+                if k is None or k < 0 or (k == 0 and is_open):
+                    return False, f"{s} = {x} is not proven inside its domain for every t >= {t0}"
+            if _sign_on_ray(_rational_function(x, t)[1], t0) in (None, 0):
+                return False, f"{s} = {x} has a pole for some t >= {t0}"
+        for lhs, op, rhs in parsed.constraints:
+            difference = (lhs - rhs if op in ("=", ">=", ">") else rhs - lhs).xreplace(path)
+            k = _ray_sign(difference, t, t0)
+            if op == "=" and k != 0:
+                return False, f"{lhs} = {rhs} does not hold identically along the path"
+            if op != "=" and (k is None or k < 0 or (k == 0 and op in (">", "<"))):
+                return False, f"{lhs} {op} {rhs} is not proven for every t >= {t0}"
+        top, bottom = _rational_function(parsed.objective.xreplace(path), t)
+    except _NotRational as error:
+        return False, str(error)
+    if _sign_on_ray(bottom, t0) in (None, 0):
+        return False, f"the objective has a pole along the path for some t >= {t0}"
+    direction = (1 if top.LC() * bottom.LC() > 0 else -1) if not top.is_zero else 0
+    if top.degree() <= bottom.degree() or direction != (-1 if parsed.sense == "min" else 1):
+        word = "-oo" if parsed.sense == "min" else "+oo"
+        return False, f"the objective along the path does not tend to {word}"
+    growth = top.degree() - bottom.degree()
+    word = "below" if parsed.sense == "min" else "above"
+    return True, (f"exactly feasible for every t >= {t0}, and along it the objective is a rational function "
+                  f"growing like {'-' if direction < 0 else ''}c*t^{growth}: unbounded {word}, past the claimed {claim}")
+
+
+def _offset(domain, x1: float, x2: float) -> float:
+    """The open or closed end a coordinate runs to along the far points (x -> 0+, x -> 1-), else 0."""
+    for end in (domain.lo, domain.hi):
+        if end is not None:
+            e = float(end)
+            if abs(x2 - e) <= 1e-3 * max(1.0, abs(e)) and abs(x2 - e) < abs(x1 - e):
+                return e
+    return 0.0
+
+
+def _monomial_path(parsed, p1: dict[str, float], p2: dict[str, float]) -> dict | None:
+    """x_i(t) = end_i + c_i t^{n_i}, exponents and coefficients fitted to two far points of the
+    search's diverging path (log-linear in a common scale), snapped to small rationals; then each
+    equality is solved exactly for one variable it is linear in."""
+    t = sympy.Symbol(PATH_PARAMETER)
+    offsets, logs = {}, {}
+    for s in parsed.symbols:
+        x1, x2 = p1[str(s)], p2[str(s)]
+        off = _offset(parsed.domains[s], x1, x2)
+        d1, d2 = x1 - off, x2 - off
+        offsets[s] = off
+        logs[s] = (math.log(abs(d2)) - math.log(abs(d1)), d2) if d1 * d2 > 0 else (0.0, d2)
+    reference = max(parsed.symbols, key=lambda s: abs(logs[s][0]))
+    rho = logs[reference][0]
+    if abs(rho) < 1e-3:
+        return None
+    exponents = {s: Fraction(logs[s][0] / rho).limit_denominator(3) for s in parsed.symbols}
+    q = math.lcm(*(e.denominator for e in exponents.values()))
+    # the reference coordinate grows or shrinks like t^{+-q}: u = its log scale at the far point
+    u = math.log(abs(logs[reference][1]))
+    path = {}
+    for s in parsed.symbols:
+        n = int(exponents[s] * q) * (1 if rho > 0 else -1)
+        d2 = logs[s][1]
+        if d2 == 0 or not math.isfinite(d2):
+            coefficient = Fraction(0)
+        else:
+            c = d2 / math.exp(exponents[s] * u)
+            if not math.isfinite(c) or c == 0:
+                return None
+            coefficient = Fraction(c).limit_denominator(12)
+        off = Fraction(offsets[s]).limit_denominator(10 ** 6)
+        path[s] = sympy.Rational(off.numerator, off.denominator) + \
+            sympy.Rational(coefficient.numerator, coefficient.denominator) * t ** n
+    # the variables that move the least along the path are solved for: a + b = 1 with a -> 0 gives b = 1 - a
+    order = sorted(parsed.symbols, key=lambda s: (abs(exponents[s]), str(s)))
+    return _solve_equalities_on_path(parsed, path, order)
+
+
+def _solve_equalities_on_path(parsed, path: dict, order: list) -> dict | None:
+    """Each equality solved exactly for one variable it is linear in (the others on the path), in
+    the given order of preference; None when one cannot be solved that way."""
+    solved = set()
+    for lhs, op, rhs in parsed.constraints:
+        if op != "=":
+            continue
+        g = lhs - rhs
+        for v in (v for v in order if v in g.free_symbols and v not in solved):
+            others = {s: e for s, e in path.items() if s != v}
+            numerator = sympy.fraction(sympy.together(g.xreplace(others)))[0]
+            try:
+                poly = sympy.Poly(sympy.expand(numerator), v)
+            except sympy.PolynomialError:
+                continue
+            if poly.degree() != 1:
+                continue
+            p, r = poly.all_coeffs()
+            if p == 0:
+                continue
+            path[v] = sympy.cancel(-r / p)
+            solved.add(v)
+            break
+        else:
+            return None
+    return path
+
+
+def unbounded_certificate(parsed, claim_text: str, far_points: list[dict[str, float]]) -> tuple[dict | None, str]:
+    """An `unbounded` certificate from float points along the search's diverging path (at least two,
+    farthest last), or (None, why not). Bounded work: one fitted path, len(PATH_STARTS) starts."""
+    if len(far_points) < 2:
+        return None, "fewer than two far points to fit a path to"
+    try:
+        path = _monomial_path(parsed, far_points[-2], far_points[-1])
+    except (ValueError, OverflowError, ZeroDivisionError, TypeError):
+        path = None
+    if path is None:
+        return None, "no exact path was fitted to the diverging points"
+    texts = {str(s): sympy.sstr(path[s]) for s in parsed.symbols}
+    why = ""
+    for t0 in PATH_STARTS:
+        certificate = {"kind": "unbounded", "sense": parsed.sense, "claim": claim_text, "path": texts,
+                       "t0": str(t0), "verifier": VERIFIER}
+        ok, detail = verify_refutation(certificate, parsed)
+        if ok:
+            return {**certificate, "summary": detail}, detail
+        why = detail
+    return None, why

@@ -319,18 +319,20 @@ def _feasible(candidates: list[_Candidate]) -> list[_Candidate]:
     return [c for c in candidates if c.violation <= FEAS_TOL]
 
 
-def _diverges(model: _Model, start: _Candidate) -> tuple[bool, list[float]]:
+def _diverges(model: _Model, start: _Candidate) -> tuple[bool, list[float], list[dict[str, float]]]:
     """Follow the optima of the search restricted to |t| <= L for growing L (a feasible path whose
-    coordinates run to 0 or infinity); the objective diverges when its decrements do not die out."""
-    path = []
+    coordinates run to 0 or infinity); the objective diverges when its decrements do not die out.
+    Also returns the path's points (an exact `unbounded` certificate is fitted to them)."""
+    path, points = [], []
     for limit in (8.0, 16.0, 24.0, 32.0, 40.0):
         candidate = _local(model, np.array(start.t), limit)
         if candidate is None or candidate.violation > FEAS_TOL:
-            return False, path
+            return False, path, points
         path.append(candidate.value)
+        points.append(_witness(model, candidate))
     steps = [a - b for a, b in zip(path, path[1:])]
     growing = all(s > 0 for s in steps) and steps[-1] >= 0.5 * steps[0] and steps[-1] > 1e-9 * (1 + abs(path[-1]))
-    return growing, path
+    return growing, path, points
 
 
 def _at_limit(model: _Model, candidate: _Candidate) -> bool:
@@ -711,7 +713,7 @@ MAX_REFUTATION_CANDIDATES = 5  # float points beating the claim that are tried a
 def _refute_by_witness(problem: Problem, model: _Model, better: list[_Candidate], deadline: float) -> CheckResult:
     """refuted with an exact witness certificate, or inconclusive when no float point beating the
     claim can be made exactly feasible with a rigorously better objective."""
-    from extrembench.refutation import point_floats, witness_certificate
+    from extrembench.refutation import point_floats, unbounded_certificate, witness_certificate
 
     word = "below" if problem.sense == "min" else "above"
     answer = float(model.parsed.answer.evalf(30))
@@ -727,9 +729,16 @@ def _refute_by_witness(problem: Problem, model: _Model, better: list[_Candidate]
         best_value = float(model.sign * value)
         reason = f"an exactly feasible point gives {best_value:.12g}, {word} the claimed {answer:.12g} ({detail})"
         if _at_limit(model, candidate):
-            diverging, path = _diverges(model, candidate)
+            diverging, path, points = _diverges(model, candidate)
+            shown = ", ".join(f"{model.sign * v:.6g}" for v in path)
+            # the exact path is checked on its own, so a fit is tried even when the numeric path
+            # stopped early (a local search that left the feasible set at a larger limit)
+            unbounded, detail = unbounded_certificate(model.parsed, problem.answer, points)
+            if unbounded is not None:
+                return CheckResult(problem.id, "refuted", best_value, witness,
+                                   f"unbounded {word}: {detail} (numerically the objective goes {shown}, ...)",
+                                   unbounded)
             if diverging:
-                shown = ", ".join(f"{model.sign * v:.6g}" for v in path)
                 reason = (f"unbounded {word} (numerically: along feasible points with coordinates running to 0 or "
                           f"infinity the objective goes {shown}, ...); certified by {reason}")
         return CheckResult(problem.id, "refuted", best_value, witness, reason, certificate)
