@@ -30,6 +30,7 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import replace
 from fractions import Fraction
+from functools import partial
 
 from extrembench.problem import Problem, ProblemError, load_problem, parse_problem
 from extrembench.refutation import verify_refutation
@@ -39,10 +40,10 @@ TOTAL_TARGET_S, PER_PROBLEM_TARGET_S, MUTANT_TARGET = 120.0, 10.0, 1.0
 MUTANT_TIME_TARGET_S = 1800.0  # the whole mutation test on 2 workers
 
 
-def timed_check(item: Problem | str) -> tuple[str, str, float, str, bool, str]:
+def timed_check(item: Problem | str, certify: bool = True) -> tuple[str, str, float, str, bool, str]:
     """(label, status, seconds, reason, whether a refutation certificate re-verifies, its method)."""
     started = time.perf_counter()
-    result = check_problem(item)
+    result = check_problem(item, certify=certify)
     elapsed = time.perf_counter() - started
     label = item if isinstance(item, str) else item.id
     certified = False
@@ -147,6 +148,7 @@ def main() -> int:
     parser.add_argument("--mutants-only", action="store_true",
                         help="skip the rejected set and the certificates section (the originals are still checked: "
                              "only confirmed ones are mutated)")
+    parser.add_argument("--progress", action="store_true", help="print each mutant's verdict as it arrives")
     parser.add_argument("--sample", type=int, default=1, metavar="K",
                         help="every K-th problem file only (default 1: all), for a quick partial figure")
     args = parser.parse_args()
@@ -160,7 +162,8 @@ def main() -> int:
 
     with ProcessPoolExecutor(max_workers=args.jobs) as pool:
         started = time.perf_counter()
-        results = list(pool.map(timed_check, paths))
+        # --mutants-only needs the originals' statuses, not their certificates (built after the verdict)
+        results = list(pool.map(partial(timed_check, certify=not args.mutants_only), paths))
         total = time.perf_counter() - started
         times = [r[2] for r in results]
         statuses = [r[1] for r in results]
@@ -196,7 +199,13 @@ def main() -> int:
                     continue
         labelled = [(p.id, name, m) for p in confirmed for name, m in mutants(p)]
         started = time.perf_counter()
-        outcomes = list(pool.map(timed_check, [m for _, _, m in labelled]))
+        outcomes = []
+        for k, outcome in enumerate(pool.map(timed_check, [m for _, _, m in labelled])):
+            outcomes.append(outcome)
+            if args.progress:
+                problem_id, name, _ = labelled[k]
+                print(f"  [{k + 1}/{len(labelled)}] {problem_id} [{name}]: {outcome[1]} {outcome[5]} "
+                      f"{outcome[2]:.1f} s", flush=True)
         mutant_time = time.perf_counter() - started
         by_kind = {}
         for (_, name, _), (_, status, _, _, certified) in zip(labelled, outcomes):

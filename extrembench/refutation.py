@@ -953,16 +953,19 @@ def level_certificate(parsed, claim_text: str, best_value: float, witness: dict[
             reasons.append(f"bound: {detail}")
         except (PlanError, bound.BoundFailure, Unsupported) as error:
             reasons.append(f"bound: {error}")
+    # sos at the middle level: objective - level is then strictly positive, so the SDP has an
+    # interior and its rounded Gram matrix stays positive definite; a snapped extremum of 0 as well
+    # (nonnegative forms, where only 0 itself is a level the identity can be exact at)
     snapped = _snapped_value(parsed, claim, best_value)
-    if snapped is not None:
-        body, why = sos.attempt(_at_level(parsed, snapped), None)
+    for candidate in dict.fromkeys(v for v in (level, snapped if snapped == 0 else None) if v is not None):
+        body, why = sos.attempt(_at_level(parsed, candidate), None)
         if body is not None:
-            certificate = {**base, "method": "sos", "level": str(snapped), "body": body}
+            certificate = {**base, "method": "sos", "level": str(candidate), "body": body}
             ok, detail = verify_refutation(certificate, parsed)
             if ok:
                 return {**certificate, "summary": detail}, detail
             why = detail
-        reasons.append(f"sos: {why}")
+        reasons.append(f"sos at {candidate}: {why}")
     return None, "; ".join(reasons) or "no level between the claim and the best value"
 
 
