@@ -103,7 +103,8 @@ def certify_one(path: str) -> dict:
     return out
 
 
-def certificates_section(pool, paths: list[str], jobs: int) -> bool:
+def certificates_section(pool, paths: list[str], jobs: int) -> tuple[bool, dict[str, str]]:
+    """(targets met, certificate kind per problem file)."""
     started = time.perf_counter()
     rows = list(pool.map(certify_one, paths))
     wall = time.perf_counter() - started
@@ -132,7 +133,7 @@ def certificates_section(pool, paths: list[str], jobs: int) -> bool:
     met = (proven >= CERTIFIED_TARGET and certify_total / jobs <= CERTIFY_TOTAL_TARGET_S and not failed
            and not unstable and statistics.median(check_times) <= CHECK_TYPICAL_TARGET_S)
     print("  certificate targets: " + ("met" if met else "MISSED"))
-    return met
+    return met, {r["path"]: r["kind"] for r in confirmed}
 
 
 # ---------------------------------------------------------------- end of certificates
@@ -160,6 +161,7 @@ def main() -> int:
         print(f"no files match {args.problems}", file=sys.stderr)
         return 2
 
+    original_kind: dict[str, str] = {}  # problem file -> its certificate kind, when that section ran
     with ProcessPoolExecutor(max_workers=args.jobs) as pool:
         started = time.perf_counter()
         # --mutants-only needs the originals' statuses, not their certificates (built after the verdict)
@@ -187,16 +189,17 @@ def main() -> int:
                 print(f"  {flag} {path}: {status} (expected {expected_status(path)}): {reason[:140]}")
 
         if not args.no_certificates:
-            certificates_section(pool, paths, args.jobs)
+            _, original_kind = certificates_section(pool, paths, args.jobs)
         if args.no_mutants:
             return 0
-        confirmed = []
+        confirmed, kind_of = [], {}
         for path, status in zip(paths, statuses):
             if status == "confirmed":
                 try:
                     confirmed.append(load_problem(path))
                 except ProblemError:
                     continue
+                kind_of[confirmed[-1].id] = original_kind.get(path, "?")
         labelled = [(p.id, name, m) for p in confirmed for name, m in mutants(p)]
         started = time.perf_counter()
         outcomes = []
@@ -225,9 +228,17 @@ def main() -> int:
             if method:
                 methods[method] = methods.get(method, 0) + 1
         print("  certificates by method: " + ", ".join(f"{k} {v}" for k, v in sorted(methods.items())))
+        if original_kind:
+            # a mutant past the answer needs a proof of a bound, which the problem's own certificate
+            # kind says whether the prover reaches: the share among bound/sos problems is the fair figure
+            proven = [(o[1] == "refuted" and o[4]) for (pid, _, _), o in zip(labelled, outcomes)
+                      if kind_of.get(pid) in ("bound", "sos")]
+            print(f"  mutants of problems certified bound or sos: {sum(proven)}/{len(proven)} refuted with a "
+                  "verifying certificate")
         for (problem_id, name, _), (_, status, _, reason, certified, _) in zip(labelled, outcomes):
             if not (status == "refuted" and certified):
-                print(f"  SURVIVED {problem_id} [{name}]: {status}: {reason[:160]}")
+                print(f"  SURVIVED {problem_id} [{name}] (original certified {kind_of.get(problem_id, '?')}): "
+                      f"{status}: {reason[:160]}")
     met = (total <= TOTAL_TARGET_S and max(times) <= PER_PROBLEM_TARGET_S and share >= MUTANT_TARGET
            and uncertified == 0 and capped == 0 and confirmed_share == 1.0 and mutant_time <= MUTANT_TIME_TARGET_S)
     print("targets: " + ("met" if met else "MISSED"))
