@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import glob
+import json
 import statistics
 import sys
 import time
@@ -54,6 +55,16 @@ def timed_check(item: Problem | str, certify: bool = True) -> tuple[str, str, fl
     if result.status == "refuted" and result.certificate is not None:
         method = result.certificate.get("method") or result.certificate.get("kind", "")
     return label, result.status, elapsed, result.reason, certified, method
+
+
+def _read_record(path: str) -> dict[tuple[str, str], tuple]:
+    """(problem id, mutant name) -> outcome, from a --record file (missing file: nothing yet)."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            rows = [json.loads(line) for line in handle if line.strip()]
+    except FileNotFoundError:
+        return {}
+    return {(row["problem"], row["mutant"]): tuple(row["outcome"]) for row in rows}
 
 
 def mutants(problem: Problem) -> list[tuple[str, Problem]]:
@@ -150,6 +161,10 @@ def main() -> int:
                         help="skip the rejected set and the certificates section (the originals are still checked: "
                              "only confirmed ones are mutated)")
     parser.add_argument("--progress", action="store_true", help="print each mutant's verdict as it arrives")
+    parser.add_argument("--record", metavar="JSONL", help="append each mutant's outcome to this file")
+    parser.add_argument("--resume", action="store_true",
+                        help="take the outcomes already in --record instead of checking those mutants again "
+                             "(only with the same code: the record does not say which code made it)")
     parser.add_argument("--sample", type=int, default=1, metavar="K",
                         help="every K-th problem file only (default 1: all), for a quick partial figure")
     args = parser.parse_args()
@@ -202,16 +217,22 @@ def main() -> int:
                 kind_of[confirmed[-1].id] = original_kind.get(path, "?")
         labelled = [(p.id, name, m) for p in confirmed for name, m in mutants(p)]
         started = time.perf_counter()
+        recorded = _read_record(args.record) if args.record and args.resume else {}
+        todo = [m for pid, name, m in labelled if (pid, name) not in recorded]
+        fresh = pool.map(timed_check, todo)
         outcomes = []
-        for k, outcome in enumerate(pool.map(timed_check, [m for _, _, m in labelled])):
+        for k, (problem_id, name, _) in enumerate(labelled):
+            outcome = recorded.get((problem_id, name)) or next(fresh)
             outcomes.append(outcome)
+            if args.record and (problem_id, name) not in recorded:
+                with open(args.record, "a", encoding="utf-8") as handle:
+                    handle.write(json.dumps({"problem": problem_id, "mutant": name, "outcome": list(outcome)}) + "\n")
             if args.progress:
-                problem_id, name, _ = labelled[k]
                 print(f"  [{k + 1}/{len(labelled)}] {problem_id} [{name}]: {outcome[1]} {outcome[5]} "
                       f"{outcome[2]:.1f} s", flush=True)
         mutant_time = time.perf_counter() - started
         by_kind = {}
-        for (_, name, _), (_, status, _, _, certified) in zip(labelled, outcomes):
+        for (_, name, _), (_, status, _, _, certified, _) in zip(labelled, outcomes):
             done, total_kind = by_kind.get(name, (0, 0))
             by_kind[name] = (done + (status == "refuted" and certified), total_kind + 1)
         refuted = [o[1] == "refuted" and o[4] for o in outcomes]
