@@ -941,8 +941,9 @@ def level_certificate(parsed, claim_text: str, best_value: float, witness: dict[
     approx = {k: float(v) for k, v in (witness or {}).items()}
     if level is not None:
         sign = _min_form_sign(parsed)
-        plan = choose_plan(parsed, sympy.Rational(sign * level.numerator, level.denominator), approx)
         try:
+            # an equality in cos(x) or sqrt(...) is no polynomial to eliminate through: no plan, no proof
+            plan = choose_plan(parsed, sympy.Rational(sign * level.numerator, level.denominator), approx)
             if plan is None:
                 raise PlanError("no reduction plan (an equality could not be solved for one variable)")
             branches, target = _bound_branches(parsed, level, plan)
@@ -953,7 +954,7 @@ def level_certificate(parsed, claim_text: str, best_value: float, witness: dict[
             if ok:
                 return {**certificate, "summary": detail}, detail
             reasons.append(f"bound: {detail}")
-        except (PlanError, bound.BoundFailure, Unsupported) as error:
+        except (PlanError, bound.BoundFailure, Unsupported, sympy.PolynomialError) as error:
             reasons.append(f"bound: {error}")
     # sos at the middle level: objective - level is then strictly positive, so the SDP has an
     # interior and its rounded Gram matrix stays positive definite; a snapped extremum of 0 as well

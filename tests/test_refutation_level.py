@@ -94,3 +94,13 @@ def test_a_changed_number_in_a_closed_form_coordinate_does_not_verify():
     certificate["point"][name] = certificate["point"][name].replace("pi", "pi + 1/10**9")
     ok, reason = verify_refutation(certificate, problem)
     assert not ok and "exactly" in reason
+
+
+def test_a_non_polynomial_equality_leaves_no_level_proof_but_no_validator_failure():
+    # the reduction plan raised PolynomialError on cos(x) = y, and the whole check failed with it
+    problem = make("max", {"x": "[0, 1]", "y": "real"}, "x + y", "1.6", ["y = cos(x)"])
+    result = check_problem(problem)
+    assert "validator failed" not in result.reason
+    assert result.status in ("refuted", "inconclusive")
+    if result.status == "refuted":
+        assert verify_refutation(result.certificate, problem)[0]
