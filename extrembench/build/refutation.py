@@ -12,6 +12,15 @@ search found. Kinds:
   the constraint's numerator by the root's polynomial. Inequalities and the objective are enclosed
   with outward-rounded interval arithmetic (mpmath.iv), never with floats.
 
+- "refutation", method "bound" | "sos": a rational `level` strictly past the claim, and a proof that
+  every feasible objective value lies on the far side of it (min: >= level): an interval branch and
+  bound of extrembench.build.certificates.bound (`plan`, `trees`), or an exact sum-of-squares identity
+  for objective - level (`body`, as in extrembench.build.certificates.sos). No feasible point reaches the claim.
+- "unbounded": an exact feasible path, each variable a rational function of t with rational
+  coefficients (`path`), feasible for every t >= `t0` (constraints identically or with a proven
+  sign on the ray: exact Sturm root counting, never samples), along which the objective is a
+  rational function tending to -oo (min) / +oo (max). Any finite claim is passed.
+
 Interval arithmetic is mpmath's `iv` context: every operation rounds outward, so an enclosure always
 contains the true value. A certificate that cannot be decided this way does not verify.
 """
@@ -164,6 +173,14 @@ def _fraction(text: str) -> Fraction:
     return Fraction(text)
 
 
+def _is_rational_text(text: str) -> bool:
+    try:
+        Fraction(text)
+    except ValueError:
+        return False
+    return True
+
+
 def _poly_value(coefficients: list[Fraction], x: Fraction) -> Fraction:
     value = Fraction(0)
     for c in coefficients:
@@ -203,10 +220,26 @@ def _point_box(point: dict, symbols: dict) -> tuple[dict, dict, tuple | None]:
     with _precision():
         for name, entry in point.items():
             s = symbols[name]
-            if isinstance(entry, str):
+            if isinstance(entry, str) and _is_rational_text(entry):
                 value = _fraction(entry)
                 exact[s] = sympy.Rational(value.numerator, value.denominator)
                 box[s] = _rational(value)
+                continue
+            if isinstance(entry, str):
+                # a closed form (pi - 2094/1000, 2*sqrt(30)/15) read by the safe parser with no
+                # variables; equalities at it are decided by exact algebra (_exactly_zero)
+                if len(entry) > 2000:
+                    raise ValueError("a closed-form coordinate longer than 2000 characters")
+                from extrembench.build.expr import ExpressionError, parse_expression
+
+                try:
+                    exact[s] = parse_expression(entry, ())
+                except ExpressionError as error:
+                    raise ValueError(f"coordinate {entry!r}: {error}") from None
+                try:
+                    box[s] = _enclose(exact[s], {}, True)
+                except Undefined as error:
+                    raise ValueError(f"coordinate {entry!r}: {error}") from None
                 continue
             if not isinstance(entry, dict) or algebraic is not None:
                 raise ValueError("a coordinate is a rational as text, or (at most one) {root_of, interval}")
@@ -226,7 +259,11 @@ def _exactly_zero(expr: sympy.Expr, exact: dict, algebraic: tuple | None, box: d
     by the algebraic coordinate's polynomial (its denominator enclosed away from 0)."""
     value = expr.xreplace(exact)
     if algebraic is None:
-        return value == 0
+        if value.free_symbols or value.is_Rational:
+            return value == 0
+        from extrembench.build.certificates.witness import is_zero  # closed forms: cancellation, minimal polynomial
+
+        return is_zero(value)
     s, coefficients, _, _ = algebraic
     numerator, denominator = sympy.fraction(sympy.together(value))
     try:
@@ -268,7 +305,7 @@ def _in_domain(value_box: Any, domain, exact_value) -> bool:
         for end, is_open, side in ((domain.lo, domain.lo_open, 1), (domain.hi, domain.hi_open, -1)):
             if end is None:
                 continue
-            if exact_value is not None and end.is_Rational:
+            if exact_value is not None and exact_value.is_Rational and end.is_Rational:
                 gap = side * (exact_value - end)
                 if gap < 0 or (gap == 0 and is_open):
                     return False
@@ -300,9 +337,9 @@ def verify_refutation(certificate: dict, spec: Any) -> tuple[bool, str]:
     Nothing is searched: the point is read from the certificate, its exact feasibility decided and
     the objective enclosed there."""
     try:
-        if not isinstance(certificate, dict) or certificate.get("kind") != "refutation":
-            return False, "not a refutation certificate (kind must be 'refutation')"
-        if certificate.get("method") not in ("witness", "branch-and-bound"):
+        if not isinstance(certificate, dict) or certificate.get("kind") not in ("refutation", "unbounded"):
+            return False, "not a refutation certificate (kind must be 'refutation' or 'unbounded')"
+        if certificate["kind"] == "refutation" and certificate.get("method") not in ("witness", "branch-and-bound", "bound", "sos"):
             return False, f"unknown refutation method {certificate.get('method')!r}"
         claim_text = certificate["claim"]
         parsed = _parsed(spec, claim_text)
@@ -313,8 +350,12 @@ def verify_refutation(certificate: dict, spec: Any) -> tuple[bool, str]:
             return False, f"the certificate refutes {claim_text}, but the problem claims {parsed.answer}"
         if certificate.get("sense") != parsed.sense:
             return False, f"the certificate is for a {certificate.get('sense')} problem, this one asks for the {parsed.sense}"
+        if certificate["kind"] == "unbounded":
+            return _verify_unbounded(certificate, parsed, claim)
         if certificate["method"] == "branch-and-bound":
             return _verify_tree(certificate, parsed, claim)
+        if certificate["method"] in ("bound", "sos"):
+            return _verify_level(certificate, parsed, claim)
         return _verify_witness(certificate, parsed, claim)
     except (KeyError, TypeError, ValueError, ZeroDivisionError) as error:
         return False, f"malformed certificate: {type(error).__name__}: {error}"
@@ -363,8 +404,12 @@ def point_floats(point: dict) -> dict[str, float]:
     """Float approximations of an exact point's coordinates (for display and the search)."""
     floats = {}
     for name, entry in point.items():
-        if isinstance(entry, str):
+        if isinstance(entry, str) and _is_rational_text(entry):
             floats[name] = float(Fraction(entry))
+        elif isinstance(entry, str):
+            from extrembench.build.expr import parse_expression
+
+            floats[name] = float(parse_expression(entry, ()).evalf(30))
         else:
             lo, hi = (Fraction(v) for v in entry["interval"])
             floats[name] = float(_refine([Fraction(c) for c in entry["root_of"]], lo, hi, Fraction(1, 2 ** 60))[0])
@@ -398,8 +443,48 @@ def exact_feasible_point(parsed, x: dict[str, float]) -> dict | None:
 def exact_points(parsed, x: dict[str, float]):
     """Exact points near the float point x, nicest first: the coordinates not fixed by equalities
     snapped to rationals, the equalities solved exactly for the rest (a linear system over the
-    rationals, or one polynomial equation whose real root nearest x is isolated). At most
-    MAX_SOLVE_ATTEMPTS tries, so the work is bounded."""
+    rationals, or one polynomial equation whose real root nearest x is isolated); then closed forms
+    (_closed_form_points). At most MAX_SOLVE_ATTEMPTS + len(SNAP_DENOMINATORS) tries, so the work
+    is bounded."""
+    yield from _rational_points(parsed, x)
+    yield from _closed_form_points(parsed, x)
+
+
+def _closed_form_points(parsed, x: dict[str, float]):
+    """Points whose eliminated coordinates are closed forms: the equalities are solved for one
+    variable each by the certificates' reduction plan (linear or quadratic solved forms, so
+    A + B + C = pi gives C = pi - A - B, and a sum of squares = 1 a square root), the other
+    coordinates snapped to rationals and substituted. Every quadratic branch is tried."""
+    from extrembench.build.certificates.reduce import PlanError, apply_plan, choose_plan
+
+    if not any(op == "=" for _, op, _ in parsed.constraints) or not all(math.isfinite(v) for v in x.values()):
+        return
+    try:
+        plan = choose_plan(parsed, sympy.Integer(0), x)
+        branches = apply_plan(parsed, sympy.Integer(0), plan) if plan else []
+    except (PlanError, sympy.PolynomialError, ValueError, TypeError):
+        return
+    if any(step["op"] == "normalize" for step in plan or []):
+        return  # a normalised branch is a rescaled copy of the problem, not a parametrisation of it
+    # the float's exact binary value last: a coordinate a hair from an open end (A -> 0 in a
+    # degenerate triangle) snaps onto the end with any short denominator
+    for snap in (*(lambda v, d=d: Fraction(v).limit_denominator(d) for d in SNAP_DENOMINATORS), Fraction):
+        for branch in branches:
+            free = {s: snap(x[str(s)]) for s in branch.symbols}
+            values = {s: sympy.Rational(f.numerator, f.denominator) for s, f in free.items()}
+            point, ok = {str(s): str(f) for s, f in free.items()}, True
+            for v, expr in branch.substitutions.items():
+                value = sympy.radsimp(expr.xreplace(values))
+                if not value.is_number or value.has(sympy.I, sympy.zoo, sympy.nan):
+                    ok = False
+                    break
+                point[str(v)] = value
+            if ok and set(point) == {str(s) for s in parsed.symbols}:
+                yield {str(s): sympy.sstr(point[str(s)]) if not isinstance(point[str(s)], str) else point[str(s)]
+                       for s in parsed.symbols}
+
+
+def _rational_points(parsed, x: dict[str, float]):
     equalities = [lhs - rhs for lhs, op, rhs in parsed.constraints if op == "="]
     involved = [s for s in parsed.symbols if any(s in g.free_symbols for g in equalities)]
     choices = list(itertools.combinations(involved, len(equalities))) if equalities else [()]
@@ -722,3 +807,385 @@ def _replay(parsed, tokens: list[str], claim: Any, claim_expr: sympy.Expr) -> tu
     word = "below" if parsed.sense == "min" else "above"
     return True, (f"interval branch and bound over {leaves} boxes covering the domain shows no feasible "
                   f"point has an objective {word} or equal to the claimed {claim_expr}")
+
+
+# ---------------------------------------------------------------- claims beyond a proven bound
+
+# boxes of the level proof, a work count: the certificates' own limit, since a tree that proves a
+# confirmed answer to within epsilon proves any lower level too (every leaf test is monotone in it)
+LEVEL_MAX_NODES = 3000
+
+
+def _min_form_sign(parsed) -> int:
+    return 1 if parsed.sense == "min" else -1
+
+
+def _beyond(parsed, level: Fraction, claim: sympy.Expr) -> bool:
+    """The level lies strictly between the claim and the feasible values, i.e. past the claim in the
+    direction no feasible point reaches (min: level > claim), decided exactly."""
+    from extrembench.build.certificates.witness import sign
+
+    gap = sympy.Rational(level.numerator, level.denominator) - claim
+    return sign(_min_form_sign(parsed) * gap) == 1
+
+
+def _at_level(parsed, level: Fraction):
+    """The problem with its answer replaced by the level (what the sos identity is about)."""
+    from dataclasses import replace
+
+    return replace(parsed, answer=sympy.Rational(level.numerator, level.denominator))
+
+
+def _bound_branches(parsed, level: Fraction, plan: list):
+    from extrembench.build.certificates.interval import point
+    from extrembench.build.certificates.reduce import apply_plan
+
+    sign = _min_form_sign(parsed)
+    signed = sign * level
+    # the plan's normalise step is sound only for a level of 0 or a degree-0 objective: apply_plan
+    # checks it against the level it is given, so the level (never the refuted claim) goes in
+    branches = apply_plan(parsed, sympy.Rational(signed.numerator, signed.denominator), plan)
+    return branches, point(signed)
+
+
+def _extra_points_hold(parsed, branches, target) -> bool:
+    from extrembench.build.certificates.interval import compile_enclosure, point
+
+    for extra in (branches[0].extra_points if branches else ()):
+        try:
+            value = compile_enclosure(_min_form_sign(parsed) * parsed.objective, list(extra))([point(0)] * len(extra))
+        except (ArithmeticError, ValueError):
+            continue  # undefined there: not a feasible point
+        if not value.a >= target.b:
+            return False
+    return True
+
+
+def _verify_level(certificate: dict, parsed, claim: sympy.Expr) -> tuple[bool, str]:
+    """method 'bound' | 'sos': every feasible objective value is proven >= level (min form), and the
+    level is strictly past the claim, so no feasible point reaches the claim."""
+    from extrembench.build.certificates import bound, sos
+    from extrembench.build.certificates.interval import Unsupported
+    from extrembench.build.certificates.reduce import PlanError
+
+    level = _fraction(certificate["level"])
+    if not _beyond(parsed, level, claim):
+        return False, f"the level {level} is not strictly past the claim {claim}"
+    word = "at least" if parsed.sense == "min" else "at most"
+    if certificate["method"] == "sos":
+        ok, detail = sos.verify({"body": certificate["body"]}, _at_level(parsed, level), Fraction(0))
+        if not ok:
+            return False, detail
+        return True, f"every feasible value is {word} {level}, past the claim {claim} ({detail.split(';')[0]})"
+    trees = certificate["trees"]
+    try:
+        branches, target = _bound_branches(parsed, level, list(certificate["plan"]))
+    except PlanError as error:
+        return False, f"plan: {error}"
+    if not isinstance(trees, list) or len(trees) != len(branches):
+        return False, f"{len(branches)} branches need as many proof trees"
+    for k, (branch, tokens) in enumerate(zip(branches, trees)):
+        if not isinstance(tokens, list) or len(tokens) > 10 * LEVEL_MAX_NODES:
+            return False, f"tree {k} is not a list of tokens the prover could write"
+        try:
+            bound.replay(branch, target, [str(t) for t in tokens])
+        except (bound.BoundFailure, Unsupported) as error:
+            return False, f"branch {k}: {error}"
+    if not _extra_points_hold(parsed, branches, target):
+        return False, "the origin (checked on its own) is past the level"
+    boxes = sum(len(t) for t in trees)
+    return True, (f"interval branch and bound over {boxes} boxes proves every feasible value is {word} {level}, "
+                  f"strictly past the claimed {claim}")
+
+
+def _level(parsed, claim: sympy.Expr, best_value: float) -> Fraction | None:
+    """A short rational halfway between the claim and the best value found (min form: claim < level
+    < best): the proof then has a margin of half the gap."""
+    sign = _min_form_sign(parsed)
+    c, v = sign * float(claim.evalf(30)), sign * best_value
+    if not (math.isfinite(c) and math.isfinite(v) and c < v):
+        return None
+    middle = (c + v) / 2
+    for denominator in (10 ** 3, 10 ** 6, 10 ** 9, 10 ** 12):
+        level = Fraction(middle).limit_denominator(denominator)
+        if c < level < v - (v - c) / 8:
+            break
+    return sign * level
+
+
+def _snapped_value(parsed, claim: sympy.Expr, best_value: float) -> Fraction | None:
+    """The best value snapped to a short rational past the claim (the exact extremum, usually)."""
+    for denominator in (12, 1000):
+        level = Fraction(best_value).limit_denominator(denominator)
+        if abs(float(level) - best_value) <= 1e-9 * (1 + abs(best_value)) and _beyond(parsed, level, claim):
+            return level
+    return None
+
+
+def level_certificate(parsed, claim_text: str, best_value: float, witness: dict[str, float] | None,
+                      max_nodes: int = LEVEL_MAX_NODES) -> tuple[dict | None, str]:
+    """A certificate that no feasible point reaches a claim the search never approached: a level
+    strictly between the claim and the best value found, and a proof that every feasible value is
+    on the far side of it (branch and bound with the certificates' tests; else an exact sum of
+    squares at the snapped best value). (None, why not) when neither closes within the counts."""
+    from extrembench.build.certificates import bound, sos
+    from extrembench.build.certificates.certify import _reference
+    from extrembench.build.certificates.interval import Unsupported
+    from extrembench.build.certificates.reduce import PlanError, choose_plan
+    from extrembench.build.expr import parse_expression
+
+    claim = parse_expression(claim_text, ())
+    base = {"kind": "refutation", "sense": parsed.sense, "claim": claim_text, "verifier": VERIFIER}
+    reasons = []
+    level = _level(parsed, claim, best_value)
+    approx = {k: float(v) for k, v in (witness or {}).items()}
+    if level is not None:
+        sign = _min_form_sign(parsed)
+        try:
+            # an equality in cos(x) or sqrt(...) is no polynomial to eliminate through: no plan, no proof
+            plan = choose_plan(parsed, sympy.Rational(sign * level.numerator, level.denominator), approx)
+            if plan is None:
+                raise PlanError("no reduction plan (an equality could not be solved for one variable)")
+            branches, target = _bound_branches(parsed, level, plan)
+            trees = [bound.search(b, target, _reference(b, None, approx, plan) if approx else None, max_nodes=max_nodes)
+                     for b in branches]
+            certificate = {**base, "method": "bound", "level": str(level), "plan": plan, "trees": trees}
+            ok, detail = verify_refutation(certificate, parsed)
+            if ok:
+                return {**certificate, "summary": detail}, detail
+            reasons.append(f"bound: {detail}")
+        except (PlanError, bound.BoundFailure, Unsupported, sympy.PolynomialError) as error:
+            reasons.append(f"bound: {error}")
+    # sos at the middle level: objective - level is then strictly positive, so the SDP has an
+    # interior and its rounded Gram matrix stays positive definite; a snapped extremum of 0 as well
+    # (nonnegative forms, where only 0 itself is a level the identity can be exact at)
+    snapped = _snapped_value(parsed, claim, best_value)
+    for candidate in dict.fromkeys(v for v in (level, snapped if snapped == 0 else None) if v is not None):
+        body, why = sos.attempt(_at_level(parsed, candidate), None)
+        if body is not None:
+            certificate = {**base, "method": "sos", "level": str(candidate), "body": body}
+            ok, detail = verify_refutation(certificate, parsed)
+            if ok:
+                return {**certificate, "summary": detail}, detail
+            why = detail
+        reasons.append(f"sos at {candidate}: {why}")
+    return None, "; ".join(reasons) or "no level between the claim and the best value"
+
+
+# ---------------------------------------------------------------- unbounded objectives
+
+PATH_PARAMETER = "t"
+MAX_PATH_DEGREE = 60          # numerator/denominator degrees along a path; keeps exact root counting small
+PATH_STARTS = (1, 2, 10, 100, 1000, 10 ** 6)  # t0 tried by the builder, smallest first
+
+
+class _NotRational(ValueError):
+    """An expression that is not a rational function of t with rational coefficients along the path."""
+
+
+def _rational_function(expr: sympy.Expr, t: sympy.Symbol) -> tuple[sympy.Poly, sympy.Poly]:
+    """(numerator, denominator) over QQ of expr, a rational function of t alone."""
+    numerator, denominator = sympy.fraction(sympy.cancel(sympy.together(expr)))
+    try:
+        top, bottom = sympy.Poly(numerator, t, domain="QQ"), sympy.Poly(denominator, t, domain="QQ")
+    except (sympy.PolynomialError, sympy.CoercionFailed):
+        raise _NotRational(f"{expr} is not a rational function of {t} with rational coefficients") from None
+    if max(top.degree(), bottom.degree()) > MAX_PATH_DEGREE:
+        raise _NotRational(f"{expr} has degree above {MAX_PATH_DEGREE} in {t}")
+    return top, bottom
+
+
+def _root_bound(poly: sympy.Poly) -> Fraction:
+    """Cauchy's bound: every real root has |r| < 1 + max |a_i / a_n|."""
+    coefficients = [Fraction(int(c.p), int(c.q)) for c in poly.all_coeffs()]
+    return 1 + max((abs(c / coefficients[0]) for c in coefficients[1:]), default=Fraction(0))
+
+
+def _sign_on_ray(poly: sympy.Poly, t0: Fraction) -> int:
+    """+1 / -1 when the polynomial is of that sign at every t >= t0 (no real root in [t0, oo), decided
+    by exact Sturm counting up to Cauchy's root bound), 0 when it is identically 0, None otherwise."""
+    if poly.is_zero:
+        return 0
+    if poly.degree() == 0:
+        return 1 if poly.LC() > 0 else -1
+    top = max(_root_bound(poly), t0 + 1)
+    if poly.count_roots(sympy.Rational(t0.numerator, t0.denominator), sympy.Rational(top.numerator, top.denominator)):
+        return None
+    return 1 if poly.LC() > 0 else -1
+
+
+def _ray_sign(expr: sympy.Expr, t: sympy.Symbol, t0: Fraction) -> int | None:
+    """The sign of a rational function of t on [t0, oo): proven +1 / -1 / 0 (identically), or None
+    (undecided, or a pole on the ray)."""
+    top, bottom = _rational_function(expr, t)
+    below = _sign_on_ray(bottom, t0)
+    if not below:
+        return None
+    above = _sign_on_ray(top, t0)
+    return None if above is None else above * below
+
+
+def _path(certificate: dict, parsed) -> tuple[sympy.Symbol, dict, Fraction]:
+    from extrembench.build.expr import parse_expression
+
+    names = [str(s) for s in parsed.symbols]
+    if PATH_PARAMETER in names:
+        raise ValueError(f"the path parameter {PATH_PARAMETER!r} is also a variable of the problem")
+    t = sympy.Symbol(PATH_PARAMETER)
+    texts = certificate["path"]
+    if not isinstance(texts, dict) or set(texts) != set(names):
+        raise ValueError(f"the path must give every variable ({', '.join(names)}) as a function of t, and nothing else")
+    path = {}
+    for s in parsed.symbols:
+        text = texts[str(s)]
+        if not isinstance(text, str) or len(text) > 2000:
+            raise ValueError(f"the path of {s} is not a formula in t as text")
+        path[s] = parse_expression(text, [PATH_PARAMETER]).xreplace({sympy.Symbol(PATH_PARAMETER): t})
+    t0 = _fraction(certificate["t0"])
+    return t, path, t0
+
+
+def _verify_unbounded(certificate: dict, parsed, claim: sympy.Expr) -> tuple[bool, str]:
+    from extrembench.build.expr import ExpressionError
+
+    """kind 'unbounded': for every t >= t0 the point path(t) is in every domain and satisfies every
+    constraint (polynomial identities and exact sign facts on the ray, never samples), and the
+    objective along the path is a rational function whose degree and leading coefficients make it
+    tend to -oo (min) / +oo (max), so it passes any claim."""
+    try:
+        t, path, t0 = _path(certificate, parsed)
+    except (ValueError, ExpressionError) as error:
+        return False, f"path: {error}"
+    try:
+        for s in parsed.symbols:
+            domain, x = parsed.domains[s], path[s]
+            for end, is_open, side in ((domain.lo, domain.lo_open, 1), (domain.hi, domain.hi_open, -1)):
+                if end is None:
+                    continue
+                if not end.is_Rational:
+                    return False, f"{s}: only rational domain ends are decided along a path"
+                k = _ray_sign(side * (x - end), t, t0)
+                if k is None or k < 0 or (k == 0 and is_open):
+                    return False, f"{s} = {x} is not proven inside its domain for every t >= {t0}"
+            if _sign_on_ray(_rational_function(x, t)[1], t0) in (None, 0):
+                return False, f"{s} = {x} has a pole for some t >= {t0}"
+        for lhs, op, rhs in parsed.constraints:
+            difference = (lhs - rhs if op in ("=", ">=", ">") else rhs - lhs).xreplace(path)
+            k = _ray_sign(difference, t, t0)
+            if op == "=" and k != 0:
+                return False, f"{lhs} = {rhs} does not hold identically along the path"
+            if op != "=" and (k is None or k < 0 or (k == 0 and op in (">", "<"))):
+                return False, f"{lhs} {op} {rhs} is not proven for every t >= {t0}"
+        top, bottom = _rational_function(parsed.objective.xreplace(path), t)
+    except _NotRational as error:
+        return False, str(error)
+    if _sign_on_ray(bottom, t0) in (None, 0):
+        return False, f"the objective has a pole along the path for some t >= {t0}"
+    direction = (1 if top.LC() * bottom.LC() > 0 else -1) if not top.is_zero else 0
+    if top.degree() <= bottom.degree() or direction != (-1 if parsed.sense == "min" else 1):
+        word = "-oo" if parsed.sense == "min" else "+oo"
+        return False, f"the objective along the path does not tend to {word}"
+    growth = top.degree() - bottom.degree()
+    word = "below" if parsed.sense == "min" else "above"
+    return True, (f"exactly feasible for every t >= {t0}, and along it the objective is a rational function "
+                  f"growing like {'-' if direction < 0 else ''}c*t^{growth}: unbounded {word}, past the claimed {claim}")
+
+
+def _offset(domain, x1: float, x2: float) -> float:
+    """The open or closed end a coordinate runs to along the far points (x -> 0+, x -> 1-), else 0."""
+    for end in (domain.lo, domain.hi):
+        if end is not None:
+            e = float(end)
+            if abs(x2 - e) <= 1e-3 * max(1.0, abs(e)) and abs(x2 - e) < abs(x1 - e):
+                return e
+    return 0.0
+
+
+def _monomial_path(parsed, p1: dict[str, float], p2: dict[str, float]) -> dict | None:
+    """x_i(t) = end_i + c_i t^{n_i}, exponents and coefficients fitted to two far points of the
+    search's diverging path (log-linear in a common scale), snapped to small rationals; then each
+    equality is solved exactly for one variable it is linear in."""
+    t = sympy.Symbol(PATH_PARAMETER)
+    offsets, logs = {}, {}
+    for s in parsed.symbols:
+        x1, x2 = p1[str(s)], p2[str(s)]
+        off = _offset(parsed.domains[s], x1, x2)
+        d1, d2 = x1 - off, x2 - off
+        offsets[s] = off
+        logs[s] = (math.log(abs(d2)) - math.log(abs(d1)), d2) if d1 * d2 > 0 else (0.0, d2)
+    reference = max(parsed.symbols, key=lambda s: abs(logs[s][0]))
+    rho = logs[reference][0]
+    if abs(rho) < 1e-3:
+        return None
+    exponents = {s: Fraction(logs[s][0] / rho).limit_denominator(3) for s in parsed.symbols}
+    q = math.lcm(*(e.denominator for e in exponents.values()))
+    # the reference coordinate grows or shrinks like t^{+-q}: u = its log scale at the far point
+    u = math.log(abs(logs[reference][1]))
+    path = {}
+    for s in parsed.symbols:
+        n = int(exponents[s] * q) * (1 if rho > 0 else -1)
+        d2 = logs[s][1]
+        if d2 == 0 or not math.isfinite(d2):
+            coefficient = Fraction(0)
+        else:
+            c = d2 / math.exp(exponents[s] * u)
+            if not math.isfinite(c) or c == 0:
+                return None
+            coefficient = Fraction(c).limit_denominator(12)
+        off = Fraction(offsets[s]).limit_denominator(10 ** 6)
+        path[s] = sympy.Rational(off.numerator, off.denominator) + \
+            sympy.Rational(coefficient.numerator, coefficient.denominator) * t ** n
+    # the variables that move the least along the path are solved for: a + b = 1 with a -> 0 gives b = 1 - a
+    order = sorted(parsed.symbols, key=lambda s: (abs(exponents[s]), str(s)))
+    return _solve_equalities_on_path(parsed, path, order)
+
+
+def _solve_equalities_on_path(parsed, path: dict, order: list) -> dict | None:
+    """Each equality solved exactly for one variable it is linear in (the others on the path), in
+    the given order of preference; None when one cannot be solved that way."""
+    solved = set()
+    for lhs, op, rhs in parsed.constraints:
+        if op != "=":
+            continue
+        g = lhs - rhs
+        for v in (v for v in order if v in g.free_symbols and v not in solved):
+            others = {s: e for s, e in path.items() if s != v}
+            numerator = sympy.fraction(sympy.together(g.xreplace(others)))[0]
+            try:
+                poly = sympy.Poly(sympy.expand(numerator), v)
+            except sympy.PolynomialError:
+                continue
+            if poly.degree() != 1:
+                continue
+            p, r = poly.all_coeffs()
+            if p == 0:
+                continue
+            path[v] = sympy.cancel(-r / p)
+            solved.add(v)
+            break
+        else:
+            return None
+    return path
+
+
+def unbounded_certificate(parsed, claim_text: str, far_points: list[dict[str, float]]) -> tuple[dict | None, str]:
+    """An `unbounded` certificate from float points along the search's diverging path (at least two,
+    farthest last), or (None, why not). Bounded work: one fitted path, len(PATH_STARTS) starts."""
+    if len(far_points) < 2:
+        return None, "fewer than two far points to fit a path to"
+    try:
+        path = _monomial_path(parsed, far_points[-2], far_points[-1])
+    except (ValueError, OverflowError, ZeroDivisionError, TypeError):
+        path = None
+    if path is None:
+        return None, "no exact path was fitted to the diverging points"
+    texts = {str(s): sympy.sstr(path[s]) for s in parsed.symbols}
+    why = ""
+    for t0 in PATH_STARTS:
+        certificate = {"kind": "unbounded", "sense": parsed.sense, "claim": claim_text, "path": texts,
+                       "t0": str(t0), "verifier": VERIFIER}
+        ok, detail = verify_refutation(certificate, parsed)
+        if ok:
+            return {**certificate, "summary": detail}, detail
+        why = detail
+    return None, why

@@ -325,18 +325,20 @@ def _feasible(candidates: list[_Candidate]) -> list[_Candidate]:
     return [c for c in candidates if c.violation <= FEAS_TOL]
 
 
-def _diverges(model: _Model, start: _Candidate) -> tuple[bool, list[float]]:
+def _diverges(model: _Model, start: _Candidate) -> tuple[bool, list[float], list[dict[str, float]]]:
     """Follow the optima of the search restricted to |t| <= L for growing L (a feasible path whose
-    coordinates run to 0 or infinity); the objective diverges when its decrements do not die out."""
-    path = []
+    coordinates run to 0 or infinity); the objective diverges when its decrements do not die out.
+    Also returns the path's points (an exact `unbounded` certificate is fitted to them)."""
+    path, points = [], []
     for limit in (8.0, 16.0, 24.0, 32.0, 40.0):
         candidate = _local(model, np.array(start.t), limit)
         if candidate is None or candidate.violation > FEAS_TOL:
-            return False, path
+            return False, path, points
         path.append(candidate.value)
+        points.append(_witness(model, candidate))
     steps = [a - b for a, b in zip(path, path[1:])]
     growing = all(s > 0 for s in steps) and steps[-1] >= 0.5 * steps[0] and steps[-1] > 1e-9 * (1 + abs(path[-1]))
-    return growing, path
+    return growing, path, points
 
 
 def _at_limit(model: _Model, candidate: _Candidate) -> bool:
@@ -640,15 +642,17 @@ def _invalid(problem_id: str, error: Exception) -> CheckResult:
 
 
 def check_problem(problem: Problem | str | Path, *, seed: int = 0, effort: Effort = Effort(),
-                  ignore_keys=DEFAULT_IGNORED_KEYS) -> CheckResult:
-    """Validate one problem; a path that fails to load gives status 'invalid', never an exception."""
+                  ignore_keys=DEFAULT_IGNORED_KEYS, certify: bool = True) -> CheckResult:
+    """Validate one problem; a path that fails to load gives status 'invalid', never an exception.
+    certify=False leaves a confirmed answer without its certificate (same status: the certificate
+    is built after the verdict), for callers that need only statuses."""
     if not isinstance(problem, Problem):
         try:
             problem = load_problem(problem, ignore_keys=ignore_keys)
         except ProblemError as exc:
             return _invalid(_declared_id(Path(problem)), exc)
     try:
-        return _check_loaded(problem, seed, effort)
+        return _check_loaded(problem, seed, effort, certify)
     except TimeCap:
         return CheckResult(problem.id, "inconclusive", None, None,
                            f"time cap: the check ran longer than {effort.time_cap_s:g} s (a safety net, not a "
@@ -658,7 +662,7 @@ def check_problem(problem: Problem | str | Path, *, seed: int = 0, effort: Effor
                            f"the validator failed on this problem: {type(exc).__name__}: {exc}")
 
 
-def _check_loaded(problem: Problem, seed: int, effort: Effort) -> CheckResult:
+def _check_loaded(problem: Problem, seed: int, effort: Effort, certify: bool = True) -> CheckResult:
     deadline = time.monotonic() + effort.time_cap_s
     try:
         convert_problem(problem)  # raises when the source inequality disagrees with the curated fields
@@ -689,9 +693,9 @@ def _check_loaded(problem: Problem, seed: int, effort: Effort) -> CheckResult:
     matching = [c for c in feasible if c.value <= target + tol]
     status, chosen, reason = _attainment(model, matching, parsed.answer)
     result = CheckResult(problem.id, status, model.sign * chosen.value, _witness(model, chosen), reason)
-    if status == "confirmed":
-        from extrembench.build.certificates import certify
-        result = replace(result, certificate=certify(problem, result.witness, reason))
+    if status == "confirmed" and certify:
+        from extrembench.build.certificates import certify as build_certificate
+        result = replace(result, certificate=build_certificate(problem, result.witness, reason))
     return result
 
 
@@ -720,7 +724,7 @@ MAX_REFUTATION_CANDIDATES = 5  # float points beating the claim that are tried a
 def _refute_by_witness(problem: Problem, model: _Model, better: list[_Candidate], deadline: float) -> CheckResult:
     """refuted with an exact witness certificate, or inconclusive when no float point beating the
     claim can be made exactly feasible with a rigorously better objective."""
-    from extrembench.build.refutation import point_floats, witness_certificate
+    from extrembench.build.refutation import point_floats, unbounded_certificate, witness_certificate
 
     word = "below" if problem.sense == "min" else "above"
     answer = float(model.parsed.answer.evalf(30))
@@ -736,9 +740,16 @@ def _refute_by_witness(problem: Problem, model: _Model, better: list[_Candidate]
         best_value = float(model.sign * value)
         reason = f"an exactly feasible point gives {best_value:.12g}, {word} the claimed {answer:.12g} ({detail})"
         if _at_limit(model, candidate):
-            diverging, path = _diverges(model, candidate)
+            diverging, path, points = _diverges(model, candidate)
+            shown = ", ".join(f"{model.sign * v:.6g}" for v in path)
+            # the exact path is checked on its own, so a fit is tried even when the numeric path
+            # stopped early (a local search that left the feasible set at a larger limit)
+            unbounded, detail = unbounded_certificate(model.parsed, problem.answer, points)
+            if unbounded is not None:
+                return CheckResult(problem.id, "refuted", best_value, witness,
+                                   f"unbounded {word}: {detail} (numerically the objective goes {shown}, ...)",
+                                   unbounded)
             if diverging:
-                shown = ", ".join(f"{model.sign * v:.6g}" for v in path)
                 reason = (f"unbounded {word} (numerically: along feasible points with coordinates running to 0 or "
                           f"infinity the objective goes {shown}, ...); certified by {reason}")
         return CheckResult(problem.id, "refuted", best_value, witness, reason, certificate)
@@ -748,14 +759,23 @@ def _refute_by_witness(problem: Problem, model: _Model, better: list[_Candidate]
                        f"{answer:.12g}, but no exactly feasible point near it beats the claim ({why})")
 
 
+UNREACHABLE_BOXES = 1000  # boxes of the plain fallback tree when the level proof did not close (a work count)
+
+
 def _refute_unreachable(problem: Problem, model: _Model, best: _Candidate) -> CheckResult:
     """The claim lies beyond every value the search found: refuted only with a proof that no
     feasible point reaches it (a branch-and-bound certificate), inconclusive otherwise."""
-    from extrembench.build.refutation import unreachable_certificate
+    from extrembench.build.refutation import level_certificate, unreachable_certificate
 
     answer = float(model.parsed.answer.evalf(30))
     best_value = model.sign * best.value
-    certificate, detail = unreachable_certificate(model.parsed, problem.answer)
+    # a level between the claim and the best value leaves a margin of half the gap, which the
+    # certificates' branch and bound (convexity and KKT leaves) closes in few boxes; the plain
+    # tree of unreachable_certificate is the fallback
+    certificate, detail = level_certificate(model.parsed, problem.answer, best_value, _witness(model, best))
+    if certificate is None:
+        certificate, more = unreachable_certificate(model.parsed, problem.answer, max_boxes=UNREACHABLE_BOXES)
+        detail = f"{detail}; {more}"
     if certificate is None:
         return CheckResult(problem.id, "inconclusive", best_value, _witness(model, best),
                            f"the claimed {answer:.12g} is never reached nor approached by the search (best feasible "
