@@ -98,7 +98,8 @@ class BenchmarkBase(Section):
     shards: int = Field(4, ge=1, le=100000, description="stable hash buckets of problem ids")
     trials: int = Field(1, ge=1, le=1024, description="answers per (model, problem)")
     limit: Annotated[int, Field(ge=1)] | None = Field(
-        None, description="take only the first N problems (by id) — for smoke runs")
+        None, description="take only N problems, a stable sample: the N ids with the lowest salted sha256 "
+                          "(spread over the whole set; editing one problem changes at most one member)")
 
 
 class ExtremalBenchmark(BenchmarkBase):

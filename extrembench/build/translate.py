@@ -107,7 +107,8 @@ def check_translation(source: str, translation: str) -> str | None:
 
 
 def translate_recorded(text: str, source_language: str, caller: LLMCaller) -> tuple[str, str]:
-    """(translation, cache key of the call); raises like translate_text."""
+    """(English translation, cache key of the call); raises TranslationError (raw output kept) when
+    the reply is unusable, LLMCallError when the endpoint cannot be reached."""
     result = caller.call(translation_messages(text, source_language), seed=TRANSLATE_SEED)
     problem = result.unusable_reason()
     translation = clean_reply(result.content) if problem is None else None
@@ -116,12 +117,6 @@ def translate_recorded(text: str, source_language: str, caller: LLMCaller) -> tu
     if problem is not None:
         raise TranslationError(problem, raw=result.content, key=result.key)
     return translation, result.key
-
-
-def translate_text(text: str, source_language: str, caller: LLMCaller) -> str:
-    """English translation of `text`; raises TranslationError (raw output kept) when the reply is
-    unusable, LLMCallError when the endpoint cannot be reached."""
-    return translate_recorded(text, source_language, caller)[0]
 
 
 def translate_fields(source: Mapping[str, Any] | None, caller: LLMCaller | None) -> dict[str, Any]:
