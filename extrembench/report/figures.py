@@ -152,7 +152,8 @@ def plot_main(
     axes.set_xlabel(f"Model (sorted by accuracy on {sort_by})")
     axes.set_ylim(0, 105)
     axes.set_title("Accuracy per model and benchmark")
-    axes.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+    # below the plot, not beside it: beside, a narrow figure squeezed the axes and cut the title
+    figure.legend(loc="outside lower center", ncols=1, frameon=False)
     return save_figure(figure, out_png)
 
 
