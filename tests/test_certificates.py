@@ -313,3 +313,12 @@ def test_normalised_homogeneous_bound_needs_epsilon_zero():
     assert not ok and "epsilon 0" in why
     scale_free = make("min", POS2, "(a + b)^3/(a*b^2)", "27/4")  # degree 0: epsilon is sound
     assert not needs_exact_level(spec_problem(embed_spec(scale_free)), [{"op": "normalize"}])
+
+
+def test_an_irrational_domain_end_of_an_eliminated_variable_is_enclosed_not_a_crash():
+    """y = pi - x keeps y's domain [0, pi] as a clamp; its end pi is not rational, and the
+    certifier died on it ('Pi' object has no attribute 'p'), leaving a numeric certificate."""
+    problem = make("max", {"x": "[0, pi]", "y": "[0, pi]"}, "sin(x) + sin(y)", "2", ["x + y = pi"])
+    doc = certify(problem, {"x": 1.5707963267948966, "y": 1.5707963267948966})
+    assert doc["kind"] == "bound", doc["body"].get("not_certified")
+    assert verify(json.loads(canonical(doc)))[0]

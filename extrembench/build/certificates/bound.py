@@ -29,7 +29,15 @@ from math import inf as _INF
 
 import sympy
 
-from extrembench.build.certificates.interval import Program, Undefined, Unsupported, interval, make, point
+from extrembench.build.certificates.interval import (
+    Program,
+    Undefined,
+    Unsupported,
+    compile_enclosure,
+    interval,
+    make,
+    point,
+)
 from extrembench.build.certificates.reduce import Reduced
 
 MAX_NODES = 3000  # the largest proof among the shipped problems has ~2500 boxes
@@ -147,8 +155,8 @@ def _with_aux(comp: _Compiled, xs: list, closed: bool = False) -> list:
                     v = n / make(d.a, min(d.b, 0.0))
         except _ERRORS:
             raise Infeasible(f"v{k}") from None
-        lo = point(_fraction(domain.lo)).a if domain.lo is not None else v.a
-        hi = point(_fraction(domain.hi)).b if domain.hi is not None else v.b
+        lo = _end(domain.lo).a if domain.lo is not None else v.a
+        hi = _end(domain.hi).b if domain.hi is not None else v.b
         low, high = max(v.a, lo), min(v.b, hi)
         if low > high or (not closed and ((domain.lo is not None and domain.lo_open and v.b <= lo) or
                                            (domain.hi is not None and domain.hi_open and v.a >= hi))):
@@ -157,8 +165,12 @@ def _with_aux(comp: _Compiled, xs: list, closed: bool = False) -> list:
     return out
 
 
-def _fraction(value) -> Fraction:
-    return Fraction(int(value.p), int(value.q))
+def _end(value):
+    """A domain end as an interval: exact when rational, an outward enclosure when not (pi): the
+    clamped box is then a superset of the true one, which keeps the proof sound."""
+    if value.is_Rational:
+        return point(Fraction(int(value.p), int(value.q)))
+    return compile_enclosure(value, [])([])
 
 
 def _ivbox(comp: _Compiled, box: Box) -> _At:
