@@ -8,6 +8,7 @@ change between runs without changing the answer.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import math
@@ -39,6 +40,7 @@ def sample_seed(model: str, benchmark: str, problem_id: str, trial: int) -> int:
     return int.from_bytes(digest[:4], "big") & 0x7FFFFFFF
 
 
+@functools.cache  # the code cannot change within one process; the Snakefile asks once per job
 def reference_solver_version() -> str:
     """The package version + the code hash of everything the reference solver imports (computed from
     its import statements): editing the optimizer or the answer formatting invalidates cached answers."""

@@ -22,6 +22,7 @@ others as fixed decimals (the grader's 4-decimal rule decides them, as for the r
 
 from __future__ import annotations
 
+import functools
 import json
 import time
 from dataclasses import dataclass
@@ -52,6 +53,7 @@ class Guess:
     numeric: sympy.Float   # and to HP_DIGITS digits
 
 
+@functools.cache  # the code cannot change within one process; the Snakefile asks once per job
 def version() -> str:
     """The package version + the code hash of everything this module imports (computed, not listed):
     part of the engine version, so a code edit invalidates cached answers."""
