@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal, get_args
 
 import sympy
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BeforeValidator, Field, ValidationError, field_validator
 from pydantic_core import PydanticCustomError
 
 from extrembench.build.expr import (
@@ -27,7 +27,7 @@ from extrembench.build.expr import (
     parse_relation,
     symbol,
 )
-from extrembench.untrusted_yaml import SHOWN_VALUE_CHARS, UntrustedYAMLError, load_untrusted_yaml, shown
+from extrembench.untrusted_yaml import SHOWN_VALUE_CHARS, StrictModel, UntrustedYAMLError, load_untrusted_yaml, shown
 
 
 class ProblemError(ValueError):
@@ -180,21 +180,8 @@ Technique = Literal["am-gm", "cauchy-schwarz", "holder", "schur", "sos", "jensen
 Text = Annotated[str, Field(min_length=1)]
 
 
-class _Spec(BaseModel):
+class _Spec(StrictModel):
     """A mapping of a problem file: unknown keys are errors; keys left out stay unset (not null)."""
-
-    model_config = ConfigDict(extra="forbid", strict=True)
-
-    @model_validator(mode="before")
-    @classmethod
-    def _known_keys(cls, data: Any) -> Any:
-        if isinstance(data, Mapping):
-            extra = sorted(str(k) for k in data if k not in cls.model_fields)
-            if extra:
-                raise PydanticCustomError("unknown_keys", "unknown key(s) {extra}; allowed: {allowed}",
-                                          {"extra": ", ".join(shown(k) for k in extra[:10]),
-                                           "allowed": ", ".join(cls.model_fields)})
-        return data
 
 
 class Inequality(_Spec):
