@@ -244,8 +244,12 @@ class _Parser:
         while self.current.kind == "op" and self.current.text in "+-":
             op = self.advance().text
             right = self.term()
-            terms.append(right if op == "+" else -right)
+            terms.append(right if op == "+" else self._negated(right))
         self.depth -= 1
+        return self._sum(terms)
+
+    @staticmethod
+    def _sum(terms: list[sympy.Expr]) -> sympy.Expr:
         # One Add of all terms: adding them one at a time rebuilds the sum each time (quadratic).
         return sympy.Add(*terms) if len(terms) > 1 else terms[0]
 
