@@ -260,8 +260,6 @@ def render_statement(spec_or_problem: ExtremalSpec | Problem) -> str:
 
 
 # --- the rule's job: read artifacts, run this stage per problem, write its artifact
-
-
 def gold_text(answer: str | None, status: str) -> str | None:
     """Gold for the grader: LaTeX for a problem the validator parsed; as written otherwise (an
     invalid problem is never asked, and its answer may not parse)."""

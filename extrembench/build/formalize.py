@@ -37,8 +37,6 @@ class FormalizeError(ValueError):
 
 
 # --- LaTeX tokenizer ------------------------------------------------------------------------------
-
-
 @dataclass(frozen=True)
 class Tok:
     kind: str  # 'num' | 'name' | 'const' | 'func' | 'cmd' | 'op' | 'rel' | 'end'
@@ -485,7 +483,6 @@ def latex_names(latex: str, variables: Collection[str] = ()) -> set[str]:
 
 
 # --- statement -> spec ----------------------------------------------------------------------------
-
 # Delimited math in a statement ($$…$$, $…$, \(…\), \[…\]): the one pattern every reader of
 # statements uses; each match has exactly one non-None group, the formula.
 MATH_SEGMENT = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$|\\\((.+?)\\\)|\\\[(.+?)\\\]", re.S)
@@ -753,8 +750,6 @@ def _split_top_level(latex: str) -> list[str]:
 
 
 # --- the `extrembench formalize` subcommand -------------------------------------------------------
-
-
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--input", required=True, help="JSONL file, one {id, statement, answer} per line ('-' = stdin)")
 
@@ -791,8 +786,6 @@ def run(args: argparse.Namespace) -> int:
 
 
 # --- the rule's job: read artifacts, run this stage per problem, write its artifact
-
-
 def formalize_shard(statements: Path, output: Path, *, benchmark: str, shard: int, n_shards: int,
                     limit: int | None, dag_node: str, caller=None, max_attempts: int = 3) -> None:
     """Extremal problems given as statement + answer (ExtremBench's release format) → specs: the

@@ -131,7 +131,6 @@ def _require(row: dict, keys: tuple[str, ...], where: str) -> None:
 
 
 # --- AIME 2025 (MathArena files) ---------------------------------------------------------------
-
 AIME_PARTS = ("I", "II")
 
 
@@ -160,7 +159,6 @@ def read_aime2025(root: Path) -> list[dict]:
 
 
 # --- MATH-500 ------------------------------------------------------------------------------------
-
 _MATH500_ID = re.compile(r"test/([a-z_]+)/(\d+)\.json")
 
 
@@ -192,7 +190,6 @@ def _require_unique(ids: list[str], path: Path) -> None:
 
 
 # --- AMO-Bench -----------------------------------------------------------------------------------
-
 AMO_PROMPTS = "partial_prompts_only/test.jsonl"
 AMO_GOLD = "gold_from_reference_solutions.jsonl"
 AMO_SOLUTIONS = "reference_solutions/example.jsonl"
@@ -305,7 +302,6 @@ _READERS: dict[str, Callable[[Path], list[dict]]] = {
 }
 
 # --- registry ------------------------------------------------------------------------------------
-
 _MATHARENA_RAW = "https://raw.githubusercontent.com/eth-sri/matharena/81f103e38b1df076afa65ee0a3ffbe148d42e6d2/data/aime/"
 _AIME_FILES = {
     "matharena/aime_2025_I/answers.csv": "d25db8d3050ab6aa5437fdc77e243d5efcfff4add23b55f44f3942e93d59fd31",
@@ -423,8 +419,6 @@ DATASETS: dict[str, DatasetSpec] = {
 
 
 # --- the rule's job: read artifacts, run this stage per problem, write its artifact
-
-
 def ingest_shard(dataset: str, root: Path, output: Path, *, benchmark: str, shard: int, n_shards: int,
                  limit: int | None, dag_node: str) -> None:
     """One shard of an official dataset as a problem table (checksums verified on read)."""

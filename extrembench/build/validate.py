@@ -76,7 +76,6 @@ class SearchResult:
 
 
 # ---------------------------------------------------------------- numeric model
-
 @dataclass(frozen=True)
 class _Coordinate:
     """x = offset + sign * g(t), t in [t_lo, t_hi]; g = exp | sinh | identity."""
@@ -184,7 +183,6 @@ def _model(item: Problem | ExtremalSpec) -> tuple[_Model, Any]:
 
 
 # ---------------------------------------------------------------- search
-
 @dataclass(frozen=True)
 class _Candidate:
     t: tuple[float, ...]
@@ -362,7 +360,6 @@ def search_extremum(problem_or_spec: Problem | ExtremalSpec, *, seed: int, effor
 
 
 # ---------------------------------------------------------------- high-precision re-check
-
 def _snap(value: float, max_denominator: int = 24) -> sympy.Expr | None:
     """A simple closed form near `value`: p/q, ±sqrt(p/q) or p/q*pi with q <= max_denominator
     (the equality cases of olympiad inequalities); None when none is within 1e-4 relative."""
@@ -636,7 +633,6 @@ def _scalings(model: _Model, x: list) -> list[list[float]]:
 
 
 # ---------------------------------------------------------------- the check
-
 def _invalid(problem_id: str, error: Exception) -> CheckResult:
     return CheckResult(problem_id, "invalid", None, None, str(error))
 
@@ -817,7 +813,6 @@ def _spread_feasible_points(model: _Model, seed: int, count: int) -> list[_Candi
 
 
 # ---------------------------------------------------------------- CLI
-
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("files", nargs="+", type=Path, help="problem YAML files")
     parser.add_argument("--seed", type=int, default=0, help="search seed (default 0)")
@@ -869,8 +864,6 @@ def run(args: argparse.Namespace) -> int:
 
 
 # --- the rule's job: read artifacts, run this stage per problem, write its artifact
-
-
 def _validate_one(conv: dict, *, effort, seed: int) -> tuple:
     """(status, reason, best value, witness, answerless spec, certificate) of one conversion row; fills in
     conv["statement"] when the spec came without one."""

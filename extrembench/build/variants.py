@@ -97,7 +97,6 @@ def in_share(problem_id: str, share: float, seed: int) -> bool:
 
 
 # ---------------------------------------------------------------- token-level rewriting
-
 def _rewrite_names(text: str, mapping: dict[str, str]) -> str:
     """The text with every variable name token replaced at once (so a→b, b→a swaps cleanly)."""
     out, last = [], 0
@@ -146,7 +145,6 @@ def _with_field(problem: Problem, field_name: str, text: str) -> Problem:
 
 
 # ---------------------------------------------------------------- constants: homogeneity
-
 def homogeneous_degree(expr: sympy.Expr, symbols: Sequence[sympy.Symbol], rng: random.Random) -> Fraction | None:
     """The degree d with expr(s·x) = s^d · expr(x) for s > 0, or None. Found from exact values at
     three seeded rational points and two scale factors, at 40 digits; a wrong answer here can
@@ -221,7 +219,6 @@ def homogeneity_candidates(problem: Problem, rng: random.Random) -> list[tuple[s
 
 
 # ---------------------------------------------------------------- constants: affine objective
-
 AFFINE_MAPS = ((2, 1), (3, 0), (2, 3), (3, 2), (1, 2), (1, 3))  # (k, m): objective -> k*(objective) + m
 
 
@@ -246,7 +243,6 @@ def affine_candidates(problem: Problem, rng: random.Random) -> list[tuple[str, l
 
 
 # ---------------------------------------------------------------- constants: stationary points
-
 def changed_constant_candidates(problem: Problem, rng: random.Random) -> list[tuple[list[dict], Problem]]:
     """One integer literal (not an exponent) of a constraint or the objective changed to a nearby
     integer; the answer is left to re-derive. Places are visited round-robin in a seeded order
@@ -402,7 +398,6 @@ def _root_near(polynomial: sympy.Expr, t: sympy.Symbol, near: float) -> sympy.Ex
 
 
 # ---------------------------------------------------------------- rename and rephrase
-
 def rename_candidates(problem: Problem, rng: random.Random) -> list[tuple[list[dict], Problem]]:
     names = list(problem.variables)
     alphabets = [a for a in ALPHABETS if len(a) >= len(names) and not set(a[:len(names)]) & set(names)]
@@ -454,7 +449,6 @@ def render_phrasing(problem: Problem, phrasing: str) -> str:
 
 
 # ---------------------------------------------------------------- the generator
-
 @dataclass(frozen=True)
 class Settings:
     per_problem: int
@@ -571,8 +565,6 @@ def _finish(candidate: Candidate, variant: Problem, kind: str, parent_answer, pa
 
 
 # --- the rule's job: read artifacts, run this stage per problem, write its artifact
-
-
 def vary_shard(parent_problems: Path, problem_files: Sequence[str], outputs: dict[str, Path], *, benchmark: str,
                variant_benchmark: str, per_problem: int, seed: int, kinds: Sequence[str], dag_node: str,
                check, search, share: float = 1.0) -> None:
