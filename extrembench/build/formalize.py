@@ -141,8 +141,9 @@ class _LatexParser:
         self.pos += 1
         return token
 
-    def at(self, kind: str, text: str | None = None) -> bool:
-        return self.current.kind == kind and (text is None or self.current.text == text)
+    def at(self, kind: str, *texts: str) -> bool:
+        """Whether the current token is of `kind` (and one of `texts`, when given)."""
+        return self.current.kind == kind and (not texts or self.current.text in texts)
 
     def error(self, message: str) -> FormalizeError:
         return FormalizeError(f"{message} in formula '{self.latex}'")
@@ -166,14 +167,9 @@ class _LatexParser:
         return parts, relations
 
     def expr(self):
-        if self.at("op", "-") or self.at("op", "+"):
-            sign = self.advance().text
-            result = self.term()
-            if sign == "-":
-                result = ("neg", result)
-        else:
-            result = self.term()
-        while self.at("op", "+") or self.at("op", "-"):
+        sign = self.advance().text if self.at("op", "-", "+") else "+"
+        result = self.term() if sign == "+" else ("neg", self.term())
+        while self.at("op", "+", "-"):
             op = self.advance().text
             result = (op, result, self.term())
         return result
@@ -181,7 +177,7 @@ class _LatexParser:
     def term(self):
         result = self.power()
         while True:
-            if self.at("op", "*") or self.at("op", "/"):
+            if self.at("op", "*", "/"):
                 op = self.advance().text
                 result = (op, result, self.power())
             elif self.starts_atom():
@@ -229,12 +225,9 @@ class _LatexParser:
 
     def atom(self):
         token = self.current
-        if token.kind == "num":
+        if token.kind in ("num", "const"):
             self.advance()
-            return ("num", token.text)
-        if token.kind == "const":
-            self.advance()
-            return ("const", token.text)
+            return (token.kind, token.text)
         if token.kind == "name":
             return self.name()
         if token.kind == "func":
@@ -254,7 +247,7 @@ class _LatexParser:
             self.abs_depth += 1
             inner = self.expr()
             self.abs_depth -= 1
-            if not (self.at("op", "|") or self.at("op", "|R")):
+            if not self.at("op", "|", "|R"):
                 raise self.error("unclosed absolute value |...|")
             self.advance()
             return ("call", "Abs", [inner])
@@ -361,7 +354,7 @@ class _LatexParser:
             self.advance()
             if self.at("op", "{"):
                 self.advance()
-                styled = self.at("cmd", r"\text") or self.at("cmd", r"\mathrm")
+                styled = self.at("cmd", r"\text", r"\mathrm")
                 if styled:
                     self.advance()
                     self.expect("{")
@@ -457,12 +450,9 @@ def latex_to_text(latex: str, variables: Collection[str] = ()) -> str:
 
 def latex_relations(latex: str, variables: Collection[str] = ()) -> list[str]:
     """'a \\ge b \\ge c' -> ['a >= b', 'b >= c']: one plain relation per adjacent pair."""
-    parser = _LatexParser(latex, variables)
-    parts, relations = parser.chain()
-    parser.finish()
+    texts, relations = latex_chain(latex, variables)
     if not relations:
-        raise parser.error("expected a relation (=, <, >, \\le, \\ge)")
-    texts = [tree_to_text(part) for part in parts]
+        raise FormalizeError(f"expected a relation (=, <, >, \\le, \\ge) in formula '{latex}'")
     return [f"{texts[i]} {relation} {texts[i + 1]}" for i, relation in enumerate(relations)]
 
 
