@@ -90,7 +90,7 @@ def verify_files(spec: DatasetSpec, root: Path) -> None:
 
 def local_root(name: str, data_root: Path = SHARED_DATA_ROOT) -> Path:
     """The folder of a dataset's local copy under the shared data root (offline mode)."""
-    spec = _spec(name)
+    spec = dataset_spec(name)
     if spec.local_dir is None:
         raise DatasetError(f"dataset {name!r} has no local copy; it can only be fetched from the Hub")
     return Path(data_root) / spec.local_dir
@@ -98,7 +98,7 @@ def local_root(name: str, data_root: Path = SHARED_DATA_ROOT) -> Path:
 
 def load_benchmark(name: str, root: Path) -> list[dict]:
     """Verified, normalised records of benchmark `name` read from the local copy in `root`."""
-    spec = _spec(name)
+    spec = dataset_spec(name)
     reader = _READERS.get(name)
     if reader is None:
         raise DatasetError(f"benchmark {name!r} has no reader: its release format is not available here")
@@ -106,7 +106,7 @@ def load_benchmark(name: str, root: Path) -> list[dict]:
     return reader(Path(root))
 
 
-def _spec(name: str) -> DatasetSpec:
+def dataset_spec(name: str) -> DatasetSpec:
     if name not in DATASETS:
         raise DatasetError(f"unknown dataset {name!r}; known: {', '.join(sorted(DATASETS))}")
     return DATASETS[name]
