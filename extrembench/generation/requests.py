@@ -89,6 +89,18 @@ def clamp_max_tokens(max_tokens: int, context_length: int, prompt_tokens: int) -
     return max(1, min(max_tokens, context_length - prompt_tokens))
 
 
+def chat_identity(model: str, model_cfg: Model, messages: list[dict[str, str]], seed: int,
+                  version: str) -> dict[str, Any]:
+    """What a chat request's cache key is computed over (generate requests and the LLM steps' calls)."""
+    sampling = model_cfg.sampling.model_dump(mode="json")
+    sampling["max_tokens"] = clamp_max_tokens(sampling["max_tokens"], model_cfg.context_length,
+                                              estimate_prompt_tokens(messages))
+    if sampling.get("reasoning_effort") is None:
+        sampling.pop("reasoning_effort", None)
+    return {"engine": model_cfg.backend, "engine_version": version, "model_id": model_cfg.hf_id or model,
+            "revision": model_cfg.revision, "messages": messages, "sampling": sampling, "seed": seed}
+
+
 def plan_samples(problems: list[dict[str, Any]], *, benchmark: str, model: str,
                  model_cfg: Model, trials: int) -> list[PlannedSample]:
     version = engine_version(model_cfg)
@@ -106,25 +118,15 @@ def plan_samples(problems: list[dict[str, Any]], *, benchmark: str, model: str,
                             "spec_json": problem["spec_json"], "seed": seed,
                             "digits": model_cfg.reference.digits}
             else:
-                messages = render_messages(model_cfg, problem["statement"])
-                sampling = model_cfg.sampling.model_dump(mode="json")
-                sampling["max_tokens"] = clamp_max_tokens(
-                    sampling["max_tokens"], model_cfg.context_length, estimate_prompt_tokens(messages))
-                if sampling.get("reasoning_effort") is None:
-                    sampling.pop("reasoning_effort", None)
-                identity = {
-                    "engine": model_cfg.backend, "engine_version": version,
-                    "model_id": model_cfg.hf_id or model, "revision": model_cfg.revision,
-                    "messages": messages, "sampling": sampling, "seed": seed,
-                }
+                identity = chat_identity(model, model_cfg, render_messages(model_cfg, problem["statement"]), seed,
+                                         version)
             planned.append(PlannedSample(problem=problem, trial=trial, seed=seed,
                                          identity=identity, key=cache_key(identity)))
     return planned
 
 
-def chat_payload(sample: PlannedSample, served_model: str) -> dict[str, Any]:
+def chat_payload(identity: dict[str, Any], served_model: str) -> dict[str, Any]:
     """The JSON body sent: every sampling parameter explicit, so no server default leaks in."""
-    identity = sample.identity
     return {"model": served_model, "messages": identity["messages"], "seed": identity["seed"],
             **identity["sampling"]}
 
