@@ -148,6 +148,13 @@ class _LatexParser:
     def error(self, message: str) -> FormalizeError:
         return FormalizeError(f"{message} in formula '{self.latex}'")
 
+    def accept(self, text: str) -> bool:
+        """Consume the operator `text` when it is the current token."""
+        if self.at("op", text):
+            self.advance()
+            return True
+        return False
+
     def expect(self, text: str) -> None:
         if not self.at("op", text):
             found = self.current.text or "end of formula"
@@ -198,8 +205,7 @@ class _LatexParser:
 
     def power(self):
         base = self.atom()
-        if self.at("op", "^"):
-            self.advance()
+        if self.accept("^"):
             base = ("^", base, self.script())
         if self.at("op", "^"):
             raise self.error("double exponent; use braces")
@@ -207,8 +213,7 @@ class _LatexParser:
 
     def script(self):
         """The argument of ^ or \\frac: a {group}, or one token (one digit, as TeX reads x^23)."""
-        if self.at("op", "{"):
-            self.advance()
+        if self.accept("{"):
             inner = self.expr()
             self.expect("}")
             return inner
@@ -256,10 +261,8 @@ class _LatexParser:
 
     def name(self):
         letter = self.advance().text
-        if self.at("op", "_"):
-            self.advance()
-            if self.at("op", "{"):
-                self.advance()
+        if self.accept("_"):
+            if self.accept("{"):
                 parts = []
                 while self.at("num") or self.at("name"):
                     parts.append(self.advance().text)
@@ -291,18 +294,15 @@ class _LatexParser:
             closing = {"(": ")", r"\{": r"\}", "[": "]"}[opening]
             self.advance()
             args = [self.expr()]
-            while self.at("op", ","):
-                self.advance()
+            while self.accept(","):
                 args.append(self.expr())
             self.expect(closing)
             if len(args) < 2:
                 raise self.error(f"\\{func.lower()} needs at least two arguments")
             return ("call", func, args)
-        if self.at("op", "^"):  # \sin^2 x means (sin x)^2
-            self.advance()
+        if self.accept("^"):  # \sin^2 x means (sin x)^2
             exponent = self.script()
-        if self.at("op", "("):
-            self.advance()
+        if self.accept("("):
             argument = self.expr()
             self.expect(")")
         else:
@@ -326,8 +326,7 @@ class _LatexParser:
             return ("/", numerator, denominator)
         if command == r"\sqrt":
             index = None
-            if self.at("op", "["):
-                self.advance()
+            if self.accept("["):
                 index = self.expr()
                 self.expect("]")
             radicand = self.script()
@@ -350,20 +349,17 @@ class _LatexParser:
     def cyclic(self, command: str):
         """\\sum_{cyc} body: the body once per cyclic rotation of the declared variables."""
         label = ""
-        if self.at("op", "_"):
+        if self.accept("_") and self.accept("{"):
+            styled = self.at("cmd", r"\text", r"\mathrm")
+            if styled:
+                self.advance()
+                self.expect("{")
+            label = self.read_letters()
+            if styled:
+                self.accept("}")
+            if not self.at("op", "}"):
+                label += "..."
             self.advance()
-            if self.at("op", "{"):
-                self.advance()
-                styled = self.at("cmd", r"\text", r"\mathrm")
-                if styled:
-                    self.advance()
-                    self.expect("{")
-                label = self.read_letters()
-                if styled and self.at("op", "}"):
-                    self.advance()
-                if not self.at("op", "}"):
-                    label += "..."
-                self.advance()
         if label not in ("cyc", "cyclic"):
             raise self.error(f"only the cyclic {command}_{{cyc}} is supported (index ranges and symmetric sums are not)")
         body = self.term()
@@ -371,10 +367,8 @@ class _LatexParser:
         if not used or not used <= self.variables:
             raise self.error(f"{command}_{{cyc}} needs a body over the declared variables")
         count = len(self.order)
-        terms = [
-            _rename(body, {name: self.order[(i + shift) % count] for i, name in enumerate(self.order)})
-            for shift in range(count)
-        ]
+        terms = [_rename(body, {name: self.order[(i + shift) % count] for i, name in enumerate(self.order)})
+                 for shift in range(count)]
         self.names.update(self.order)
         combined = terms[0]
         for term in terms[1:]:
