@@ -307,19 +307,10 @@ def problem_from_dict(data: Mapping, *, path: str | Path | None = None, ignore_k
     source = spec.source.model_dump(exclude_unset=True) if spec.source is not None else None
     if source and "inequality" in source:
         source["inequality"] = {k: _as_text(v) for k, v in source["inequality"].items()}
-    problem = Problem(
-        id=spec.id,
-        sense=spec.sense,
-        variables=dict(spec.variables),
-        constraints=tuple(spec.constraints or ()),
-        objective=spec.objective,
-        answer=_as_text(spec.answer),
-        statement=spec.statement,
-        source=source,
-        technique=tuple(spec.technique or ()),
-        difficulty=spec.difficulty,
-        path=file,
-    )
+    problem = Problem(id=spec.id, sense=spec.sense, variables=dict(spec.variables),
+                      constraints=tuple(spec.constraints or ()), objective=spec.objective,
+                      answer=_as_text(spec.answer), statement=spec.statement, source=source,
+                      technique=tuple(spec.technique or ()), difficulty=spec.difficulty, path=file)
     parse_problem(problem)
     return problem
 
@@ -341,20 +332,11 @@ def load_problem(path: str | Path, *, ignore_keys: Iterable[str] = ()) -> Proble
 
 def problem_to_dict(problem: Problem) -> dict:
     """The file form of a problem (optional fields only when set); inverse of problem_from_dict."""
-    data: dict[str, Any] = {"id": problem.id, "sense": problem.sense, "variables": dict(problem.variables)}
-    if problem.constraints:
-        data["constraints"] = list(problem.constraints)
-    data["objective"] = problem.objective
-    data["answer"] = problem.answer
-    if problem.statement is not None:
-        data["statement"] = problem.statement
-    if problem.source is not None:
-        data["source"] = problem.source
-    if problem.technique:
-        data["technique"] = list(problem.technique)
-    if problem.difficulty is not None:
-        data["difficulty"] = problem.difficulty
-    return data
+    data = {"id": problem.id, "sense": problem.sense, "variables": dict(problem.variables),
+            "constraints": list(problem.constraints), "objective": problem.objective, "answer": problem.answer,
+            "statement": problem.statement, "source": problem.source, "technique": list(problem.technique),
+            "difficulty": problem.difficulty}
+    return {key: value for key, value in data.items() if value is not None and value != []}
 
 
 def parse_problem(problem: Problem) -> ParsedProblem:
