@@ -242,7 +242,9 @@ def variable_groups(variables: dict[str, str]) -> list[tuple[str, str, bool]]:
 def constraints_latex(constraints: Sequence[str], names: list[str]) -> str:
     """The constraints in LaTeX as a list in prose: "$r_1$", "$r_1$ and $r_2$", "$r_1$, $r_2$ and $r_3$"."""
     relations = ["$" + relation_latex(text, names) + "$" for text in constraints]
-    return " and ".join(filter(None, [", ".join(relations[:-1]), *relations[-1:]]))
+    if len(relations) < 2:
+        return "".join(relations)
+    return ", ".join(relations[:-1]) + " and " + relations[-1]
 
 
 def render_statement(spec_or_problem: ExtremalSpec | Problem) -> str:

@@ -294,12 +294,8 @@ def read_amo_bench_p(root: Path) -> list[dict]:
     return [r for r in read_amo_bench(root) if r["answer_type"] != "description"]
 
 
-_READERS: dict[str, Callable[[Path], list[dict]]] = {
-    "aime2025": read_aime2025,
-    "math500": read_math500,
-    "amo-bench": read_amo_bench,
-    "amo-bench-p": read_amo_bench_p,
-}
+_READERS: dict[str, Callable[[Path], list[dict]]] = {"aime2025": read_aime2025, "math500": read_math500,
+                                                     "amo-bench": read_amo_bench, "amo-bench-p": read_amo_bench_p}
 
 # --- registry ------------------------------------------------------------------------------------
 _MATHARENA_RAW = "https://raw.githubusercontent.com/eth-sri/matharena/81f103e38b1df076afa65ee0a3ffbe148d42e6d2/data/aime/"

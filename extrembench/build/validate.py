@@ -900,7 +900,7 @@ def validate_shard(problem_files: Sequence[str], conversions: Path, output: Path
         except Exception as exc:  # this problem's fault: invalid, with file, field and reason
             field, why = problem_failure(exc, "validate")
             status, reason, best, witness, gold = "invalid", f"{conv['source_path']}: {field}: {why}", None, None, conv["answer"]
-            certificate = None  # a spec that checked but whose gold failed keeps its spec, not its proof
+            certificate = None
         log.info("%s: %s %s", conv["problem_id"], status, "" if status == "confirmed" else reason)
         rows.append({
             "benchmark": benchmark, "problem_id": conv["problem_id"], "source_path": conv["source_path"],
