@@ -8,6 +8,7 @@ param: a real code edit reruns the stage, a `touch` does not.
 from __future__ import annotations
 
 import ast
+import contextlib
 import hashlib
 import json
 import subprocess
@@ -121,10 +122,8 @@ def file_commit(path: str | Path, cwd: str | Path = ".") -> str | None:
 def versions() -> dict[str, str]:
     found = {}
     for name in KEY_PACKAGES:
-        try:
+        with contextlib.suppress(metadata.PackageNotFoundError):
             found[name] = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            continue
     return found
 
 
