@@ -165,7 +165,8 @@ def _kinks(objective: sympy.Expr, lo, hi) -> list[sympy.Expr]:
     the critical points of each piece (differentiating the whole Max/Abs gives Heaviside terms
     that are slow to evaluate and have no sign changes at the kinks)."""
     points = []
-    for node in objective.atoms(sympy.Abs, sympy.Max, sympy.Min):
+    # sorted: a set's order follows the hash seed, and the order breaks ties between candidates
+    for node in sorted(objective.atoms(sympy.Abs, sympy.Max, sympy.Min), key=sympy.default_sort_key):
         pieces = node.args
         if isinstance(node, sympy.Abs):
             points += _roots(pieces[0], lo, hi)
