@@ -146,7 +146,7 @@ def _snap(value: float) -> list[sympy.Expr]:
 def find_witness(parsed: ParsedProblem, approximate: dict[str, float], substitutions: dict | None = None) -> dict | None:
     """An exact witness near the approximate one: snap each coordinate to a short rational or
     surd; when that misses an equality, recompute the eliminated variables exactly from the
-    others through the plan's solved forms. Without a plan, also the points of _structured_points."""
+    others through the plan's solved forms."""
     candidates: list[dict] = []
     snapped = {s: _snap(float(approximate[s.name])) for s in parsed.symbols}
     for choice in (0, -1):
@@ -159,7 +159,16 @@ def find_witness(parsed: ParsedProblem, approximate: dict[str, float], substitut
                 solved[var] = sympy.nsimplify(sympy.radsimp(expr.subs(free))) if expr.subs(free).is_number else None
             if all(v is not None for v in solved.values()):
                 candidates.append(solved)
-    for candidate in itertools.chain(candidates, () if substitutions else _structured_points(parsed, approximate)):
+    return _first_witness(parsed, candidates)
+
+
+def structured_witness(parsed: ParsedProblem, approximate: dict[str, float]) -> dict | None:
+    """An exact witness among the points of _structured_points (costlier than find_witness)."""
+    return _first_witness(parsed, _structured_points(parsed, approximate))
+
+
+def _first_witness(parsed: ParsedProblem, candidates) -> dict | None:
+    for candidate in candidates:
         if any(v.has(sympy.I) or v.is_real is False for v in candidate.values()):
             continue  # a solved form taken where its radicand is negative: not a real point
         if check_witness(parsed, candidate) is None:
