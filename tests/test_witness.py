@@ -62,6 +62,9 @@ CASES = [
           ["sin(w) + sin(x) + sin(y) + sin(z) = 1", "cos(2*w) + cos(2*x) + cos(2*y) + cos(2*z) >= 10/3"]),
      {"w": 0.5235987756, "x": 0.1674480804, "y": 0.1674480784, "z": 0.1674480788},
      {"w": sympy.pi / 6, **{v: sympy.asin(sympy.Rational(1, 6)) for v in "xyz"}}),
+    # a curve of optima: b fixed to a short rational, a solved from objective = answer (square roots squared away)
+    (make("max", {"a": "[-1, 1]", "b": "[-1, 1]"}, "a*sqrt(1 - b^2) + b*sqrt(1 - a^2)", "1"),
+     {"a": 0.7038510639, "b": 0.7103475722}, {"a": sympy.sqrt(715) / 38, "b": sympy.Rational(27, 38)}),
     # a scale-free float (coordinates ~1e12) divided by its largest coordinate first
     (make("min", {v: "positive" for v in "abcd"}, "a/b + b/c + c/d + d/a", "8", ["(a + c)*(b + d) = a*c + b*d"]),
      {"a": 7066227235642.012, "b": 26371518854526.656, "c": 7066227183077.461, "d": 26371519071783.113},

@@ -312,13 +312,16 @@ def _resolve(expr: sympy.Expr, x: dict) -> sympy.Expr:
 
 def _solve(equations: list[sympy.Expr], unknowns: list, floats: dict) -> dict | None:
     """The real exact solution nearest the float of the polynomial equations among `equations`
-    (others are left to the exact check), or None."""
-    polys = []
+    (others are left to the exact check), or None. With one unknown and no polynomial equation,
+    the first one with square roots of it (sympy squares them away)."""
+    polys, radical = [], []
     for e in equations:
         numerator = sympy.numer(sympy.together(e))
         try:
             poly = sympy.Poly(numerator, *unknowns)
         except sympy.PolynomialError:
+            if len(unknowns) == 1 and not numerator.atoms(sympy.Function):
+                radical.append(numerator)
             continue
         # roots over an algebraic field (an answer 3 + 2*sqrt(2)) of degree 3 and up take sympy
         # tens of seconds: such an equation is left to the exact check
@@ -327,6 +330,7 @@ def _solve(equations: list[sympy.Expr], unknowns: list, floats: dict) -> dict | 
         if poly.total_degree() == 0:
             return None   # a nonzero constant (or one sympy cannot decide): this choice fails
         polys.append(poly.as_expr())
+    polys = polys or radical[:1]
     if not polys:
         return None
     try:
