@@ -1,5 +1,6 @@
-"""The exact witness: a point with exact coordinates (rationals, surds, multiples of pi) at which
-every domain and constraint holds exactly and the objective equals the answer exactly.
+"""The exact witness: a point with exact coordinates (rationals, surds, multiples of pi, acos or
+asin of a rational) at which every coordinate is proven real, every domain and constraint holds
+exactly and the objective equals the answer exactly.
 
 Exact means decided by algebra, not by a tolerance: a difference is zero when it cancels to 0 or
 its minimal polynomial is x; a sign is proven by an interval enclosure excluding 0.
@@ -208,10 +209,10 @@ def _structured_points(parsed: ParsedProblem, approximate: dict[str, float]):
         constraints, objective = _equations(parsed, x, param)
         equations, unknowns = constraints + [objective], list(basis)
         # as few unknowns fixed as the equations allow: a solved point is exact however far its float is off
-        for fixed_count in range(max(0, len(unknowns) - len(equations)), len(unknowns) + 1):
+        for fixed_count in range(max(0, len(unknowns) - len(equations), len(unknowns) - MAX_UNKNOWNS), len(unknowns) + 1):
             for fixed in itertools.combinations(unknowns, fixed_count):
                 rest = [u for u in unknowns if u not in fixed]
-                if not rest or len(rest) > MAX_UNKNOWNS or any(u in trig for u in rest):
+                if not rest or any(u in trig for u in rest):
                     continue
                 if solves >= MAX_SOLVES:
                     return
