@@ -5,6 +5,7 @@ verify-certificate CLI; aggregate's require_certificate."""
 import json
 from fractions import Fraction
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -125,7 +126,14 @@ SOS_CASES = [
     (make("min", {"x": "real", "y": "real", "z": "real"}, "x^2 + y^2 + z^2", "1/9", ["x + 2*y + 2*z = 1"]),
      {"x": 1 / 9, "y": 2 / 9, "z": 2 / 9}),
     (make("max", REAL2, "3*x + 4*y", "5", ["x^2 + y^2 = 1"]), {"x": 0.6, "y": 0.8}),
-    (make("min", POS3, "a/(b + c) + b/(c + a) + c/(a + b)", "3/2"), {"a": 1.0, "b": 1.0, "c": 1.0}),  # squares
+    (make("min", POS3, "a/(b + c) + b/(c + a) + c/(a + b)", "3/2"), {"a": 1.0, "b": 1.0, "c": 1.0}),  # a, b, c >= 0 as factors
+    # inequality constraints and domain ends as factors of Gram blocks
+    (make("min", {v: "real" for v in "abcd"}, "a^2 + b^2 + c^2 + d^2", "1", ["a + b + c + d >= 2"]),
+     {"a": 0.5, "b": 0.5, "c": 0.5, "d": 0.5}),
+    (make("max", {f"x{i}": "nonnegative" for i in range(1, 6)}, "x1*x2 + x2*x3 + x3*x4 + x4*x5", "1/4",
+          ["x1 + x2 + x3 + x4 + x5 <= 1"]), {"x1": 0.5, "x2": 0.5, "x3": 0.0, "x4": 0.0, "x5": 0.0}),
+    (make("max", {v: "nonnegative" for v in "abc"}, "a*b*c", "1", ["a + b + c <= 3"]), {"a": 1.0, "b": 1.0, "c": 1.0}),
+    (make("min", {v: "real" for v in "xyz"}, "x + y + z", "-3", ["x^2 + y^2 + z^2 <= 3"]), {"x": -1.0, "y": -1.0, "z": -1.0}),
 ]
 
 
@@ -134,12 +142,21 @@ def test_sos_certifies_and_tampering_fails(problem, witness):
     certificate = certify(problem, witness)
     assert certificate["kind"] == "sos", certificate["body"]
     assert verify(certificate) == (True, verify(certificate)[1]) and verify(certificate)[0]
-    gram = certificate["body"]["gram"]
-    i = next(i for i in range(len(gram)) if gram[i][i] != "0")
-    changed = [row[:] for row in gram]
-    changed[i][i] = str(eval_fraction(gram[i][i]) + 1)  # one diagonal entry moved by 1
-    ok, reason = verify({**certificate, "body": {**certificate["body"], "gram": changed}})
+    body = certificate["body"]
+    blocks = [body, *body.get("positive", [])]
+    k, i = next((k, i) for k, b in enumerate(blocks) for i in range(len(b["gram"])) if b["gram"][i][i] != "0")
+    changed = [row[:] for row in blocks[k]["gram"]]
+    changed[i][i] = str(eval_fraction(changed[i][i]) + 1)  # one diagonal entry moved by 1
+    if k == 0:
+        tampered = {**body, "gram": changed}
+    else:
+        tampered = {**body, "positive": [dict(b, gram=changed) if j == k - 1 else b for j, b in enumerate(body["positive"])]}
+    ok, reason = verify({**certificate, "body": tampered})
     assert not ok and "identity" in reason
+    if k:   # a block claimed for a product of inequalities the spec does not have
+        factors = [dict(b, factors=[99]) for b in body["positive"]]
+        ok, reason = verify({**certificate, "body": {**body, "positive": factors}})
+        assert not ok and "factors" in reason
 
 
 def eval_fraction(text):
@@ -254,15 +271,12 @@ def _perturbed_solver(seed: int, size: float):
 
     rng = random.Random(seed)
 
-    def solve(rows, goal, pairs, n_vars, r):
-        R, t, values = sos._solve_numeric(rows, goal, pairs, n_vars, r)
+    def solve(rows, goal, pairs, n_vars):
+        _, t, values = sos._solve_numeric(rows, goal, pairs, n_vars)
         def move(v):
             return v + rng.uniform(-size, size) * max(abs(v), 1e-3)
         noisy = [move(v) for v in values]
-        R = R.copy()
-        for (k, j), v in zip(pairs, noisy):
-            R[k, j] = R[j, k] = v
-        return R, move(t), noisy
+        return [np.array(R, dtype=float) for R in sos._grams(pairs, noisy)], move(t), noisy
 
     return solve
 
