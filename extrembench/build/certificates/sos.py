@@ -138,15 +138,25 @@ def _homogeneous(p: dict) -> bool:
 MAX_ENTRIES = 1200    # Gram entries (upper triangles) over all blocks: bounds the SDP and the exact algebra
 
 
-def _setup(n, target, eqs, ineqs):
+def _setup(n, target, eqs, ineqs, extra: int = 0):
     """Blocks (factors, g, basis) of  target = sum_k g_k * z_k^T G_k z_k + sum_j lambda_j h_j, with
     g_k the product of the inequalities `factors` (block 0: no factor, g = 1), and the monomials of
     every lambda_j. Degrees: the identity's whole degree D is the target's or a constraint's
-    (rounded up to even); when everything is homogeneous each term is of the target's degree."""
+    (rounded up to even) plus `extra`; when everything is homogeneous each term is of the target's
+    degree. With `extra`, an equality c = form (the form homogeneous of degree e, c != 0, e dividing
+    every D - deg of the target's terms) lets the Gram forms be homogeneous of degree D: the
+    homogenised target differs from the target by a multiple of the equality (Polya-style)."""
     one = {(0,) * n: Fraction(1)}
     tdeg = _degree(target)
     homogeneous = all(_homogeneous(p) for p in (target, *eqs, *ineqs))
-    top = 2 * ((max([tdeg] + [_degree(h) for h in eqs]) + 1) // 2)
+    top = 2 * ((max([tdeg] + [_degree(h) for h in eqs]) + 1) // 2) + extra
+    if homogeneous and extra:
+        raise SosFailure("every polynomial is homogeneous: a higher degree adds nothing")
+    exact = tdeg if homogeneous else None
+    for h in eqs if extra else ():
+        degrees = {sum(m) for m in h}
+        if len(degrees) == 2 and 0 in degrees and all((top - sum(m)) % max(degrees) == 0 for m in target):
+            exact = top
     low = min((sum(m) for m in target), default=0) // 2 if not ineqs and all(_homogeneous(h) for h in eqs) else 0
     singles = [(i,) for i in range(len(ineqs))]
     pairs = list(itertools.combinations_with_replacement(range(len(ineqs)), 2))
@@ -156,10 +166,10 @@ def _setup(n, target, eqs, ineqs):
         for i in factors:
             g = _mul(g, ineqs[i])
         d = _degree(g)
-        if homogeneous:
-            if d > tdeg or (tdeg - d) % 2:
+        if exact is not None and _homogeneous(g):
+            if d > exact or (exact - d) % 2:
                 continue
-            basis = _monomials(n, (tdeg - d) // 2, (tdeg - d) // 2)
+            basis = _monomials(n, (exact - d) // 2, (exact - d) // 2)
         elif d > top:
             continue
         else:
@@ -171,42 +181,74 @@ def _setup(n, target, eqs, ineqs):
         if d > (tdeg if homogeneous else top):
             raise SosFailure("a constraint has a higher degree than the objective")
         multipliers.append(_monomials(n, tdeg - d, tdeg - d) if homogeneous else _monomials(n, 0, top - d))
-    return _prune(blocks, target, eqs, multipliers), multipliers
+    # sign symmetry: when every polynomial is even in x_i, averaging a Gram matrix over x_i -> -x_i
+    # keeps the identity, and the average only pairs monomials of equal parity in x_i — one block
+    # per class. Used only when the whole blocks do not fit (the split SDP needs more face reductions).
+    even = [i for i in range(n) if all(m[i] % 2 == 0 for p in (target, *eqs, *ineqs) for m in p)]
+    split = []
+    for factors, g, basis in blocks:
+        classes = {}
+        for m in basis:
+            classes.setdefault(tuple(m[i] % 2 for i in even), []).append(m)
+        split += [(factors, g, c) for c in classes.values()]
+    for candidate in (blocks, split):
+        entries = _entries(candidate)
+        if entries > PRUNE_LIMIT:
+            continue
+        pruned = _prune(candidate, target, eqs, multipliers)
+        entries = _entries(pruned)
+        if entries <= MAX_ENTRIES:
+            if not pruned:
+                raise SosFailure("no Gram block can match the target's degrees")
+            return pruned, multipliers
+    raise SosFailure(f"{entries} Gram entries (limit {MAX_ENTRIES}; {PRUNE_LIMIT} before pruning)")
+
+
+PRUNE_LIMIT = 30 * MAX_ENTRIES
+
+
+def _entries(blocks) -> int:
+    return sum(len(b[2]) * (len(b[2]) + 1) // 2 for b in blocks)
 
 
 def _prune(blocks, target, eqs, multipliers):
     """Drops basis monomials m whose Gram diagonal entry must be 0: a monomial that only the
     diagonal terms G_mm m^2 g_k produce, all with coefficients of one sign, and that the target,
     off-diagonal terms and constraint multiples do not hold, forces those G_mm to 0 (a PSD matrix
-    with a zero diagonal entry has that row zero). Repeated until nothing changes; then blocks
-    past MAX_ENTRIES are left out, products of two inequalities first."""
+    with a zero diagonal entry has that row zero). Repeated to the (unique) fixed point; then
+    blocks past MAX_ENTRIES are left out, products of two inequalities only."""
     free = set(target)
     for h, monos in zip(eqs, multipliers):
         free.update(_add(m, e) for m in monos for e in h)
-    while True:
-        reach, diagonal = set(free), {}
-        for k, (_, g, basis) in enumerate(blocks):
-            for a, b in itertools.combinations(basis, 2):
-                reach.update(_add(_add(a, b), e) for e in g)
-            for m in basis:
-                for e, c in g.items():
-                    diagonal.setdefault(_add(_add(m, m), e), []).append((k, m, c > 0))
-        drop = set()
-        for mono, terms in diagonal.items():
-            if mono not in reach and len({positive for _, _, positive in terms}) == 1:
-                drop.update((k, m) for k, m, _ in terms)
-        if not drop:
-            break
-        blocks = [(f, g, [m for m in basis if (k, m) not in drop]) for k, (f, g, basis) in enumerate(blocks)]
-    blocks = [b for b in blocks if b[2]]
-    entries = sum(len(b[2]) * (len(b[2]) + 1) // 2 for b in blocks)
-    while entries > MAX_ENTRIES and blocks and len(blocks[-1][0]) == 2:
-        entries -= len(blocks[-1][2]) * (len(blocks[-1][2]) + 1) // 2
+    off, diagonal = {}, {}   # monomial -> number of off-diagonal products; -> its diagonal terms
+    for k, (_, g, basis) in enumerate(blocks):
+        for a, b in itertools.combinations(basis, 2):
+            for e in g:
+                mono = _add(_add(a, b), e)
+                off[mono] = off.get(mono, 0) + 1
+        for m in basis:
+            for e, c in g.items():
+                diagonal.setdefault(_add(_add(m, m), e), set()).add((k, m, c > 0))
+    alive = [set(basis) for _, _, basis in blocks]
+    queue = sorted(diagonal)
+    while queue:
+        mono = queue.pop()
+        terms = [t for t in diagonal.get(mono, ()) if t[1] in alive[t[0]]]
+        if mono in free or off.get(mono) or len({positive for _, _, positive in terms}) != 1:
+            continue
+        for k, m, _ in terms:
+            alive[k].discard(m)
+            g = blocks[k][1]
+            for e in g:   # fewer products: other monomials may now be diagonal-only
+                queue.append(_add(_add(m, m), e))
+                for b in alive[k]:
+                    other = _add(_add(m, b), e)
+                    off[other] -= 1
+                    if not off[other]:
+                        queue.append(other)
+    blocks = [(f, g, [m for m in basis if m in keep]) for (f, g, basis), keep in zip(blocks, alive) if keep]
+    while _entries(blocks) > MAX_ENTRIES and blocks and len(blocks[-1][0]) == 2:
         blocks.pop()
-    if entries > MAX_ENTRIES:
-        raise SosFailure(f"{entries} Gram entries (limit {MAX_ENTRIES})")
-    if not blocks:
-        raise SosFailure("no Gram block can match the target's degrees")
     return blocks
 
 
@@ -344,6 +386,13 @@ def _rational_kernel(matrix: np.ndarray, tol: float = 1e-5) -> list[list[Fractio
     return out
 
 
+def _compose(B, C):
+    """B C (rational rows), or None when C is None (the block is forced to zero)."""
+    if C is None:
+        return None
+    return [[sum(row[k] * C[k][j] for k in range(len(C)) if row[k]) for j in range(len(C[0]))] for row in B]
+
+
 def _complement(kernel: list[list[Fraction]], n: int) -> list[list[Fraction]]:
     """Rows of a rational n x r matrix B whose columns span the vectors orthogonal to the kernel
     (None when there are none: the block is forced to zero)."""
@@ -436,37 +485,54 @@ def psd_exact(matrix: list[list[Fraction]]) -> bool:
 
 
 def attempt(parsed, exact_witness, solve=None) -> tuple[dict | None, str]:
-    """(body, "") or (None, why not): first every variable free, then the nonnegative ones as squares."""
+    """(body, "") or (None, why not): every variable free, then the nonnegative ones as squares;
+    each first without the inequalities (a smaller SDP, usually better conditioned), then with;
+    then all of it once more at a degree 2 higher when an SDP found no certificate."""
     nonneg = tuple(str(s) for s in parsed.symbols if parsed.domains[s].lo is not None and parsed.domains[s].lo >= 0)
-    reasons = []
-    for squares in ((), nonneg) if nonneg else ((),):
-        try:
-            return _attempt(parsed, squares, solve), ""
-        except SosFailure as exc:
-            reasons.append(f"{'squares' if squares else 'free'}: {exc}")
-        except ImportError as exc:
-            return None, f"no SDP solver: {exc}"
-        except Exception as exc:  # a solver crash is a failure to certify, never a verdict
-            reasons.append(f"{type(exc).__name__}: {exc}")
+    reasons, infeasible = [], False
+    for extra in (0, 2):
+        for positive in (False, True):
+            for squares in ((), nonneg) if nonneg else ((),):
+                if extra and not infeasible:
+                    break
+                try:
+                    return _attempt(parsed, squares, positive, solve, extra), ""
+                except SosFailure as exc:
+                    infeasible = infeasible or str(exc).startswith(("SDP", "no interior"))
+                    reasons.append(f"{'squares' if squares else 'free'}{', inequalities' if positive else ''}"
+                                   f"{f', degree +{extra}' if extra else ''}: {exc}")
+                except ImportError as exc:
+                    return None, f"no SDP solver: {exc}"
+                except Exception as exc:  # a solver crash is a failure to certify, never a verdict
+                    reasons.append(f"{type(exc).__name__}: {exc}")
     return None, "; ".join(reasons)
 
 
-def _attempt(parsed, squares: tuple[str, ...], solve=None) -> dict:
+FACE_ROUNDS = 8   # face reductions after the first SDP: each drops the numeric kernel the optimum forces
+
+
+def _attempt(parsed, squares: tuple[str, ...], positive: bool, solve=None, extra: int = 0) -> dict:
     """`solve` is the float SDP solver (rows, goal, pairs, n_vars) -> ([R_k], t, values):
-    _solve_numeric unless a test perturbs its answer."""
+    _solve_numeric unless a test perturbs its answer. `positive`: use the inequalities."""
     solve = solve or _solve_numeric
     syms, target, eqs, ineqs = _polys(parsed, squares)
-    blocks, multipliers = _setup(len(syms), target, eqs, ineqs)
+    if positive and not ineqs:
+        raise SosFailure("no inequalities")
+    ineqs = ineqs if positive else []
+    if extra and not (eqs or ineqs):
+        raise SosFailure("a higher degree needs a constraint to cancel against")
+    blocks, multipliers = _setup(len(syms), target, eqs, ineqs, extra)
     Bs = [_complement([], len(basis)) for _, _, basis in blocks]
-    rows, goal, pairs, n_vars = _coefficient_equations(blocks, Bs, multipliers, eqs, target)
-    Rs, t, values = solve(rows, goal, pairs, n_vars)
-    if t < 1e-4:   # the optimum is on a face: solve again inside it, without the blocks forced to 0
-        Bs = [_complement(_rational_kernel(R), len(R)) for R in Rs]
+    for _ in range(FACE_ROUNDS + 1):
+        rows, goal, pairs, n_vars = _coefficient_equations(blocks, Bs, multipliers, eqs, target)
+        Rs, t, values = solve(rows, goal, pairs, n_vars)
+        if t >= 1e-4:
+            break
+        # the optimum is on a face: solve again inside it, without the blocks forced to 0
+        Bs = [_compose(B, _complement(_rational_kernel(R), len(R))) for B, R in zip(Bs, Rs)]
         blocks, Bs = [b for b, B in zip(blocks, Bs) if B], [B for B in Bs if B]
         if not blocks:
             raise SosFailure("every Gram block is forced to zero")
-        rows, goal, pairs, n_vars = _coefficient_equations(blocks, Bs, multipliers, eqs, target)
-        Rs, t, values = solve(rows, goal, pairs, n_vars)
     if t < 1e-7:
         raise SosFailure(f"no interior Gram matrix on the reduced face (smallest eigenvalue {t:.2g})")
     exact = exact_gram(_Projector(rows, goal, n_vars), pairs, [float(v) for v in values])
