@@ -336,3 +336,36 @@ def test_an_irrational_domain_end_of_an_eliminated_variable_is_enclosed_not_a_cr
     doc = certify(problem, {"x": 1.5707963267948966, "y": 1.5707963267948966})
     assert doc["kind"] == "bound", doc["body"].get("not_certified")
     assert verify(json.loads(canonical(doc)))[0]
+
+
+def _one(n):
+    return {(0,) * n: Fraction(1)}
+
+
+def _upto(n, high):
+    from extrembench.build.certificates import sos
+
+    return sos._monomials(n, 0, high)
+
+
+MOTZKIN = {(4, 2): Fraction(1), (2, 4): Fraction(1), (0, 0): Fraction(1), (2, 2): Fraction(-3)}
+
+
+@pytest.mark.parametrize("blocks, target, eqs, multipliers, kept", [
+    # x^2: 1 and x^2 in z would give monomials 1 and x^4 nothing else can cancel
+    ([((), _one(1), _upto(1, 2))], {(2,): Fraction(1)}, [], [], [((), [(1,)])]),
+    # the Motzkin form: the fixed point is its half Newton polytope's lattice points
+    ([((), _one(2), _upto(2, 3))], MOTZKIN, [], [], [((), [(0, 0), (1, 1), (2, 1), (1, 2)])]),
+    # x with x >= 0: the plain block dies, the block times x keeps its constant
+    ([((), _one(1), _upto(1, 1)), ((0,), {(1,): Fraction(1)}, [(0,)])], {(1,): Fraction(1)}, [], [], [((0,), [(0,)])]),
+    # an equality's multiples can cancel anything: nothing is pruned
+    ([((), _one(1), _upto(1, 2))], {(2,): Fraction(1), (0,): Fraction(-1)}, [{(1,): Fraction(1), (0,): Fraction(-1)}],
+     [_upto(1, 3)], [((), [(0,), (1,), (2,)])]),
+    # x^4 from G_00 x^4 (+) and from G_11 x^2 (1 - x^2) (-): opposite signs may cancel, both kept
+    ([((), _one(1), [(2,)]), ((0,), {(0,): Fraction(1), (2,): Fraction(-1)}, [(1,)])],
+     {(2,): Fraction(1), (4,): Fraction(-1)}, [], [], [((), [(2,)]), ((0,), [(1,)])]),
+])
+def test_sos_pruning_drops_exactly_the_forced_zero_diagonals(blocks, target, eqs, multipliers, kept):
+    from extrembench.build.certificates import sos
+
+    assert [(f, b) for f, _, b in sos._prune(blocks, target, eqs, multipliers)] == kept
