@@ -369,3 +369,13 @@ def test_sos_pruning_drops_exactly_the_forced_zero_diagonals(blocks, target, eqs
     from extrembench.build.certificates import sos
 
     assert [(f, b) for f, _, b in sos._prune(blocks, target, eqs, multipliers)] == kept
+
+
+def test_sdp_solver_panic_is_a_failure_to_certify():
+    """Clarabel's Rust panics (an eigen-solver failure inside its PSD cone) are BaseExceptions:
+    they must end as a reason, not escape certify. This inequality problem triggers one."""
+    from extrembench.build.certificates import sos
+
+    problem = make("min", POS3, "1/a + 2/b + 3/c", "15/2", ["21*a*b + 2*b*c + 8*c*a <= 12"])
+    body, why = sos.attempt(spec_problem(embed_spec(problem)), None)
+    assert body is None and "SDP solver failure" in why

@@ -345,7 +345,12 @@ def _solve_numeric(rows, goal, pairs, n_vars):
     settings.max_iter = SDP_MAX_ITERATIONS
     settings.max_threads = 1          # one thread: the same float operations in the same order
     cones = [clarabel.ZeroConeT(m), clarabel.NonnegativeConeT(2)] + [clarabel.PSDTriangleConeT(r) for r in sizes]
-    solution = clarabel.DefaultSolver(P, q, A, np.array(rhs), cones, settings).solve()
+    try:
+        solution = clarabel.DefaultSolver(P, q, A, np.array(rhs), cones, settings).solve()
+    except BaseException as exc:  # a Rust panic (an eigen-solver failure) is a BaseException, not an Exception
+        if isinstance(exc, (KeyboardInterrupt, SystemExit)):
+            raise
+        raise SosFailure(f"SDP solver failure: {str(exc)[:80]}") from None
     status = str(solution.status)
     if status not in ("Solved", "AlmostSolved"):
         raise SosFailure(f"SDP {status}")
