@@ -120,6 +120,7 @@ def test_tampered_bound_certificate_fails(index):
     assert not verify({**certificate, "witness": moved})[0]
 
 
+SCHUR = "a^3 + b^3 + c^3 + 3*a*b*c - a*b*(a + b) - b*c*(b + c) - c*a*(c + a)"
 SOS_CASES = [
     (make("min", {"a": "real", "b": "real", "c": "real"}, "a^2 + b^2 + c^2 - a*b - b*c - c*a", "0"), {"a": 1.0, "b": 1.0, "c": 1.0}),
     (make("min", REAL2, "x^2 + x*y + y^2 - 3*x - 3*y", "-3"), {"x": 1.0, "y": 1.0}),
@@ -134,6 +135,8 @@ SOS_CASES = [
           ["x1 + x2 + x3 + x4 + x5 <= 1"]), {"x1": 0.5, "x2": 0.5, "x3": 0.0, "x4": 0.0, "x5": 0.0}),
     (make("max", {v: "nonnegative" for v in "abc"}, "a*b*c", "1", ["a + b + c <= 3"]), {"a": 1.0, "b": 1.0, "c": 1.0}),
     (make("min", {v: "real" for v in "xyz"}, "x + y + z", "-3", ["x^2 + y^2 + z^2 <= 3"]), {"x": -1.0, "y": -1.0, "z": -1.0}),
+    # Schur's inequality: times (a + b + c) (Polya) it is a sum of Gram forms times a, b, c
+    (make("min", {v: "nonnegative" for v in "abc"}, SCHUR, "0"), {"a": 1.0, "b": 1.0, "c": 1.0}),
 ]
 
 
@@ -379,3 +382,16 @@ def test_sdp_solver_panic_is_a_failure_to_certify():
     problem = make("min", POS3, "1/a + 2/b + 3/c", "15/2", ["21*a*b + 2*b*c + 8*c*a <= 12"])
     body, why = sos.attempt(spec_problem(embed_spec(problem)), None)
     assert body is None and "SDP solver failure" in why
+
+
+def test_sos_polya_power_is_checked():
+    """The Polya power is part of the identity, and it needs every variable nonnegative."""
+    problem = make("min", {v: "nonnegative" for v in "abc"}, SCHUR, "0")
+    certificate = certify(problem, {"a": 1.0, "b": 1.0, "c": 1.0})
+    body = certificate["body"]
+    assert certificate["kind"] == "sos" and body["polya"] == 1 and verify(certificate)[0]
+    ok, reason = verify({**certificate, "body": {**body, "polya": 2}})
+    assert not ok and "identity" in reason
+    free = make("min", {"a": "real", "b": "nonnegative", "c": "nonnegative"}, SCHUR, "0")
+    ok, reason = verify({**certificate, "spec": embed_spec(free)})
+    assert not ok and "nonnegative" in reason

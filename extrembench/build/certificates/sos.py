@@ -19,16 +19,11 @@ the bound is the answer itself.
 from __future__ import annotations
 
 import itertools
-import logging
 import math
 from fractions import Fraction
 
 import numpy as np
 import sympy
-
-log = logging.getLogger(__name__)
-
-MAX_BASIS = 20          # monomials in z; keeps the SDP and the exact LDL^T small
 
 
 class SosFailure(ValueError):
@@ -65,7 +60,7 @@ def _cleared(expr, syms, domains, what: str, positive: bool = True):
     return num, den
 
 
-def _polys(parsed, squares: tuple[str, ...] = ()):
+def _polys(parsed, squares: tuple[str, ...] = (), polya: int = 0):
     """(variables, target, equalities h = 0, inequalities g >= 0) as {exponent: Fraction} dicts,
     or SosFailure.
 
@@ -73,7 +68,9 @@ def _polys(parsed, squares: tuple[str, ...] = ()):
     `squares` is replaced by its square (allowed when its domain lies in [0, inf): every such
     value is a square); the g are the inequality constraints and the rational domain ends
     (x - lo, hi - x), each cleared of a positive denominator. All of it describes a superset of
-    the domain, so target >= 0 proven there holds on the problem."""
+    the domain, so target >= 0 proven there holds on the problem. `polya` = k multiplies the
+    target by (sum of the variables, or of their squares)^k: with every variable nonnegative that
+    sum is > 0 except at the origin, where the target must be >= 0 itself (Polya/Reznick)."""
     sign = 1 if parsed.sense == "min" else -1
     syms = list(parsed.symbols)
     put = {}
@@ -100,7 +97,16 @@ def _polys(parsed, squares: tuple[str, ...] = ()):
     if not parsed.answer.is_Rational:
         raise SosFailure("the answer is irrational")
     num, den = _cleared(sign * parsed.objective, syms, parsed.domains, "the objective")
-    return syms, poly(num - sign * parsed.answer * den), eqs, ineqs
+    target = poly(num - sign * parsed.answer * den)
+    if polya:
+        if any(s not in put and (parsed.domains[s].lo is None or parsed.domains[s].lo < 0) for s in syms):
+            raise SosFailure("a Polya multiplier needs every variable nonnegative")
+        if target.get((0,) * len(syms), 0) < 0:
+            raise SosFailure("the target is negative at the origin")
+        total = {tuple((2 if s in put else 1) * (j == i) for j in range(len(syms))): Fraction(1) for i, s in enumerate(syms)}
+        for _ in range(polya):
+            target = _mul(target, total)
+    return syms, target, eqs, ineqs
 
 
 def _monomials(n: int, low: int, high: int) -> list[tuple[int, ...]]:
@@ -382,13 +388,22 @@ def _rational_kernel(matrix: np.ndarray, tol: float = 1e-5) -> list[list[Fractio
     kernel = v[:, w < tol * max(1.0, float(w.max()))]
     if kernel.shape[1] == 0:
         return []
-    # reduced row echelon form of kernel^T makes the basis rational-looking (pivot entries 1)
-    m = sympy.Matrix(kernel.T.tolist())
-    reduced, pivots = m.rref(iszerofunc=lambda x: abs(x) < 1e-8)
-    out = []
-    for i in range(len(pivots)):
-        out.append([Fraction(float(x)).limit_denominator(1000) for x in reduced.row(i)])
-    return out
+    # reduced row echelon form of kernel^T makes the basis rational-looking (pivot entries 1); the
+    # largest pivot in each column, so solver noise is not divided by a near-zero entry
+    m, pivots = kernel.T.copy(), 0
+    for c in range(m.shape[1]):
+        if pivots == m.shape[0]:
+            break
+        i = pivots + int(np.argmax(abs(m[pivots:, c])))
+        if abs(m[i, c]) < 1e-4:
+            continue
+        m[[pivots, i]] = m[[i, pivots]]
+        m[pivots] /= m[pivots, c]
+        for k in range(m.shape[0]):
+            if k != pivots:
+                m[k] -= m[k, c] * m[pivots]
+        pivots += 1
+    return [[Fraction(float(x)).limit_denominator(1000) for x in row] for row in m[:pivots]]
 
 
 def _compose(B, C):
@@ -495,17 +510,17 @@ def attempt(parsed, exact_witness, solve=None) -> tuple[dict | None, str]:
     then all of it once more at a degree 2 higher when an SDP found no certificate."""
     nonneg = tuple(str(s) for s in parsed.symbols if parsed.domains[s].lo is not None and parsed.domains[s].lo >= 0)
     reasons, infeasible = [], False
-    for extra in (0, 2):
+    for extra, polya in ((0, 0), (2, 0), (0, 1)):
         for positive in (False, True):
             for squares in ((), nonneg) if nonneg else ((),):
-                if extra and not infeasible:
+                if (extra or polya) and not infeasible:
                     break
                 try:
-                    return _attempt(parsed, squares, positive, solve, extra), ""
+                    return _attempt(parsed, squares, positive, solve, extra, polya), ""
                 except SosFailure as exc:
                     infeasible = infeasible or str(exc).startswith(("SDP", "no interior"))
                     reasons.append(f"{'squares' if squares else 'free'}{', inequalities' if positive else ''}"
-                                   f"{f', degree +{extra}' if extra else ''}: {exc}")
+                                   f"{f', degree +{extra}' if extra else ''}{', Polya' if polya else ''}: {exc}")
                 except ImportError as exc:
                     return None, f"no SDP solver: {exc}"
                 except Exception as exc:  # a solver crash is a failure to certify, never a verdict
@@ -516,11 +531,13 @@ def attempt(parsed, exact_witness, solve=None) -> tuple[dict | None, str]:
 FACE_ROUNDS = 8   # face reductions after the first SDP: each drops the numeric kernel the optimum forces
 
 
-def _attempt(parsed, squares: tuple[str, ...], positive: bool, solve=None, extra: int = 0) -> dict:
+def _attempt(parsed, squares: tuple[str, ...], positive: bool, solve=None, extra: int = 0, polya: int = 0) -> dict:
     """`solve` is the float SDP solver (rows, goal, pairs, n_vars) -> ([R_k], t, values):
     _solve_numeric unless a test perturbs its answer. `positive`: use the inequalities."""
     solve = solve or _solve_numeric
-    syms, target, eqs, ineqs = _polys(parsed, squares)
+    syms, target, eqs, ineqs = _polys(parsed, squares, polya)
+    if polya and not _homogeneous(target):
+        raise SosFailure("a Polya multiplier is tried on homogeneous targets only")
     if positive and not ineqs:
         raise SosFailure("no inequalities")
     ineqs = ineqs if positive else []
@@ -552,6 +569,8 @@ def _attempt(parsed, squares: tuple[str, ...], positive: bool, solve=None, extra
             "multipliers": [], "squares": list(squares)}
     if grams:
         body["positive"] = grams
+    if polya:
+        body["polya"] = polya
     lambdas = iter(exact[sum(len(p) for p in pairs):])
     for monos in multipliers:
         terms = [[list(m), str(c)] for m, c in zip(monos, lambdas) if c != 0]
@@ -591,8 +610,11 @@ def verify(doc: dict, parsed, epsilon) -> tuple[bool, str]:
     squares = body.get("squares", [])
     if not isinstance(squares, list) or not all(isinstance(v, str) for v in squares):
         return False, "sos: squares must be a list of variable names"
+    polya = body.get("polya", 0)
+    if not isinstance(polya, int) or not 0 <= polya <= 4:
+        return False, "sos: polya must be an integer from 0 to 4"
     try:
-        syms, target, eqs, ineqs = _polys(parsed, tuple(squares))
+        syms, target, eqs, ineqs = _polys(parsed, tuple(squares), polya)
     except SosFailure as exc:
         return False, f"sos: {exc}"
     if body.get("variables") != [str(s) for s in syms]:
@@ -627,5 +649,6 @@ def verify(doc: dict, parsed, epsilon) -> tuple[bool, str]:
     if {m: c for m, c in total.items() if c} != target:
         return False, "sos: the identity does not hold exactly"
     sides = ", ".join(str(len(b["gram"])) for b in [body, *blocks])
-    return True, (f"sos: objective - answer equals positive semidefinite Gram forms ({sides}) times products of "
-                  "the inequalities, plus multiples of the equality constraints (exact identity); exact witness attains it")
+    times = f" times (sum of the variables)^{polya}" if polya else ""
+    return True, (f"sos: objective - answer{times} equals positive semidefinite Gram forms ({sides}) times products "
+                  "of the inequalities, plus multiples of the equality constraints (exact identity); exact witness attains it")
