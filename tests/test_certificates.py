@@ -135,6 +135,8 @@ SOS_CASES = [
           ["x1 + x2 + x3 + x4 + x5 <= 1"]), {"x1": 0.5, "x2": 0.5, "x3": 0.0, "x4": 0.0, "x5": 0.0}),
     (make("max", {v: "nonnegative" for v in "abc"}, "a*b*c", "1", ["a + b + c <= 3"]), {"a": 1.0, "b": 1.0, "c": 1.0}),
     (make("min", {v: "real" for v in "xyz"}, "x + y + z", "-3", ["x^2 + y^2 + z^2 <= 3"]), {"x": -1.0, "y": -1.0, "z": -1.0}),
+    # an inequality that is no polynomial is left out (a relaxation), not a reason to give up
+    (make("min", REAL2, "x^2 + y^2 - 2*x", "-1", ["sin(x) <= 1"]), {"x": 1.0, "y": 0.0}),
     # two that need the degree raised by 2 (Gram forms homogenised through a + b + c = 1)
     (make("max", {v: "nonnegative" for v in "abc"}, "a*b + b*c + c*a - 2*a*b*c", "7/27", ["a + b + c = 1"]),
      {"a": 1 / 3, "b": 1 / 3, "c": 1 / 3}),

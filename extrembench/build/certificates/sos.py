@@ -86,7 +86,12 @@ def _polys(parsed, squares: tuple[str, ...] = (), polya: int = 0):
 
     eqs, ineqs = [], []
     for k, (lhs, op, rhs) in enumerate(parsed.constraints):
-        num, _ = _cleared(rhs - lhs if op in ("<", "<=") else lhs - rhs, syms, parsed.domains, f"constraint {k + 1}", op != "=")
+        try:
+            num, _ = _cleared(rhs - lhs if op in ("<", "<=") else lhs - rhs, syms, parsed.domains, f"constraint {k + 1}", op != "=")
+        except SosFailure:
+            if op == "=":
+                raise
+            continue   # an inequality it cannot use is left out: a relaxation
         (eqs if op == "=" else ineqs).append(poly(num))
     for s in syms:
         d = parsed.domains[s]
