@@ -402,3 +402,17 @@ def test_sos_polya_power_is_checked():
     free = make("min", {"a": "real", "b": "nonnegative", "c": "nonnegative"}, SCHUR, "0")
     ok, reason = verify({**certificate, "spec": embed_spec(free)})
     assert not ok and "nonnegative" in reason
+
+
+@pytest.mark.parametrize("matrix, indefinite", [
+    ([[1, 0], [0, -1]], True),
+    ([[1, 2], [2, 1]], True),
+    ([[1, 1], [1, 1]], False),                                   # semidefinite, singular
+    ([[Fraction(1, 10**9), 0], [0, Fraction(-1, 10**12)]], False),  # within rounding: left to the exact test
+    ([[0]], False),
+    ([], False),
+])
+def test_float_prefilter_never_rejects_what_the_exact_test_could_accept(matrix, indefinite):
+    from extrembench.build.certificates import sos
+
+    assert sos._clearly_indefinite(matrix) is indefinite

@@ -485,9 +485,18 @@ def exact_gram(projector: _Projector, pairs, values: list[float]) -> list[Fracti
     exactly onto the coefficient equations, has positive semidefinite Gram blocks."""
     for bits in GRIDS:
         exact = projector.project([_on_grid(v, bits) for v in values])
-        if all(psd_exact(R) for R in _grams(pairs, exact)):
+        grams = _grams(pairs, exact)
+        if not any(map(_clearly_indefinite, grams)) and all(map(psd_exact, grams)):
             return exact
     raise SosFailure("the rounded Gram matrix is not positive semidefinite on any grid")
+
+
+def _clearly_indefinite(R) -> bool:
+    """A float eigenvalue far below rounding error: the exact LDL^T (slow on the long rationals of
+    a projection) would reject it too. An exactly semidefinite matrix never passes this, so the
+    grid chosen does not depend on the platform's floats."""
+    floats = np.array(R, dtype=float)
+    return bool(len(R)) and float(np.linalg.eigvalsh(floats)[0]) < -1e-6 * max(1.0, float(abs(floats).max()))
 
 
 def psd_exact(matrix: list[list[Fraction]]) -> bool:
