@@ -213,7 +213,7 @@ def _rows(problems):
 
 
 def test_verify_certificate_cli_on_parquet(tmp_path, capsys):
-    rows = _rows([BOUND_CASES[0], BOUND_CASES[2], SOS_CASES[1]])
+    rows = _rows([BOUND_CASES[0], BOUND_CASES[2], SOS_CASES[1], SOS_CASES[6]])  # the last: inequality blocks
     good = write_artifact(rows, tmp_path / "problems.parquet", "problems")
     assert read_artifact(good, "problems").to_pylist()[0]["certificate"] == rows[0]["certificate"]
     assert cli.main(["verify-certificate", str(good)]) == 0
@@ -224,7 +224,7 @@ def test_verify_certificate_cli_on_parquet(tmp_path, capsys):
     capsys.readouterr()
     assert cli.main(["verify-certificate", str(bad)]) == 1
     err = capsys.readouterr().err
-    assert "p0" in err and "p1" not in err and "p2" not in err
+    assert "p0" in err and "p1" not in err and "p2" not in err and "p3" not in err
     # a confirmed row without a certificate fails too
     bare = [dict(rows[1], certificate=None, certificate_kind=None, certificate_verifier=None)]
     assert cli.main(["verify-certificate", str(write_artifact(bare, tmp_path / "bare.parquet", "problems"))]) == 1
