@@ -5,6 +5,7 @@ verify-certificate CLI; aggregate's require_certificate."""
 import json
 from fractions import Fraction
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -119,13 +120,30 @@ def test_tampered_bound_certificate_fails(index):
     assert not verify({**certificate, "witness": moved})[0]
 
 
+SCHUR = "a^3 + b^3 + c^3 + 3*a*b*c - a*b*(a + b) - b*c*(b + c) - c*a*(c + a)"
 SOS_CASES = [
     (make("min", {"a": "real", "b": "real", "c": "real"}, "a^2 + b^2 + c^2 - a*b - b*c - c*a", "0"), {"a": 1.0, "b": 1.0, "c": 1.0}),
     (make("min", REAL2, "x^2 + x*y + y^2 - 3*x - 3*y", "-3"), {"x": 1.0, "y": 1.0}),
     (make("min", {"x": "real", "y": "real", "z": "real"}, "x^2 + y^2 + z^2", "1/9", ["x + 2*y + 2*z = 1"]),
      {"x": 1 / 9, "y": 2 / 9, "z": 2 / 9}),
     (make("max", REAL2, "3*x + 4*y", "5", ["x^2 + y^2 = 1"]), {"x": 0.6, "y": 0.8}),
-    (make("min", POS3, "a/(b + c) + b/(c + a) + c/(a + b)", "3/2"), {"a": 1.0, "b": 1.0, "c": 1.0}),  # squares
+    (make("min", POS3, "a/(b + c) + b/(c + a) + c/(a + b)", "3/2"), {"a": 1.0, "b": 1.0, "c": 1.0}),  # a, b, c >= 0 as factors
+    # inequality constraints and domain ends as factors of Gram blocks
+    (make("min", {v: "real" for v in "abcd"}, "a^2 + b^2 + c^2 + d^2", "1", ["a + b + c + d >= 2"]),
+     {"a": 0.5, "b": 0.5, "c": 0.5, "d": 0.5}),
+    (make("max", {f"x{i}": "nonnegative" for i in range(1, 6)}, "x1*x2 + x2*x3 + x3*x4 + x4*x5", "1/4",
+          ["x1 + x2 + x3 + x4 + x5 <= 1"]), {"x1": 0.5, "x2": 0.5, "x3": 0.0, "x4": 0.0, "x5": 0.0}),
+    (make("max", {v: "nonnegative" for v in "abc"}, "a*b*c", "1", ["a + b + c <= 3"]), {"a": 1.0, "b": 1.0, "c": 1.0}),
+    (make("min", {v: "real" for v in "xyz"}, "x + y + z", "-3", ["x^2 + y^2 + z^2 <= 3"]), {"x": -1.0, "y": -1.0, "z": -1.0}),
+    # an inequality that is no polynomial is left out (a relaxation), not a reason to give up
+    (make("min", REAL2, "x^2 + y^2 - 2*x", "-1", ["sin(x) <= 1"]), {"x": 1.0, "y": 0.0}),
+    # two that need the degree raised by 2 (Gram forms homogenised through a + b + c = 1)
+    (make("max", {v: "nonnegative" for v in "abc"}, "a*b + b*c + c*a - 2*a*b*c", "7/27", ["a + b + c = 1"]),
+     {"a": 1 / 3, "b": 1 / 3, "c": 1 / 3}),
+    (make("min", {v: "nonnegative" for v in "xyz"}, "x^4 + y^4 + z^4", "1/27", ["x + y + z = 1"]),
+     {"x": 1 / 3, "y": 1 / 3, "z": 1 / 3}),
+    # Schur's inequality: times (a + b + c) (Polya) it is a sum of Gram forms times a, b, c
+    (make("min", {v: "nonnegative" for v in "abc"}, SCHUR, "0"), {"a": 1.0, "b": 1.0, "c": 1.0}),
 ]
 
 
@@ -134,12 +152,21 @@ def test_sos_certifies_and_tampering_fails(problem, witness):
     certificate = certify(problem, witness)
     assert certificate["kind"] == "sos", certificate["body"]
     assert verify(certificate) == (True, verify(certificate)[1]) and verify(certificate)[0]
-    gram = certificate["body"]["gram"]
-    i = next(i for i in range(len(gram)) if gram[i][i] != "0")
-    changed = [row[:] for row in gram]
-    changed[i][i] = str(eval_fraction(gram[i][i]) + 1)  # one diagonal entry moved by 1
-    ok, reason = verify({**certificate, "body": {**certificate["body"], "gram": changed}})
+    body = certificate["body"]
+    blocks = [body, *body.get("positive", [])]
+    k, i = next((k, i) for k, b in enumerate(blocks) for i in range(len(b["gram"])) if b["gram"][i][i] != "0")
+    changed = [row[:] for row in blocks[k]["gram"]]
+    changed[i][i] = str(eval_fraction(changed[i][i]) + 1)  # one diagonal entry moved by 1
+    if k == 0:
+        tampered = {**body, "gram": changed}
+    else:
+        tampered = {**body, "positive": [dict(b, gram=changed) if j == k - 1 else b for j, b in enumerate(body["positive"])]}
+    ok, reason = verify({**certificate, "body": tampered})
     assert not ok and "identity" in reason
+    if k:   # a block claimed for a product of inequalities the spec does not have
+        factors = [dict(b, factors=[99]) for b in body["positive"]]
+        ok, reason = verify({**certificate, "body": {**body, "positive": factors}})
+        assert not ok and "factors" in reason
 
 
 def eval_fraction(text):
@@ -186,7 +213,7 @@ def _rows(problems):
 
 
 def test_verify_certificate_cli_on_parquet(tmp_path, capsys):
-    rows = _rows([BOUND_CASES[0], BOUND_CASES[2], SOS_CASES[1]])
+    rows = _rows([BOUND_CASES[0], BOUND_CASES[2], SOS_CASES[1], SOS_CASES[6]])  # the last: inequality blocks
     good = write_artifact(rows, tmp_path / "problems.parquet", "problems")
     assert read_artifact(good, "problems").to_pylist()[0]["certificate"] == rows[0]["certificate"]
     assert cli.main(["verify-certificate", str(good)]) == 0
@@ -197,7 +224,7 @@ def test_verify_certificate_cli_on_parquet(tmp_path, capsys):
     capsys.readouterr()
     assert cli.main(["verify-certificate", str(bad)]) == 1
     err = capsys.readouterr().err
-    assert "p0" in err and "p1" not in err and "p2" not in err
+    assert "p0" in err and "p1" not in err and "p2" not in err and "p3" not in err
     # a confirmed row without a certificate fails too
     bare = [dict(rows[1], certificate=None, certificate_kind=None, certificate_verifier=None)]
     assert cli.main(["verify-certificate", str(write_artifact(bare, tmp_path / "bare.parquet", "problems"))]) == 1
@@ -265,15 +292,12 @@ def _perturbed_solver(seed: int, size: float):
 
     rng = random.Random(seed)
 
-    def solve(rows, goal, pairs, n_vars, r):
-        R, t, values = sos._solve_numeric(rows, goal, pairs, n_vars, r)
+    def solve(rows, goal, pairs, n_vars):
+        _, t, values = sos._solve_numeric(rows, goal, pairs, n_vars)
         def move(v):
             return v + rng.uniform(-size, size) * max(abs(v), 1e-3)
         noisy = [move(v) for v in values]
-        R = R.copy()
-        for (k, j), v in zip(pairs, noisy):
-            R[k, j] = R[j, k] = v
-        return R, move(t), noisy
+        return [np.array(R, dtype=float) for R in sos._grams(pairs, noisy)], move(t), noisy
 
     return solve
 
@@ -333,3 +357,73 @@ def test_an_irrational_domain_end_of_an_eliminated_variable_is_enclosed_not_a_cr
     doc = certify(problem, {"x": 1.5707963267948966, "y": 1.5707963267948966})
     assert doc["kind"] == "bound", doc["body"].get("not_certified")
     assert verify(json.loads(canonical(doc)))[0]
+
+
+def _one(n):
+    return {(0,) * n: Fraction(1)}
+
+
+def _upto(n, high):
+    from extrembench.build.certificates import sos
+
+    return sos._monomials(n, 0, high)
+
+
+MOTZKIN = {(4, 2): Fraction(1), (2, 4): Fraction(1), (0, 0): Fraction(1), (2, 2): Fraction(-3)}
+
+
+@pytest.mark.parametrize("blocks, target, eqs, multipliers, kept", [
+    # x^2: 1 and x^2 in z would give monomials 1 and x^4 nothing else can cancel
+    ([((), _one(1), _upto(1, 2))], {(2,): Fraction(1)}, [], [], [((), [(1,)])]),
+    # the Motzkin form: the fixed point is its half Newton polytope's lattice points
+    ([((), _one(2), _upto(2, 3))], MOTZKIN, [], [], [((), [(0, 0), (1, 1), (2, 1), (1, 2)])]),
+    # x with x >= 0: the plain block dies, the block times x keeps its constant
+    ([((), _one(1), _upto(1, 1)), ((0,), {(1,): Fraction(1)}, [(0,)])], {(1,): Fraction(1)}, [], [], [((0,), [(0,)])]),
+    # an equality's multiples can cancel anything: nothing is pruned
+    ([((), _one(1), _upto(1, 2))], {(2,): Fraction(1), (0,): Fraction(-1)}, [{(1,): Fraction(1), (0,): Fraction(-1)}],
+     [_upto(1, 3)], [((), [(0,), (1,), (2,)])]),
+    # x^4 from G_00 x^4 (+) and from G_11 x^2 (1 - x^2) (-): opposite signs may cancel, both kept
+    ([((), _one(1), [(2,)]), ((0,), {(0,): Fraction(1), (2,): Fraction(-1)}, [(1,)])],
+     {(2,): Fraction(1), (4,): Fraction(-1)}, [], [], [((), [(2,)]), ((0,), [(1,)])]),
+])
+def test_sos_pruning_drops_exactly_the_forced_zero_diagonals(blocks, target, eqs, multipliers, kept):
+    from extrembench.build.certificates import sos
+
+    assert [(f, b) for f, _, b in sos._prune(blocks, target, eqs, multipliers)] == kept
+
+
+def test_sdp_solver_panic_is_a_failure_to_certify():
+    """Clarabel's Rust panics (an eigen-solver failure inside its PSD cone) are BaseExceptions:
+    they must end as a reason, not escape certify. This inequality problem triggers one."""
+    from extrembench.build.certificates import sos
+
+    problem = make("min", POS3, "1/a + 2/b + 3/c", "15/2", ["21*a*b + 2*b*c + 8*c*a <= 12"])
+    body, why = sos.attempt(spec_problem(embed_spec(problem)), None)
+    assert body is None and "SDP solver failure" in why
+
+
+def test_sos_polya_power_is_checked():
+    """The Polya power is part of the identity, and it needs every variable nonnegative."""
+    problem = make("min", {v: "nonnegative" for v in "abc"}, SCHUR, "0")
+    certificate = certify(problem, {"a": 1.0, "b": 1.0, "c": 1.0})
+    body = certificate["body"]
+    assert certificate["kind"] == "sos" and body["polya"] == 1 and verify(certificate)[0]
+    ok, reason = verify({**certificate, "body": {**body, "polya": 2}})
+    assert not ok and "identity" in reason
+    free = make("min", {"a": "real", "b": "nonnegative", "c": "nonnegative"}, SCHUR, "0")
+    ok, reason = verify({**certificate, "spec": embed_spec(free)})
+    assert not ok and "nonnegative" in reason
+
+
+@pytest.mark.parametrize("matrix, indefinite", [
+    ([[1, 0], [0, -1]], True),
+    ([[1, 2], [2, 1]], True),
+    ([[1, 1], [1, 1]], False),                                   # semidefinite, singular
+    ([[Fraction(1, 10**9), 0], [0, Fraction(-1, 10**12)]], False),  # within rounding: left to the exact test
+    ([[0]], False),
+    ([], False),
+])
+def test_float_prefilter_never_rejects_what_the_exact_test_could_accept(matrix, indefinite):
+    from extrembench.build.certificates import sos
+
+    assert sos._clearly_indefinite(matrix) is indefinite
