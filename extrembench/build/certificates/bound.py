@@ -9,6 +9,9 @@ re-running only the test each leaf names, so checking needs no search:
                   definite on the box and L(p) + grad L(p).(x - p) >= target (KKT on a slanted face)
     f<i>:lo|hi    the objective is monotone in variable i on the box and every constraint holds on
                   all of it, so its minimum over the box is on that face (child: the face)
+    e<i>          the objective is concave in variable i on the box (second derivative <= 0) and
+                  every constraint holds on all of it, so its minimum is on one of the two end
+                  faces (children: the lower face, then the upper face)
     v<k>          eliminated variable k's solved form misses its domain on the whole box
     x<j>          constraint j is negative on the whole box, or <= 0 there when it is strict
                   (no feasible point)
@@ -417,6 +420,14 @@ def _monotone_face(comp, box, at, grads=None) -> tuple[int, str] | None:
     return None
 
 
+def _concave(comp, box, at, i: int) -> bool:
+    """The objective is concave along variable i on the box, which lies inside the feasible set."""
+    if box[i][0] is None or box[i][1] is None or box[i][0] == box[i][1] or comp.hess is None:
+        return False
+    h = _safe(at, comp.hess[i][i])
+    return h is not None and h.b <= 0 and _constraints_hold(comp, at) and _safe(at, comp.f) is not None
+
+
 def _face(box: Box, i: int, side: str) -> Box:
     end = box[i][0] if side == "lo" else box[i][1]
     return [(end, end) if k == i else b for k, b in enumerate(box)]
@@ -426,7 +437,7 @@ FAR = Fraction(2 ** 12)          # an unbounded side this far out is split only 
 FINE = Fraction(1, 2 ** 8)       # ... have been narrowed to this width
 
 
-def _split_choice(box: Box, ref: list[Fraction] | None) -> tuple[int, Fraction] | None:
+def _split_choice(box: Box) -> tuple[int, Fraction] | None:
     best, best_width, far = None, Fraction(-1), None
     for i, (lo, hi) in enumerate(box):
         if lo is None or hi is None:
@@ -456,9 +467,23 @@ def _inside(ref, box) -> bool:
     return ref is not None and all((lo is None or lo <= r) and (hi is None or r <= hi) for r, (lo, hi) in zip(ref, box))
 
 
-def search(reduced: Reduced, target, ref: list[Fraction] | None, max_nodes: int = MAX_NODES) -> list[str]:
-    """The proof tree's tokens, or BoundFailure when it does not close within max_nodes."""
+def _anchor(refs: list, box: Box) -> list[Fraction]:
+    """The reference point inside the box, else the one nearest to it clamped into it."""
+    best, anchor = None, _midpoint(box)
+    for ref in refs:
+        clamped = [min(max(r, lo), hi) for r, (lo, hi) in zip(ref, box)]
+        distance = sum(float(c - r) ** 2 for c, r in zip(clamped, ref))
+        if best is None or distance < best:
+            best, anchor = distance, clamped
+    return anchor
+
+
+def search(reduced: Reduced, target, ref: list[Fraction] | None, max_nodes: int = MAX_NODES,
+           others: tuple = ()) -> list[str]:
+    """The proof tree's tokens, or BoundFailure when it does not close within max_nodes. ref and
+    `others` (more optima: symmetric copies of the witness) anchor the convexity tests."""
     comp = compile_reduced(reduced)
+    refs = ([ref] if ref is not None else []) + list(others)
     tokens: list[str] = []
     box0 = [tuple(b) for b in reduced.bounds]
 
@@ -489,9 +514,15 @@ def search(reduced: Reduced, target, ref: list[Fraction] | None, max_nodes: int 
             tokens.append(f"f{face[0]}:{face[1]}")
             close(_face(box, *face), depth + 1)
             return
+        concave = next((i for i in range(comp.n) if _concave(comp, box, xs, i)), None) if xs is not None else None
+        if concave is not None:
+            tokens.append(f"e{concave}")
+            close(_face(box, concave, "lo"), depth + 1)
+            close(_face(box, concave, "hi"), depth + 1)
+            return
         # the Hessian test is the costly one: near the witness, or once boxes are small
-        if xs is not None and _finite(box) and (_inside(ref, box) or depth >= CONVEX_DEPTH):
-            anchor = [min(max(r, lo), hi) for r, (lo, hi) in zip(ref, box)] if ref is not None else _midpoint(box)
+        if xs is not None and _finite(box) and (any(_inside(r, box) for r in refs) or depth >= CONVEX_DEPTH):
+            anchor = _anchor(refs, box)
             for candidate in ([anchor, _midpoint(box)] if anchor != _midpoint(box) else [anchor]):
                 if _convex(comp, box, xs, target, candidate):
                     tokens.append("c:" + ",".join(str(v) for v in candidate))
@@ -500,7 +531,7 @@ def search(reduced: Reduced, target, ref: list[Fraction] | None, max_nodes: int 
                 if token is not None:
                     tokens.append(token)
                     return
-        choice = _split_choice(box, ref)
+        choice = _split_choice(box)
         if choice is None or depth >= MAX_DEPTH:
             raise BoundFailure(f"a box at depth {depth} cannot be closed: {box}")
         i, p = choice
@@ -536,8 +567,8 @@ def replay(reduced: Reduced, target, tokens: list[str]) -> None:
             return
         head, _, arg = token.partition(":")
         # derivative tests need enclosures over the whole box
-        raw = _raw_of(comp, xs) if head[:1] in ("f", "l", "m", "c") else None
-        if head[:1] in ("f", "l", "m", "c") and raw is None:
+        raw = _raw_of(comp, xs) if head[:1] in ("e", "f", "l", "m", "c") else None
+        if head[:1] in ("e", "f", "l", "m", "c") and raw is None:
             fail("an eliminated variable is undefined somewhere on the box")
         if head.startswith("s"):
             i, p = int(head[1:]), Fraction(arg)
@@ -554,6 +585,12 @@ def replay(reduced: Reduced, target, tokens: list[str]) -> None:
             if not ((arg == "lo" and gi.a >= 0 and box[i][0] is not None) or (arg == "hi" and gi.b <= 0 and box[i][1] is not None)):
                 fail(f"objective not monotone towards the {arg} face of variable {i}")
             check(_face(box, i, arg), depth + 1)
+        elif head.startswith("e"):
+            i = int(head[1:])
+            if not 0 <= i < comp.n or not _concave(comp, box, raw, i):
+                fail(f"objective not concave along variable {i} on a feasible box")
+            check(_face(box, i, "lo"), depth + 1)
+            check(_face(box, i, "hi"), depth + 1)
         elif head.startswith("l"):
             parts = token.split(":")
             if len(parts) != 5:
