@@ -37,6 +37,7 @@ from extrembench.build.certificates.interval import (
     Undefined,
     Unsupported,
     compile_enclosure,
+    constant,
     interval,
     make,
     point,
@@ -71,6 +72,7 @@ class _Compiled:
     aux_program: Program  # the solved forms over the symbols
     aux: list           # (handle of the solved form, of its numerator, of its denominator, Domain)
     n: int
+    exact: dict         # (point, handle) -> exact value there (`_exact`)
 
 
 class _At:
@@ -124,7 +126,7 @@ def compile_reduced(reduced: Reduced) -> _Compiled:
     hess = _hessian(program, grads, syms, reduced.aux)
     aux_program = Program(syms)
     aux = [(aux_program.add(phi), *_quotient(aux_program, phi, syms), domain) for _, phi, domain in reduced.aux]
-    return _Compiled(program, f, grad, hess, cons, cons_grad, cons_hess, aux_program, aux, len(syms))
+    return _Compiled(program, f, grad, hess, cons, cons_grad, cons_hess, aux_program, aux, len(syms), {})
 
 
 def _quotient(program: Program, phi: sympy.Expr, syms) -> tuple:
@@ -298,81 +300,92 @@ def _free(box: Box) -> list[int]:
     return [i for i, (lo, hi) in enumerate(box) if lo != hi]
 
 
-def _convex(comp, box, at, target, ref: list[Fraction]) -> bool:
-    if not _finite(box) or comp.hess is None:
+def _exact(comp, ref: list[Fraction]):
+    """handle -> its value at the rational point ref, exactly when rational (None where undefined):
+    float enclosures cannot prove the sign of an exact 0, such as f and grad f at a minimum when the
+    proof must reach the answer exactly (epsilon 0)."""
+    values = {s: sympy.Rational(r.numerator, r.denominator) for s, r in zip(comp.program.symbols, ref)}
+    for (phi, *_), v in zip(comp.aux, comp.program.symbols[comp.n:]):
+        values[v] = comp.aux_program.exprs[phi].xreplace(values)
+
+    def get(handle):
+        key = (tuple(ref), handle)
+        if key not in comp.exact:
+            value = comp.program.exprs[handle].xreplace(values)
+            try:
+                comp.exact[key] = point(Fraction(int(value.p), int(value.q))) if value.is_Rational else constant(value)
+            except (Unsupported, ArithmeticError, ValueError, TypeError):
+                comp.exact[key] = None
+        return comp.exact[key]
+    return get
+
+
+def _tangent_bound(comp, box, at, target, ref, entry, linear) -> bool:
+    """A function whose Hessian entries (in the box's free directions) `entry(i, k)` form a positive
+    definite interval matrix is above its tangent plane at ref on the box; `linear(get)` gives that
+    plane's value and gradient at ref from the handles' values there, and the plane must clear the
+    target. Values at ref are floats first, exact when the float bound only just misses."""
+    if not _finite(box):
         return False
-    # only the free directions: a face fixes some variables, and convexity along them is not needed
     free = _free(box)
-    rows = []
-    for a, i in enumerate(free):
-        row = []
-        for j in free[:a + 1]:
-            h = _safe(at, comp.hess[i][j])
-            if h is None or not _bounded(h):
-                return False
-            row.append(h)
-        rows.append(row)
-    if not _positive_definite(rows):
+    rows = [[entry(i, k) for k in free[:a + 1]] for a, i in enumerate(free)]
+    if any(h is None or not _bounded(h) for row in rows for h in row) or not _positive_definite(rows):
         return False
     pts = _ivpoint(comp, ref)
-    if pts is None:
+    for get in ((lambda h: _safe(pts, h)) if pts is not None else None, _exact(comp, ref)):
+        terms = linear(get) if get is not None else None
+        if terms is None or any(t is None for t in terms[1]):
+            continue
+        total = terms[0]
+        for i, g in enumerate(terms[1]):
+            total = total + g * (at.xs[i] - point(ref[i]))
+        if _ge(total, target):
+            return True
+        if total.b < target.a:
+            return False  # the exact values lie inside the float ones: no closer look can help
+    return False
+
+
+def _convex(comp, box, at, target, ref: list[Fraction]) -> bool:
+    if comp.hess is None:
         return False
-    total = _safe(pts, comp.f)
-    if total is None:
-        return False
-    for i, g in enumerate(comp.grad):
-        gi = _safe(pts, g)
-        if gi is None:
-            return False
-        total = total + gi * (at.xs[i] - pts.xs[i])
-    return _ge(total, target)
+
+    def linear(get):
+        return get(comp.f), [get(g) for g in comp.grad]
+    return _tangent_bound(comp, box, at, target, ref, lambda i, k: _safe(at, comp.hess[i][k]), linear)
 
 
 def _lagrangian(comp, box, at, target, j: int, mu: Fraction, rho: Fraction, hbar: Fraction, ref: list[Fraction]) -> bool:
-    """Constraint j (H >= 0) cuts the box, with H <= hbar on all of it. For feasible x in the box
-    0 <= H <= hbar, so  g >= L = g - mu*H - rho*H*(hbar - H)  (mu, rho >= 0). When L's Hessian
-    (in the free directions) is positive definite on the box, L >= L(p) + grad L(p).(x - p)
-    there, and that linear bound is >= target: a KKT point on a slanted face, closed with the
-    multiplier mu + rho*hbar."""
-    if not _finite(box) or comp.hess is None or comp.cons_hess[j] is None or mu < 0 or rho < 0:
+    """Constraint j (H >= 0) cuts the box, with H <= hbar on it. For feasible x in the box
+    0 <= H <= hbar, so  g >= L = g - mu*H - rho*H*(hbar - H)  (mu, rho >= 0; of any sign when
+    hbar = 0, as H = 0 on every feasible point then), and L is closed by
+    its tangent plane (`_tangent_bound`): a KKT point on a slanted face, with the multiplier
+    mu + rho*hbar."""
+    if comp.hess is None or comp.cons_hess[j] is None or (hbar != 0 and (mu < 0 or rho < 0)):
         return False
     h_enc = _safe(at, comp.cons[j][0])
     if h_enc is None or not h_enc.b <= point(hbar).a:
         return False
-    free = _free(box)
     mu_i, rho_i, hbar_i = point(mu), point(rho), point(hbar)
     grad_h = [_safe(at, g) for g in comp.cons_grad[j]]
     if any(g is None for g in grad_h):
         return False
-    rows = []
-    for a, i in enumerate(free):
-        row = []
-        for k in free[:a + 1]:
-            hg, hh = _safe(at, comp.hess[i][k]), _safe(at, comp.cons_hess[j][i][k])
-            if hg is None or hh is None:
-                return False
-            # d2/dxi dxk of  g - (mu + rho*hbar) H + rho H^2
-            h = hg - (mu_i + rho_i * hbar_i) * hh + rho_i * 2 * (grad_h[i] * grad_h[k] + h_enc * hh)
-            if not _bounded(h):
-                return False
-            row.append(h)
-        rows.append(row)
-    if not _positive_definite(rows):
-        return False
-    pts = _ivpoint(comp, ref)
-    if pts is None:
-        return False
-    gp, hp = _safe(pts, comp.f), _safe(pts, comp.cons[j][0])
-    if gp is None or hp is None:
-        return False
-    total = gp - mu_i * hp - rho_i * hp * (hbar_i - hp)
-    for i in range(comp.n):
-        gi, hi = _safe(pts, comp.grad[i]), _safe(pts, comp.cons_grad[j][i])
-        if gi is None or hi is None:
-            return False
-        dl = gi - (mu_i + rho_i * hbar_i) * hi + 2 * rho_i * hp * hi
-        total = total + dl * (at.xs[i] - pts.xs[i])
-    return _ge(total, target)
+
+    def entry(i, k):
+        hg, hh = _safe(at, comp.hess[i][k]), _safe(at, comp.cons_hess[j][i][k])
+        # d2/dxi dxk of  g - (mu + rho*hbar) H + rho H^2
+        return None if hg is None or hh is None else (
+            hg - (mu_i + rho_i * hbar_i) * hh + rho_i * 2 * (grad_h[i] * grad_h[k] + h_enc * hh))
+
+    def linear(get):
+        gp, hp = get(comp.f), get(comp.cons[j][0])
+        if gp is None or hp is None:
+            return None
+        grads = [(gi, hi) for gi, hi in zip((get(g) for g in comp.grad), (get(h) for h in comp.cons_grad[j]))]
+        return gp - mu_i * hp - rho_i * hp * (hbar_i - hp), [
+            None if gi is None or hi is None else gi - (mu_i + rho_i * hbar_i) * hi + 2 * rho_i * hp * hi
+            for gi, hi in grads]
+    return _tangent_bound(comp, box, at, target, ref, entry, linear)
 
 
 def _lagrangian_choice(comp, box, at, target, ref) -> str | None:
@@ -382,7 +395,7 @@ def _lagrangian_choice(comp, box, at, target, ref) -> str | None:
         return None
     for j, (c, _) in enumerate(comp.cons):
         h = _safe(at, c)
-        if h is None or not (h.a < 0 < h.b):
+        if h is None or not (h.a < 0 <= h.b):
             continue
         gh = [_safe(pts, g) for g in comp.cons_grad[j]]
         gg = [_safe(pts, g) for g in comp.grad]
@@ -393,14 +406,21 @@ def _lagrangian_choice(comp, box, at, target, ref) -> str | None:
         if not 0 < norm < float("inf") or not all(abs(v) < float("inf") for v in gg_f):
             continue
         multiplier = sum(a * b for a, b in zip(gg_f, gh_f)) / norm
-        if not (0 < multiplier < float("inf")) or not float(h.b) < float("inf"):
+        if not abs(multiplier) < float("inf") or not float(h.b) < float("inf"):
             continue
-        hbar = Fraction(float(h.b)).limit_denominator(2 ** 40)
-        hbar = hbar if point(hbar).a >= h.b else Fraction(float(h.b)) * 2
-        mu = Fraction(multiplier / 2).limit_denominator(2 ** 30)
-        rho = Fraction(multiplier / (2 * float(hbar))).limit_denominator(2 ** 30) if hbar > 0 else Fraction(0)
-        if _lagrangian(comp, box, at, target, j, mu, rho, hbar, ref):
-            return f"l{j}:{mu}:{rho}:{hbar}:" + ",".join(str(v) for v in ref)
+        if h.b <= 0:
+            # H = 0 on every feasible point of the box: any multiplier, and any weight on H^2
+            choices = [(Fraction(multiplier).limit_denominator(2 ** 30), Fraction(4) ** k, Fraction(0)) for k in (0, 3, 6)]
+        elif multiplier > 0:
+            hbar = Fraction(float(h.b)).limit_denominator(2 ** 40)
+            hbar = hbar if point(hbar).a >= h.b else Fraction(float(h.b)) * 2
+            choices = [(Fraction(multiplier / 2).limit_denominator(2 ** 30),
+                        Fraction(multiplier / (2 * float(hbar))).limit_denominator(2 ** 30), hbar)]
+        else:
+            continue
+        for mu, rho, hbar in choices:
+            if _lagrangian(comp, box, at, target, j, mu, rho, hbar, ref):
+                return f"l{j}:{mu}:{rho}:{hbar}:" + ",".join(str(v) for v in ref)
     return None
 
 

@@ -73,9 +73,10 @@ MAX_COPIES = 200
 
 
 def _copies(parsed, approx: dict) -> list[dict]:
-    """Other optima: permutations of the witness's values where the objective takes the same value
-    and the constraints and domains still hold (numerically: they only anchor convexity tests). A
-    symmetric problem has a copy of its optimum at each, and each needs a local proof."""
+    """Other optima: permutations of the witness's values, and their mean in every variable, where
+    the objective takes the same value and the constraints and domains still hold (numerically:
+    they only anchor convexity tests). A symmetric problem has a copy of its optimum at each
+    permutation, and each needs a local proof."""
     if not approx:
         return []
     names = [s.name for s in parsed.symbols]
@@ -94,7 +95,8 @@ def _copies(parsed, approx: dict) -> list[dict]:
         return []
     tol = 1e-7 * (1 + abs(base[0]))
     out = []
-    for perm in islice(multiset_permutations([approx[n] for n in names]), MAX_COPIES):
+    mean = [sum(approx.values()) / len(names)] * len(names)
+    for perm in [mean, *islice(multiset_permutations([approx[n] for n in names]), MAX_COPIES)]:
         here = values(perm)
         if here is None or abs(here[0] - base[0]) > tol or perm == [approx[n] for n in names]:
             continue
