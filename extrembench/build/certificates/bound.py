@@ -8,7 +8,8 @@ re-running only the test each leaf names, so checking needs no search:
                   L = f - mu*H - rho*H*(hbar - H) <= f on feasible points, L's Hessian is positive
                   definite on the box and L(p) + grad L(p).(x - p) >= target (KKT on a slanted face)
     f<i>:lo|hi    the objective is monotone in variable i on the box and every constraint holds on
-                  all of it, so its minimum over the box is on that face (child: the face)
+                  all of it or grows towards that face, so the minimum over the box's feasible
+                  points is on that face (child: the face)
     e<i>          the objective is concave in variable i on the box (second derivative <= 0) and
                   every constraint holds on all of it, so its minimum is on one of the two end
                   faces (children: the lower face, then the upper face)
@@ -424,20 +425,27 @@ def _lagrangian_choice(comp, box, at, target, ref) -> str | None:
     return None
 
 
+def _face_ok(comp, box, at, i: int, side: str, gi) -> bool:
+    """The objective is monotone towards the face, and along variable i towards it every constraint
+    holds throughout or only grows: each feasible point of the box then has a feasible point on the
+    face at most as high."""
+    if gi is None or box[i][0] == box[i][1] or box[i][0 if side == "lo" else 1] is None:
+        return False
+    if not (gi.a >= 0 if side == "lo" else gi.b <= 0) or _safe(at, comp.f) is None:
+        return False
+    for (c, strict), grads in zip(comp.cons, comp.cons_grad):
+        v = _safe(at, c)
+        if v is not None and (v.a > 0 or (not strict and v.a >= 0)):
+            continue
+        d = _safe(at, grads[i])
+        if d is None or not (d.b <= 0 if side == "lo" else d.a >= 0):
+            return False
+    return True
+
+
 def _monotone_face(comp, box, at, grads=None) -> tuple[int, str] | None:
-    if not _constraints_hold(comp, at) or _safe(at, comp.f) is None:
-        return None
     grads = grads if grads is not None else _gradient(comp, at)
-    for i, gi in enumerate(grads):
-        if box[i][0] == box[i][1]:
-            continue
-        if gi is None:
-            continue
-        if gi.a >= 0 and box[i][0] is not None:
-            return i, "lo"
-        if gi.b <= 0 and box[i][1] is not None:
-            return i, "hi"
-    return None
+    return next(((i, side) for i, gi in enumerate(grads) for side in ("lo", "hi") if _face_ok(comp, box, at, i, side, gi)), None)
 
 
 def _concave(comp, box, at, i: int) -> bool:
@@ -599,11 +607,8 @@ def replay(reduced: Reduced, target, tokens: list[str]) -> None:
             check([(p, b[1]) if k == i else b for k, b in enumerate(box)], depth + 1)
         elif head.startswith("f"):
             i = int(head[1:])
-            gi = _safe(raw, comp.grad[i])
-            if gi is None or not _constraints_hold(comp, raw) or _safe(raw, comp.f) is None:
-                fail("face step needs a defined gradient and every constraint to hold on the box")
-            if not ((arg == "lo" and gi.a >= 0 and box[i][0] is not None) or (arg == "hi" and gi.b <= 0 and box[i][1] is not None)):
-                fail(f"objective not monotone towards the {arg} face of variable {i}")
+            if not 0 <= i < comp.n or arg not in ("lo", "hi") or not _face_ok(comp, box, raw, i, arg, _safe(raw, comp.grad[i])):
+                fail(f"objective not monotone towards the {arg} face of variable {i}, or a constraint shrinks that way")
             check(_face(box, i, arg), depth + 1)
         elif head.startswith("e"):
             i = int(head[1:])
