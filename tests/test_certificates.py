@@ -340,6 +340,10 @@ ROUTE_CASES = [
     # boxes straddling the open end pi/2 move to their lower face: x < pi/2 only grows that way
     (make("min", {"x": "(0, pi/2)", "y": "real", "z": "real"}, "1/sin(x) + 1/cos(x) + y^2 + (y - z)^2", "2*sqrt(2)"),
      {"x": 0.7853981633974483, "y": 0.0, "z": 0.0}, "f"),
+    # tails: the eliminated x1's discriminant is negative far out, seen only after a Taylor shift
+    (make("max", {"x1": "real", "x2": "real", "x3": "real"}, "x3", "1 + 2*sqrt(3)/3",
+          ["x1 + x2 + x3 = 3", "x1^2 + x2^2 + x3^2 = 5"]),
+     {"x1": 0.4226497308103742, "x2": 0.4226497308103742, "x3": 2.1547005383792515}, "x"),
 ]
 
 
@@ -349,17 +353,17 @@ def test_new_routes_certify_and_a_tampered_step_fails(problem, witness, head):
     assert certificate["kind"] == "bound", certificate["body"]
     assert verify(json.loads(canonical(certificate)))[0]
     trees = certificate["body"]["trees"]
-    k = next(k for k, t in enumerate(trees[0]) if t.startswith(head))
-    token = trees[0][k]
-    if head == "e":
-        tampered = "e9"                                                # no such variable
+    b, k = next((b, k) for b, tree in enumerate(trees) for k, t in enumerate(tree) if t.startswith(head))
+    token = trees[b][k]
+    if head in ("e", "x"):
+        tampered = head + "9"                                          # no such variable or constraint
     elif head == "f":
         tampered = token[:-2] + ("hi" if token.endswith("lo") else "lo")
     else:
         parts = token.split(":")
         tampered = ":".join([parts[0], str(Fraction(parts[1]) + 1)] + parts[2:])   # another multiplier
     changed = [list(t) for t in trees]
-    changed[0][k] = tampered
+    changed[b][k] = tampered
     assert not verify({**certificate, "body": {**certificate["body"], "trees": changed}})[0]
 
 
@@ -393,3 +397,26 @@ def test_face_step_needs_constraints_that_grow_towards_the_face(objective, box, 
     box = [(Fraction(lo), Fraction(hi)) for lo, hi in box]
     at = bound._ivbox(comp, box)
     assert bound._face_ok(comp, box, at, i, side, bound._safe(at, comp.grad[i])) is holds
+
+
+@pytest.mark.parametrize("expr, box, strict, holds", [
+    ("3*x**2 - 6*x - 1", [(3, None)], True, True),        # natural extension: [-inf, inf]
+    ("3*x**2 - 6*x - 1", [(2, None)], False, False),      # -1 at x = 2
+    ("-x**3 + 2*x", [(None, -2)], True, True),
+    ("x*y - 9", [(10, None), (1, 2)], True, True),        # a finite variable in the coefficients
+    ("x*y - 9*y", [(10, None), (0, 1)], False, False),    # its two occurrences enclosed apart: [-9, 10]
+    ("x**2*y**2 - 9*x*y", [(3, None), (3, None)], False, True),
+    ("x**2*y**2 - 10*x*y", [(3, None), (3, None)], False, False),
+    ("x*y", [(None, None), (1, 2)], False, False),         # unbounded both ways: no end to expand at
+    ("1/x + y", [(1, None), (1, None)], False, False),     # not a polynomial
+])
+def test_tail_sign_by_taylor_shift_at_the_finite_end(expr, box, strict, holds):
+    import sympy
+
+    from extrembench.build.certificates.reduce import Reduced
+
+    x, y = sympy.symbols("x y", real=True)
+    syms = (x, y)[:len(box)]
+    bounds = tuple((None if lo is None else Fraction(lo), None if hi is None else Fraction(hi)) for lo, hi in box)
+    comp = bound.compile_reduced(Reduced(syms, bounds, sympy.Integer(0), ()))
+    assert bound._tail_sign(comp, list(bounds), sympy.sympify(expr, locals={"x": x, "y": y}), strict) is holds
