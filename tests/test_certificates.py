@@ -419,4 +419,5 @@ def test_tail_sign_by_taylor_shift_at_the_finite_end(expr, box, strict, holds):
     syms = (x, y)[:len(box)]
     bounds = tuple((None if lo is None else Fraction(lo), None if hi is None else Fraction(hi)) for lo, hi in box)
     comp = bound.compile_reduced(Reduced(syms, bounds, sympy.Integer(0), ()))
-    assert bound._tail_sign(comp, list(bounds), sympy.sympify(expr, locals={"x": x, "y": y}), strict) is holds
+    at = bound._ivbox(comp, list(bounds))
+    assert bound._tail_sign(comp, at, sympy.sympify(expr, locals={"x": x, "y": y}), strict) is holds

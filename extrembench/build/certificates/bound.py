@@ -232,24 +232,24 @@ def _safe(at: _At, handle: int):
         return None
 
 
-def _infeasible(comp: _Compiled, at: _At, box: Box, only: int | None = None) -> str | None:
+def _infeasible(comp: _Compiled, at: _At, only: int | None = None) -> str | None:
     for j, (c, strict) in enumerate(comp.cons):
         if only is not None and j != only:
             continue
         v = _safe(at, c)
         if v is not None and (v.b < 0 or (strict and v.b <= 0)):
             return f"x{j}"
-        if v is not None and v.a < 0 and not _finite(box) and _tail_sign(comp, box, -comp.program.exprs[c], not strict):
+        if v is not None and v.a < 0 and not all(map(_bounded, at.xs)) and _tail_sign(comp, at, -comp.program.exprs[c], not strict):
             return f"x{j}"
     return None
 
 
 def _terms(comp: _Compiled, expr) -> list | None:
-    """expr as (exponents, rational coefficient) terms of a polynomial in the box's variables, or
-    None (cached per expression: the tail test expands each once)."""
+    """expr as (exponents, rational coefficient) terms of a polynomial in the box's variables and
+    auxiliaries, or None (cached per expression: the tail test expands each once)."""
     if expr not in comp.exact:
         try:
-            poly = sympy.Poly(expr, *comp.program.symbols[:comp.n])
+            poly = sympy.Poly(expr, *comp.program.symbols)
             terms = [(m, Fraction(int(c.p), int(c.q))) for m, c in poly.terms()]
         except (sympy.PolynomialError, AttributeError, TypeError):
             terms = None
@@ -257,41 +257,44 @@ def _terms(comp: _Compiled, expr) -> list | None:
     return comp.exact[expr]
 
 
-def _tail_sign(comp: _Compiled, box: Box, expr, strict: bool) -> bool:
-    """expr >= 0 (> 0 when strict) on a box unbounded on one side of some variables, for a
-    polynomial in the box's variables: with x = end + s (or end - s), s >= 0, every coefficient
-    of the expansion in the s's is >= 0 over the finite variables (the constant one > 0 when
-    strict). Natural interval extension cannot see this: at a tail, terms of opposite signs
-    both grow without bound and their enclosures give [-inf, inf]."""
+def _tail_sign(comp: _Compiled, at: _At, expr, strict: bool) -> bool:
+    """expr >= 0 (> 0 when strict) where some variables (or auxiliaries) are unbounded on one side,
+    for a polynomial in them: with x = end + s (or end - s), s >= 0, every coefficient of the
+    expansion in the s's is >= 0 over the bounded ones (the constant one > 0 when strict), each
+    variable ranging over its enclosure independently (a superset). Natural interval extension
+    cannot see this: at a tail, terms of opposite signs both grow and give [-inf, inf]."""
     terms = _terms(comp, expr)
-    if terms is None or _finite(box) or any(lo is None and hi is None for lo, hi in box):
+    if terms is None:
         return False
     total: dict = {}
     for exponents, coefficient in terms:
         parts, factor = [((), coefficient)], point(1)
-        for (lo, hi), k in zip(box, exponents):
-            if lo is not None and hi is not None:
-                factor = factor * interval(lo, hi) ** k
+        for index, (v, k) in enumerate(zip(at.xs, exponents)):
+            if _bounded(v) or k == 0:
+                factor = factor * v ** k
                 continue
-            end, sign = (lo, 1) if hi is None else (hi, -1)
-            parts = [(t + (j,), c * comb(k, j) * end ** (k - j) * sign ** j) for t, c in parts for j in range(k + 1)]
-        for t, c in parts:
+            if v.a == -_INF and v.b == _INF:
+                return False
+            end, sign = (Fraction(v.a), 1) if v.b == _INF else (Fraction(v.b), -1)
+            parts = [(t + (((index, j),) if j else ()), c * comb(k, j) * end ** (k - j) * sign ** j)
+                     for t, c in parts for j in range(k + 1)]
+        for t, c in parts:  # t: the monomial in the s's as (variable, power) pairs
             total[t] = total[t] + point(c) * factor if t in total else point(c) * factor
-    constant = total.pop(tuple(0 for lo, hi in box if lo is None or hi is None), point(0))
+    constant = total.pop((), point(0))
     return all(v.a >= 0 for v in total.values()) and (constant.a > 0 or (not strict and constant.a >= 0))
 
 
-def _tail_range(comp: _Compiled, box: Box, target) -> bool:
+def _tail_range(comp: _Compiled, at: _At, target) -> bool:
     """The objective N/D >= target on an unbounded box, by `_tail_sign` on D and N - t*D (t the
     target's upper end, an exact rational)."""
-    if _finite(box):
+    if all(map(_bounded, at.xs)):
         return False
     key = ("tail", target.b)
     if key not in comp.exact:
         num, den = sympy.fraction(sympy.together(comp.program.exprs[comp.f]))
         t = sympy.Rational(Fraction(target.b).numerator, Fraction(target.b).denominator)
         comp.exact[key] = [(sign * den, sympy.expand(sign * (num - t * den))) for sign in (1, -1)]
-    return any(_tail_sign(comp, box, den, True) and _tail_sign(comp, box, rest, False) for den, rest in comp.exact[key])
+    return any(_tail_sign(comp, at, den, True) and _tail_sign(comp, at, rest, False) for den, rest in comp.exact[key])
 
 
 def _constraints_hold(comp: _Compiled, at: _At) -> bool:
@@ -576,13 +579,13 @@ def search(reduced: Reduced, target, ref: list[Fraction] | None, max_nodes: int 
         except Infeasible as exc:
             tokens.append(str(exc))
             return
-        if (token := _infeasible(comp, xs, box)) is not None:
+        if (token := _infeasible(comp, xs)) is not None:
             tokens.append(token)
             return
         if _safe(xs, comp.f) is None:
             tokens.append("u")
             return
-        if _range(comp, xs, target) or _tail_range(comp, box, target):
+        if _range(comp, xs, target) or _tail_range(comp, xs, target):
             tokens.append("r")
             return
         xs = _raw_of(comp, xs)
@@ -682,13 +685,13 @@ def replay(reduced: Reduced, target, tokens: list[str]) -> None:
         elif head.startswith("v"):
             fail("auxiliary variable's range is not empty on the box")
         elif head.startswith("x"):
-            if _infeasible(comp, xs, box, only=int(head[1:])) is None:
+            if _infeasible(comp, xs, only=int(head[1:])) is None:
                 fail("constraint not negative on the whole box")
         elif head == "u":
             if _safe(xs, comp.f) is not None:
                 fail("objective is defined on the box")
         elif head == "r":
-            if not (_range(comp, xs, target) or _tail_range(comp, box, target)):
+            if not (_range(comp, xs, target) or _tail_range(comp, xs, target)):
                 fail("enclosure not above the target")
         elif head == "m":
             if not _mean_value(comp, box, raw, target):
