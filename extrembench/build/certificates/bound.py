@@ -598,7 +598,8 @@ def search(reduced: Reduced, target, ref: list[Fraction] | None, max_nodes: int 
             tokens.append(f"f{face[0]}:{face[1]}")
             close(_face(box, *face), depth + 1)
             return
-        concave = next((i for i in range(comp.n) if _concave(comp, box, xs, i)), None) if xs is not None else None
+        # only where a face is a domain face: two faces at inner split points double the work
+        concave = next((i for i in range(comp.n) if (box0[i][0] == box[i][0] or box0[i][1] == box[i][1]) and _concave(comp, box, xs, i)), None) if xs is not None else None
         if concave is not None:
             tokens.append(f"e{concave}")
             close(_face(box, concave, "lo"), depth + 1)
