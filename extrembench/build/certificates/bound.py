@@ -378,24 +378,34 @@ def _exact(comp, ref: list[Fraction]):
 
 
 def _tangent_bound(comp, box, at, target, ref, entry, linear) -> bool:
-    """A function whose Hessian entries (in the box's free directions) `entry(i, k)` form a positive
-    definite interval matrix is above its tangent plane at ref on the box; `linear(get)` gives that
-    plane's value and gradient at ref from the handles' values there, and the plane must clear the
-    target. Values at ref are floats first, exact when the float bound only just misses."""
+    """Taylor at ref: F(x) = F(ref) + grad F(ref).d + d'H d/2 with H a Hessian on the segment,
+    d = x - ref, so within the entries `entry(i, k)` over the box (free directions). When they form
+    a positive definite interval matrix the quadratic term is >= 0 and the tangent plane alone
+    must clear the target, else the plane plus the quadratic term's enclosure (a vertex or edge
+    optimum: concave directions that leave through the box's own faces). `linear(get)` gives
+    F(ref) and grad F(ref) from the handles' values there: floats first, exact when floats only
+    just miss."""
     if not _finite(box):
         return False
     free = _free(box)
     rows = [[entry(i, k) for k in free[:a + 1]] for a, i in enumerate(free)]
-    if any(h is None or not _bounded(h) for row in rows for h in row) or not _positive_definite(rows):
+    if any(h is None or not _bounded(h) for row in rows for h in row):
         return False
+    d = [at.xs[i] - point(ref[i]) for i in range(comp.n)]
+    quadratic = point(0)
+    if not _positive_definite(rows):
+        for a, i in enumerate(free):
+            quadratic = quadratic + rows[a][a] * d[i] ** 2 / 2
+            for b, k in enumerate(free[:a]):
+                quadratic = quadratic + rows[a][b] * d[i] * d[k]
     pts = _ivpoint(comp, ref)
     for get in ((lambda h: _safe(pts, h)) if pts is not None else None, _exact(comp, ref)):
         terms = linear(get) if get is not None else None
         if terms is None or any(t is None for t in terms[1]):
             continue
-        total = terms[0]
+        total = terms[0] + quadratic
         for i, g in enumerate(terms[1]):
-            total = total + g * (at.xs[i] - point(ref[i]))
+            total = total + g * d[i]
         if _ge(total, target):
             return True
         if total.b < target.a:
@@ -445,6 +455,23 @@ def _lagrangian(comp, box, at, target, j: int, mu: Fraction, rho: Fraction, hbar
     return _tangent_bound(comp, box, at, target, ref, entry, linear)
 
 
+def _multiplier(g: list, h: list, ref: list, box: Box) -> float:
+    """The multiplier m making grad g - m grad h small where ref is inside the box (least squares),
+    and kept, where ref is at an end of the box, on the side whose sign the box faces allow."""
+    inner = [(a, b) for a, b, r, (lo, hi) in zip(g, h, ref, box) if lo < r < hi] or list(zip(g, h))
+    norm = sum(b * b for _, b in inner)
+    m = sum(a * b for a, b in inner) / norm if norm > 0 else 0.0
+    low, high = -_INF, _INF
+    for a, b, r, (lo, hi) in zip(g, h, ref, box):
+        if b != 0 and r in (lo, hi) and lo != hi:
+            # (a - m b) must be >= 0 at the low end, <= 0 at the high end
+            if (r == lo) == (b > 0):
+                high = min(high, a / b)
+            else:
+                low = max(low, a / b)
+    return min(max(m, low), high) if low <= high else m
+
+
 def _lagrangian_choice(comp, box, at, target, ref) -> str | None:
     """Try each constraint that cuts the box with the KKT multiplier at the anchor."""
     pts = _ivpoint(comp, ref)
@@ -454,15 +481,16 @@ def _lagrangian_choice(comp, box, at, target, ref) -> str | None:
         h = _safe(at, c)
         if h is None or not (h.a < 0 <= h.b):
             continue
-        gh = [_safe(pts, g) for g in comp.cons_grad[j]]
-        gg = [_safe(pts, g) for g in comp.grad]
+        # the multiplier from the free directions only: a fixed one contributes nothing to the plane
+        gh = [_safe(pts, comp.cons_grad[j][i]) for i in _free(box)]
+        gg = [_safe(pts, comp.grad[i]) for i in _free(box)]
         if any(v is None for v in gh + gg):
             continue
         gh_f, gg_f = [float(v.mid) for v in gh], [float(v.mid) for v in gg]
         norm = sum(v * v for v in gh_f)
         if not 0 < norm < float("inf") or not all(abs(v) < float("inf") for v in gg_f):
             continue
-        multiplier = sum(a * b for a, b in zip(gg_f, gh_f)) / norm
+        multiplier = _multiplier(gg_f, gh_f, [ref[i] for i in _free(box)], [box[i] for i in _free(box)])
         if not abs(multiplier) < float("inf") or not float(h.b) < float("inf"):
             continue
         if h.b <= 0:
@@ -471,8 +499,10 @@ def _lagrangian_choice(comp, box, at, target, ref) -> str | None:
         elif multiplier > 0:
             hbar = Fraction(float(h.b)).limit_denominator(2 ** 40)
             hbar = hbar if point(hbar).a >= h.b else Fraction(float(h.b)) * 2
+            # half the multiplier on H^2 convexifies; none leaves a small Hessian for the Taylor term
             choices = [(Fraction(multiplier / 2).limit_denominator(2 ** 30),
-                        Fraction(multiplier / (2 * float(hbar))).limit_denominator(2 ** 30), hbar)]
+                        Fraction(multiplier / (2 * float(hbar))).limit_denominator(2 ** 30), hbar),
+                       (Fraction(multiplier).limit_denominator(2 ** 30), Fraction(0), hbar)]
         else:
             continue
         for mu, rho, hbar in choices:
@@ -551,6 +581,21 @@ def _inside(ref, box) -> bool:
     return ref is not None and all((lo is None or lo <= r) and (hi is None or r <= hi) for r, (lo, hi) in zip(ref, box))
 
 
+def _uphill(comp, box: Box, at) -> list:
+    """For each constraint cutting or touching the box: the corner where it is largest when its
+    gradient has a sign in each direction (a box whose only feasible point is a corner closes
+    with an anchor there)."""
+    out = []
+    for (c, _), grads in zip(comp.cons, comp.cons_grad):
+        h = _safe(at, c)
+        if h is None or not h.a < 0 <= h.b:
+            continue
+        signs = [_safe(at, g) for g in grads]
+        if all(g is not None and (g.a >= 0 or g.b <= 0) for g in signs):
+            out.append([hi if g.a >= 0 else lo for g, (lo, hi) in zip(signs, box)])
+    return out
+
+
 def _anchor(refs: list, box: Box) -> list[Fraction]:
     """The reference point inside the box, else the one nearest to it clamped into it."""
     best, anchor = None, _midpoint(box)
@@ -608,7 +653,8 @@ def search(reduced: Reduced, target, ref: list[Fraction] | None, max_nodes: int 
         # the Hessian test is the costly one: near the witness, or once boxes are small
         if xs is not None and _finite(box) and (any(_inside(r, box) for r in refs) or depth >= CONVEX_DEPTH):
             anchor = _anchor(refs, box)
-            for candidate in ([anchor, _midpoint(box)] if anchor != _midpoint(box) else [anchor]):
+            for candidate in dict.fromkeys(map(tuple, [anchor, _midpoint(box)] + _uphill(comp, box, xs))):
+                candidate = list(candidate)
                 if _convex(comp, box, xs, target, candidate):
                     tokens.append("c:" + ",".join(str(v) for v in candidate))
                     return
