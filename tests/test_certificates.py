@@ -340,6 +340,10 @@ ROUTE_CASES = [
     # boxes straddling the open end pi/2 move to their lower face: x < pi/2 only grows that way
     (make("min", {"x": "(0, pi/2)", "y": "real", "z": "real"}, "1/sin(x) + 1/cos(x) + y^2 + (y - z)^2", "2*sqrt(2)"),
      {"x": 0.7853981633974483, "y": 0.0, "z": 0.0}, "f"),
+    # optima at corners of the simplex's faces (ineq-0196): Taylor with the indefinite Hessian, a
+    # multiplier fitted to the box ends, anchors at the corner where the constraint is largest
+    (make("max", {f"x{i}": "nonnegative" for i in range(1, 5)}, "x1^2*x2 + x2^2*x3 + x3^2*x4 + x4^2*x1", "4/27",
+          ["x1 + x2 + x3 + x4 = 1"]), {"x1": 0.0, "x2": 2 / 3, "x3": 1 / 3, "x4": 0.0}, "l"),
     # tails: the eliminated x1's discriminant is negative far out, seen only after a Taylor shift
     (make("max", {"x1": "real", "x2": "real", "x3": "real"}, "x3", "1 + 2*sqrt(3)/3",
           ["x1 + x2 + x3 = 3", "x1^2 + x2^2 + x3^2 = 5"]),
@@ -421,3 +425,13 @@ def test_tail_sign_by_taylor_shift_at_the_finite_end(expr, box, strict, holds):
     comp = bound.compile_reduced(Reduced(syms, bounds, sympy.Integer(0), ()))
     at = bound._ivbox(comp, list(bounds))
     assert bound._tail_sign(comp, at, sympy.sympify(expr, locals={"x": x, "y": y}), strict) is holds
+
+
+@pytest.mark.parametrize("g, h, ref, box, expected", [
+    ([1.0, 2.0], [1.0, 1.0], [0.5, 0.5], [(0, 1), (0, 1)], 1.5),       # interior: least squares
+    ([1.0, 3.0], [1.0, 1.0], [0, 0.5], [(0, 1), (0, 1)], 1.0),         # low end: g - m h >= 0 caps m at 1
+    ([-0.11, -0.45, -0.44], [-1.0, -1.0, -1.0], [0, 1, 0], [(0, 1), (0, 1), (0, 1)], 0.44),  # ineq-0196's box
+    ([1.0, 1.0], [1.0, -1.0], [0, 0], [(0, 1), (0, 1)], 0.0),          # m <= 1 and m >= -1 around the fit
+])
+def test_multiplier_fits_interior_directions_and_respects_box_ends(g, h, ref, box, expected):
+    assert bound._multiplier(g, h, ref, box) == pytest.approx(expected)
