@@ -26,173 +26,97 @@ VERSION_KEY = b"extrembench.artifact_version"
 _str = pa.string()
 _tags = pa.list_(pa.string())
 
-TRANSLATIONS = pa.schema(
-    [
-        ("benchmark", _str),
-        ("problem_id", _str),
-        ("source_path", _str),
-        ("source_sha256", _str),
-        ("language", _str),
-        ("source_text", _str),
-        ("translation", _str),
-        ("translated_by", _str),  # curated | original | llm:<model> | none
-        ("error", _str),  # the file could not be read
-        ("translation_error", _str),  # no translation: why (LLM failure, nothing configured)
-        ("translation_raw", _str),  # the LLM's unusable reply, kept for review
-        ("translation_call_key", _str),  # cache key of the recorded LLM call
-        ("dag_node", _str),
-    ]
+
+def _schema(*fields: str | tuple[str, pa.DataType]) -> pa.Schema:
+    """A schema from column names (string columns) and (name, type) pairs, in order."""
+    return pa.schema([(f, _str) if isinstance(f, str) else f for f in fields])
+
+
+TRANSLATIONS = _schema(
+    "benchmark", "problem_id", "source_path", "source_sha256", "language", "source_text", "translation",
+    "translated_by",  # curated | original | llm:<model> | none
+    "error",  # the file could not be read
+    "translation_error",  # no translation: why (LLM failure, nothing configured)
+    "translation_raw",  # the LLM's unusable reply, kept for review
+    "translation_call_key",  # cache key of the recorded LLM call
+    "dag_node",
 )
 
-CONVERSIONS = pa.schema(
-    [
-        ("benchmark", _str),
-        ("problem_id", _str),
-        ("source_path", _str),
-        ("source_sha256", _str),
-        ("sense", _str),
-        ("variables_json", _str),
-        ("constraints_json", _str),
-        ("objective", _str),
-        ("answer", _str),
-        ("statement", _str),
-        ("technique", _tags),
-        ("difficulty", _str),
-        ("converted_by", _str),  # curated | inequality | llm:<model>
-        ("error", _str),  # set when the file could not be loaded or converted
-        ("error_field", _str),
-        ("llm_attempts", pa.int32()),  # LLM conversion only: attempts made, raw replies, call keys
-        ("llm_raw_outputs_json", _str),
-        ("llm_call_keys", _tags),
-        ("dag_node", _str),
-    ]
+CONVERSIONS = _schema(
+    "benchmark", "problem_id", "source_path", "source_sha256", "sense", "variables_json", "constraints_json",
+    "objective", "answer", "statement", ("technique", _tags), "difficulty",
+    "converted_by",  # curated | inequality | llm:<model>
+    "error",  # set when the file could not be loaded or converted
+    "error_field",
+    ("llm_attempts", pa.int32()),  # LLM conversion only: attempts made, raw replies, call keys
+    "llm_raw_outputs_json", ("llm_call_keys", _tags), "dag_node",
 )
 
 # The problem table a benchmark is evaluated on: written by validate for extremal sets and by
 # ingest for companion benchmarks. Only rows with status 'confirmed' (or 'ingested') are asked.
-PROBLEMS = pa.schema(
-    [
-        ("benchmark", _str),
-        ("problem_id", _str),
-        ("source_path", _str),
-        ("source_sha256", _str),
-        ("statement", _str),
-        ("answer", _str),
-        ("answer_type", _str),  # number | set | variable | description
-        ("sense", _str),
-        ("technique", _tags),
-        ("difficulty", _str),
-        ("spec_json", _str),  # the machine-checkable spec (extremal sets only)
-        ("status", _str),  # confirmed | refuted | not_attained | inconclusive | invalid | ingested
-        ("reason", _str),
-        ("best_value", pa.float64()),
-        ("witness_json", _str),
-        ("certificate", _str),  # canonical JSON of a confirmed answer's certificate (extrembench.build.certificates)
-        ("certificate_kind", _str),  # bound | sos | numeric; null when not confirmed
-        ("certificate_verifier", _str),  # version of the verifier that checked it
-        ("dag_node", _str),
-    ]
+PROBLEMS = _schema(
+    "benchmark", "problem_id", "source_path", "source_sha256", "statement", "answer",
+    "answer_type",  # number | set | variable | description
+    "sense", ("technique", _tags), "difficulty",
+    "spec_json",  # the machine-checkable spec (extremal sets only)
+    "status",  # confirmed | refuted | not_attained | inconclusive | invalid | ingested
+    "reason", ("best_value", pa.float64()), "witness_json",
+    "certificate",  # canonical JSON of a confirmed answer's certificate (extrembench.build.certificates)
+    "certificate_kind",  # bound | sos | numeric; null when not confirmed
+    "certificate_verifier",  # version of the verifier that checked it
+    "dag_node",
 )
 
-GENERATIONS = pa.schema(
-    [
-        ("benchmark", _str),
-        ("model", _str),
-        ("problem_id", _str),
-        ("trial", pa.int32()),
-        ("source_sha256", _str),
-        ("cache_key", _str),
-        ("model_id", _str),
-        ("model_revision", _str),
-        ("engine", _str),
-        ("engine_version", _str),
-        ("sampling_json", _str),  # every sampling parameter sent, incl. seed and max_tokens
-        ("seed", pa.int64()),
-        ("content", _str),
-        ("reasoning_content", _str),
-        ("finish_reason", _str),  # stop | length | error | abstain
-        ("error", _str),
-        ("prompt_tokens", pa.int64()),
-        ("completion_tokens", pa.int64()),
-        ("latency_s", pa.float64()),
-        ("host", _str),  # where the response was produced (from the cache entry)
-        ("slurm_job_id", _str),
-        ("dag_node", _str),
-        # this response's share of its producing job attempt's GPU- and wall-seconds (cost ledger,
-        # generation/ledger.py); null when that attempt left no ledger entry
-        ("gpu_seconds", pa.float64()),
-        ("wall_seconds", pa.float64()),
-    ]
+GENERATIONS = _schema(
+    "benchmark", "model", "problem_id", ("trial", pa.int32()), "source_sha256", "cache_key", "model_id",
+    "model_revision", "engine", "engine_version",
+    "sampling_json",  # every sampling parameter sent, incl. seed and max_tokens
+    ("seed", pa.int64()), "content", "reasoning_content",
+    "finish_reason",  # stop | length | error | abstain
+    "error", ("prompt_tokens", pa.int64()), ("completion_tokens", pa.int64()), ("latency_s", pa.float64()),
+    "host",  # where the response was produced (from the cache entry)
+    "slurm_job_id", "dag_node",
+    # this response's share of its producing job attempt's GPU- and wall-seconds (cost ledger,
+    # generation/ledger.py); null when that attempt left no ledger entry
+    ("gpu_seconds", pa.float64()), ("wall_seconds", pa.float64()),
 )
 
-GRADES = pa.schema(
-    [
-        ("benchmark", _str),
-        ("model", _str),
-        ("problem_id", _str),
-        ("trial", pa.int32()),
-        ("source_sha256", _str),
-        ("cache_key", _str),
-        ("gold", _str),
-        ("answer_type", _str),
-        ("sense", _str),
-        ("technique", _tags),
-        ("difficulty", _str),
-        ("certificate_kind", _str),  # the problem's certificate kind, for aggregate.require_certificate
-        ("extracted", _str),
-        ("correct", pa.bool_()),  # null = ungraded
-        ("status", _str),  # correct | wrong | no_answer | ungraded
-        ("reason", _str),
-        ("correct_math_verify", pa.bool_()),
-        ("correct_amo_official", pa.bool_()),
-        ("modes_disagree", pa.bool_()),
-        ("finish_reason", _str),
-        ("prompt_tokens", pa.int64()),
-        ("completion_tokens", pa.int64()),
-        ("grader", _str),
-        ("grader_version", _str),
-        ("dag_node", _str),
-    ]
+GRADES = _schema(
+    "benchmark", "model", "problem_id", ("trial", pa.int32()), "source_sha256", "cache_key", "gold", "answer_type",
+    "sense", ("technique", _tags), "difficulty",
+    "certificate_kind",  # the problem's certificate kind, for aggregate.require_certificate
+    "extracted",
+    ("correct", pa.bool_()),  # null = ungraded
+    "status",  # correct | wrong | no_answer | ungraded
+    "reason", ("correct_math_verify", pa.bool_()), ("correct_amo_official", pa.bool_()),
+    ("modes_disagree", pa.bool_()), "finish_reason", ("prompt_tokens", pa.int64()),
+    ("completion_tokens", pa.int64()), "grader", "grader_version", "dag_node",
 )
 
 # Every candidate variant the vary stage tried (confirmed and dropped), one row each, with the
 # parent it came from and what was changed: what `extrembench audit` shows for a variant score.
-VARIANTS = pa.schema(
-    [
-        ("benchmark", _str),  # the parent benchmark
-        ("variant_benchmark", _str),  # <benchmark>-variants: where confirmed variants are asked
-        ("problem_id", _str),  # <parent_id>~<kind>-<n>
-        ("parent_id", _str),
-        ("parent_source_path", _str),
-        ("parent_sha256", _str),
-        ("kind", _str),  # constants | rename | rephrase
-        ("technique", _str),  # homogeneity | stationary (rational point | stationary point) | alphabet | phrasing
-        ("transformation", _str),  # "field: old → new; ..."
-        ("transformation_json", _str),
-        ("content_sha256", _str),  # sha256 of the variant's own spec, answer and statement
-        ("statement", _str),
-        ("answer", _str),  # plain text (exact)
-        ("sense", _str),
-        ("spec_json", _str),  # the spec without the answer, as the problems table holds it
-        ("status", _str),  # confirmed | dropped
-        ("drop_reason", _str),
-        ("validation_status", _str),  # the validator's verdict on the variant (constants), else inherited
-        ("validation_reason", _str),
-        ("best_value", pa.float64()),
-        ("witness_json", _str),
-        ("seed", pa.int64()),
-        ("dag_node", _str),
-    ]
+VARIANTS = _schema(
+    "benchmark",  # the parent benchmark
+    "variant_benchmark",  # <benchmark>-variants: where confirmed variants are asked
+    "problem_id",  # <parent_id>~<kind>-<n>
+    "parent_id", "parent_source_path", "parent_sha256",
+    "kind",  # constants | rename | rephrase
+    "technique",  # homogeneity | stationary (rational point | stationary point) | alphabet | phrasing
+    "transformation",  # "field: old → new; ..."
+    "transformation_json",
+    "content_sha256",  # sha256 of the variant's own spec, answer and statement
+    "statement",
+    "answer",  # plain text (exact)
+    "sense",
+    "spec_json",  # the spec without the answer, as the problems table holds it
+    "status",  # confirmed | dropped
+    "drop_reason",
+    "validation_status",  # the validator's verdict on the variant (constants), else inherited
+    "validation_reason", ("best_value", pa.float64()), "witness_json", ("seed", pa.int64()), "dag_node",
 )
 
-SCHEMAS: dict[str, pa.Schema] = {
-    "translations": TRANSLATIONS,
-    "conversions": CONVERSIONS,
-    "problems": PROBLEMS,
-    "generations": GENERATIONS,
-    "grades": GRADES,
-    "variants": VARIANTS,
-}
+SCHEMAS: dict[str, pa.Schema] = {"translations": TRANSLATIONS, "conversions": CONVERSIONS, "problems": PROBLEMS,
+                                  "generations": GENERATIONS, "grades": GRADES, "variants": VARIANTS}
 
 
 def file_record(path: str | os.PathLike) -> dict[str, str]:
@@ -212,41 +136,24 @@ def build_table(rows: Iterable[Mapping], schema: pa.Schema) -> pa.Table:
     return pa.Table.from_pylist(rows, schema=schema)
 
 
-def write_artifact(
-    rows: Iterable[Mapping] | pa.Table,
-    path: str | os.PathLike,
-    kind: str,
-    *,
-    schema: pa.Schema | None = None,
-    inputs: Iterable[str | os.PathLike] = (),
-    extra_metadata: Mapping[str, str] | None = None,
-) -> Path:
+def write_artifact(rows: Iterable[Mapping] | pa.Table, path: str | os.PathLike, kind: str, *,
+                   schema: pa.Schema | None = None, inputs: Iterable[str | os.PathLike] = (),
+                   extra_metadata: Mapping[str, str] | None = None) -> Path:
     """Write one artifact atomically (temp file + rename): a crash never leaves a partial file
     under the final name. `inputs` are hashed into the file's lineage metadata."""
     schema = schema or SCHEMAS[kind]
     table = rows if isinstance(rows, pa.Table) else build_table(rows, schema)
     table = table.cast(schema)
     lineage = [file_record(p) for p in sorted({str(p) for p in inputs})]
-    metadata = {
-        KIND_KEY: kind.encode(),
-        VERSION_KEY: ARTIFACT_VERSION.encode(),
-        INPUTS_KEY: json.dumps(lineage, sort_keys=True).encode(),
-    }
+    metadata = {KIND_KEY: kind.encode(), VERSION_KEY: ARTIFACT_VERSION.encode(),
+                INPUTS_KEY: json.dumps(lineage, sort_keys=True).encode()}
     for key, value in (extra_metadata or {}).items():
         metadata[f"extrembench.{key}".encode()] = value.encode()
     table = table.replace_schema_metadata(metadata)
     path = Path(path)
     with atomic_output(path) as tmp:
-        pq.write_table(
-            table,
-            tmp,
-            compression="zstd",
-            compression_level=3,
-            use_dictionary=True,
-            write_statistics=False,
-            row_group_size=1 << 20,
-            store_schema=True,
-        )
+        pq.write_table(table, tmp, compression="zstd", compression_level=3, use_dictionary=True,
+                       write_statistics=False, row_group_size=1 << 20, store_schema=True)
     return path
 
 
@@ -268,9 +175,6 @@ def read_lineage(path: str | os.PathLike) -> list[dict[str, str]]:
 def read_metadata(path: str | os.PathLike) -> dict[str, str]:
     metadata = pq.read_schema(path).metadata or {}
     return {k.decode(): v.decode() for k, v in metadata.items() if k.startswith(b"extrembench.")}
-
-
-# --- the rule's job: read artifacts, run this stage per problem, write its artifact
 
 
 def write_csv(frame, path: Path) -> None:

@@ -17,19 +17,10 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import yaml
-from pydantic import (
-    BaseModel,
-    BeforeValidator,
-    ConfigDict,
-    Field,
-    TypeAdapter,
-    ValidationError,
-    field_validator,
-    model_validator,
-)
+from pydantic import BeforeValidator, Field, TypeAdapter, ValidationError, field_validator, model_validator
 from pydantic_core import PydanticCustomError
 
-from extrembench.untrusted_yaml import shown
+from extrembench.untrusted_yaml import StrictModel, shown
 
 KINDS = ("extremal", "ingested", "formalized", "variants")
 BACKENDS = ("sglang", "openai", "llamacpp", "reference-solver", "symmetric-guess")
@@ -51,21 +42,11 @@ def _one_of(*allowed: Any):
     return BeforeValidator(check)
 
 
-class Section(BaseModel):
+class Section(StrictModel):
     """Every mapping of the config: unknown keys are errors, numbers are never read from text."""
 
-    model_config = ConfigDict(extra="forbid", strict=True)
-
-    @model_validator(mode="before")
-    @classmethod
-    def _known_keys(cls, data: Any) -> Any:
-        # one message per mapping listing every unknown key and the allowed ones
-        if isinstance(data, Mapping):
-            extra = sorted(str(k) for k in data if k not in cls.model_fields)
-            if extra:
-                raise PydanticCustomError("unknown_keys", "unknown key(s) {extra}; allowed keys: {allowed}",
-                                          {"extra": str(extra), "allowed": str(sorted(cls.model_fields))})
-        return data
+    unknown_keys_wording = "unknown key(s) {extra}; allowed keys: {allowed}"
+    list_keys = staticmethod(lambda keys: str(sorted(keys)))
 
 
 # ---------------------------------------------------------------- benchmarks

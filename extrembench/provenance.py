@@ -8,6 +8,7 @@ param: a real code edit reruns the stage, a `touch` does not.
 from __future__ import annotations
 
 import ast
+import contextlib
 import hashlib
 import json
 import subprocess
@@ -99,37 +100,30 @@ def stage_code_hash(entries: Iterable[str | Path], base: str | Path = ".", packa
     return code_hash([f.relative_to(base) for f in import_closure(entries, base, package)], base=base)
 
 
+def _git(*args: str, cwd: str | Path) -> str | None:
+    try:
+        return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return None
+
+
 def git_state(cwd: str | Path = ".") -> dict[str, Any]:
     """Commit and dirty flag of the checkout (None when not a git checkout)."""
-    def git(*args: str) -> str | None:
-        try:
-            return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True,
-                                  check=True).stdout.strip()
-        except (OSError, subprocess.CalledProcessError):
-            return None
-
-    commit = git("rev-parse", "HEAD")
-    status = git("status", "--porcelain", "--untracked-files=no")
+    commit = _git("rev-parse", "HEAD", cwd=cwd)
+    status = _git("status", "--porcelain", "--untracked-files=no", cwd=cwd)
     return {"git_commit": commit, "git_dirty": None if status is None else bool(status)}
 
 
 def file_commit(path: str | Path, cwd: str | Path = ".") -> str | None:
     """Last commit that touched `path`, or None when untracked."""
-    try:
-        out = subprocess.run(["git", "log", "-1", "--format=%H", "--", str(path)], cwd=cwd,
-                             capture_output=True, text=True, check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return None
-    return out or None
+    return _git("log", "-1", "--format=%H", "--", str(path), cwd=cwd) or None
 
 
 def versions() -> dict[str, str]:
     found = {}
     for name in KEY_PACKAGES:
-        try:
+        with contextlib.suppress(metadata.PackageNotFoundError):
             found[name] = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            continue
     return found
 
 

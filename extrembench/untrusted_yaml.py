@@ -11,10 +11,13 @@ first alias, anchor or nesting past MAX_DEPTH; only then is it constructed.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import yaml
+from pydantic import BaseModel, ConfigDict, model_validator
+from pydantic_core import PydanticCustomError
 
 MAX_FILE_BYTES = 256 * 1024   # a problem file is a few KB; expressions are capped at 1,000 characters
 MAX_DEPTH = 20                # mappings/lists inside each other; the problem format needs 3
@@ -56,6 +59,26 @@ def shown(value: Any) -> str:
     """repr of an untrusted value, cut short: an error message never prints a huge value."""
     text = repr(value)
     return text if len(text) <= SHOWN_VALUE_CHARS else f"{text[:SHOWN_VALUE_CHARS]}... ({len(text)} characters)"
+
+
+class StrictModel(BaseModel):
+    """A mapping of a file we do not control: unknown keys are errors, numbers are never read from text.
+    Unknown keys get one message listing them all and the allowed ones, worded by the subclass."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+    unknown_keys_wording: ClassVar[str] = "unknown key(s) {extra}; allowed: {allowed}"
+    # how the message lists keys (the unknown ones, sorted, then the allowed ones)
+    list_keys: ClassVar[Callable[[list[str]], str]] = staticmethod(lambda keys: ", ".join(map(shown, keys[:10])))
+
+    @model_validator(mode="before")
+    @classmethod
+    def _known_keys(cls, data: Any) -> Any:
+        if isinstance(data, Mapping):
+            extra = sorted(str(k) for k in data if k not in cls.model_fields)
+            if extra:
+                raise PydanticCustomError("unknown_keys", cls.unknown_keys_wording,
+                                          {"extra": cls.list_keys(extra), "allowed": cls.list_keys(list(cls.model_fields))})
+        return data
 
 
 def _where(mark) -> str:

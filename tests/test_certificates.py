@@ -203,6 +203,17 @@ def test_verify_certificate_cli_on_parquet(tmp_path, capsys):
     assert cli.main(["verify-certificate", str(write_artifact(bare, tmp_path / "bare.parquet", "problems"))]) == 1
 
 
+def test_verify_certificate_cli_on_an_angle_witness(tmp_path):
+    # the optimum of cos A + cos B + 2 cos C in a triangle is at cos A = cos B = 1/4: an acos witness
+    problem = make("max", {"A": "positive", "B": "positive", "C": "positive"}, "cos(A) + cos(B) + 2*cos(C)", "9/4",
+                   ["A + B + C = pi"])
+    rows = _rows([(problem, {"A": 1.3181160808, "B": 1.3181160525, "C": 0.5053605204})])
+    assert '"A":"acos(1/4)"' in rows[0]["certificate"]
+    assert cli.main(["verify-certificate", str(write_artifact(rows, tmp_path / "ok.parquet", "problems"))]) == 0
+    bad = [dict(rows[0], certificate=_tamper_number(rows[0]["certificate"], '"A":"acos(1/4)"', '"A":"acos(1/5)"'))]
+    assert cli.main(["verify-certificate", str(write_artifact(bad, tmp_path / "bad.parquet", "problems"))]) == 1
+
+
 @pytest.mark.parametrize("require, kept", [
     ("none", ["p0", "p1", "p2", "p3"]), ("any", ["p0", "p1"]), ("bound", ["p0"]), ("sos", ["p1"]),
 ])

@@ -185,14 +185,8 @@ class _SourceOrderParser(_Parser):
     their written order (sympy sorts evaluated ones, and distributes -(a + b)). Only used on text
     that already passed parse_expression, whose limit checks stay in the base class."""
 
-    def expr(self) -> sympy.Expr:
-        self.enter()
-        terms = [self.term()]
-        while self.current.kind == "op" and self.current.text in "+-":
-            op = self.advance().text
-            right = self.term()
-            terms.append(right if op == "+" else self._negated(right))
-        self.depth -= 1
+    @staticmethod
+    def _sum(terms: list[sympy.Expr]) -> sympy.Expr:
         return terms[0] if len(terms) == 1 else sympy.Add(*terms, evaluate=False)
 
     def term(self) -> sympy.Expr:
@@ -236,31 +230,38 @@ def relation_latex(text: str, names: list[str]) -> str:
     return f"{source_order_latex(sides[0], names)} {_LATEX_OPS[op]} {source_order_latex(sides[1], names)}"
 
 
+def variable_groups(variables: dict[str, str]) -> list[tuple[str, str, bool]]:
+    """(LaTeX list of the names, domain, whether several) per domain, in declaration order."""
+    groups: dict[str, list[str]] = {}
+    for name, domain in variables.items():
+        groups.setdefault(domain.strip(), []).append(name)
+    return [(", ".join(sympy.latex(symbol(n)) for n in members), domain, len(members) > 1)
+            for domain, members in groups.items()]
+
+
+def constraints_latex(constraints: Sequence[str], names: list[str]) -> str:
+    """The constraints in LaTeX as a list in prose: "$r_1$", "$r_1$ and $r_2$", "$r_1$, $r_2$ and $r_3$"."""
+    relations = ["$" + relation_latex(text, names) + "$" for text in constraints]
+    if len(relations) < 2:
+        return "".join(relations)
+    return ", ".join(relations[:-1]) + " and " + relations[-1]
+
+
 def render_statement(spec_or_problem: ExtremalSpec | Problem) -> str:
     """LaTeX statement in the source paper's phrasing, e.g. "Let $a, b, c$ be positive real
     numbers such that $a + b + c = 3$. Find the minimum value of $\\frac{a^{2}}{b} + ...$."."""
     item = spec_or_problem
     names = list(item.variables)
-    groups: dict[str, list[str]] = {}
-    for name, domain in item.variables.items():
-        groups.setdefault(domain.strip(), []).append(name)
-    parts = []
-    for domain, members in groups.items():
-        listed = ", ".join(sympy.latex(symbol(n)) for n in members)
-        parts.append(f"${listed}$ be {domain_phrase(domain, len(members) > 1)}")
-    sentence = "Let " + " and ".join(parts)
-    relations = ["$" + relation_latex(text, names) + "$" for text in item.constraints]
-    if relations:
-        joined = relations[0] if len(relations) == 1 else ", ".join(relations[:-1]) + " and " + relations[-1]
-        sentence += f" such that {joined}"
+    sentence = "Let " + " and ".join(f"${listed}$ be {domain_phrase(domain, plural)}"
+                                     for listed, domain, plural in variable_groups(item.variables))
+    if item.constraints:
+        sentence += f" such that {constraints_latex(item.constraints, names)}"
     word = "minimum" if item.sense == "min" else "maximum"
     objective = source_order_latex(item.objective, names)
     return f"{sentence}. Find the {word} value of ${objective}$."
 
 
 # --- the rule's job: read artifacts, run this stage per problem, write its artifact
-
-
 def gold_text(answer: str | None, status: str) -> str | None:
     """Gold for the grader: LaTeX for a problem the validator parsed; as written otherwise (an
     invalid problem is never asked, and its answer may not parse)."""

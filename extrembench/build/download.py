@@ -21,7 +21,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from extrembench.build.ingest import DATASETS, ChecksumError, DatasetError, DatasetSpec
+from extrembench.build.ingest import DATASETS, ChecksumError, DatasetError, DatasetSpec, dataset_spec
 from extrembench.files import atomic_output, sha256_file
 
 HUB_URL = "https://huggingface.co/datasets/{hub_id}/resolve/{revision}/{path}"
@@ -40,16 +40,12 @@ class PlannedFile:
 def download_plan(spec: DatasetSpec, revision: str | None = None) -> list[PlannedFile]:
     """Where each pinned file of `spec` will be fetched from; raises DatasetError naming what is missing."""
     if not spec.files:
-        raise DatasetError(
-            f"dataset {spec.name!r} has no pinned files and checksums yet, so a download could not be "
-            f"verified; pin them in extrembench.build.ingest.DATASETS first"
-        )
+        raise DatasetError(f"dataset {spec.name!r} has no pinned files and checksums yet, so a download could not be "
+                           "verified; pin them in extrembench.build.ingest.DATASETS first")
     revision = revision or spec.revision
     if revision is not None and not _COMMIT_SHA.fullmatch(revision):
-        raise DatasetError(
-            f"revision {revision!r} for {spec.name!r} is not a 40-hex commit sha; branches and tags move, "
-            f"so pass the commit (see https://huggingface.co/datasets/{spec.hub_id}/commits/main)"
-        )
+        raise DatasetError(f"revision {revision!r} for {spec.name!r} is not a 40-hex commit sha; branches and tags "
+                           f"move, so pass the commit (see https://huggingface.co/datasets/{spec.hub_id}/commits/main)")
     plan, unavailable = [], []
     for relative, sha in spec.files.items():
         if relative in spec.derived:
@@ -79,10 +75,8 @@ def store_verified(chunks: Iterable[bytes], target: Path, expected_sha256: str, 
         handle.flush()
         actual = digest.hexdigest()
         if actual != expected_sha256:  # raised inside the block: the temp file goes, target is untouched
-            raise ChecksumError(
-                f"{source}: sha256 mismatch for {target.name}: expected {expected_sha256}, got {actual}. "
-                f"The download is not the pinned file; nothing was written to {target}."
-            )
+            raise ChecksumError(f"{source}: sha256 mismatch for {target.name}: expected {expected_sha256}, got {actual}. "
+                                f"The download is not the pinned file; nothing was written to {target}.")
     return target
 
 
@@ -120,9 +114,7 @@ def fetch_dataset(name: str, dest: Path, *, revision: str | None = None) -> Path
 
     Files already in `dest` with the right sha256 are kept. Needs the network.
     """
-    if name not in DATASETS:
-        raise DatasetError(f"unknown dataset {name!r}; known: {', '.join(sorted(DATASETS))}")
-    spec = DATASETS[name]
+    spec = dataset_spec(name)
     dest = Path(dest)
     for planned in download_plan(spec, revision):
         target = dest / planned.relative

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 import sympy
 
-from extrembench.build.problem import Problem, parse_problem
+from extrembench.build.problem import Problem, parse_domain, parse_problem
 
 POINTS = 24
 RTOL = 1e-7
@@ -70,8 +70,6 @@ def _domain_class(problem: Problem, name: str, scale: sympy.Expr) -> str | None:
     text = problem.variables[name].strip()
     if text in ("positive", "nonnegative", "real"):
         return text if text == "real" or scale > 0 else None
-    from extrembench.build.problem import parse_domain
-
     d = parse_domain(text)
     lo = None if d.lo is None else d.lo / scale
     hi = None if d.hi is None else d.hi / scale
@@ -109,8 +107,6 @@ def _raw_points(domains: Sequence[str], rng: np.random.Generator) -> np.ndarray:
         elif text == "real":
             columns.append(rng.normal(0, 1.5, POINTS))
         else:
-            from extrembench.build.problem import parse_domain
-
             d = parse_domain(text)
             lo = float(d.lo) if d.lo is not None else (float(d.hi) - 3 if d.hi is not None else -3.0)
             hi = float(d.hi) if d.hi is not None else lo + 3
@@ -201,21 +197,17 @@ def _prepare(problem: Problem, seed: int) -> _Prepared:
                 values, op = -values, {"<=": ">=", "<": ">"}[op]
             unit = _unit(values, signed=op != "=")
             prints.append((op, None if unit is None else np.round(unit, 9)))
-        if len(equalities) > 1:
-            feasible = points  # compared literally: no sampling on an intersection of equalities
-        elif len(equalities) == 1:
-            index = next(i for i, (_, op) in enumerate(constraints) if op == "=")
-            feasible = _project(constraint_funcs[index][0], points)
-        else:
-            feasible = points
+        # onto a single equality along rays; two or more are compared literally (no sampling on an
+        # intersection of equalities)
+        feasible = points
+        if len(equalities) == 1:
+            feasible = _project(next(func for func, op in constraint_funcs if op == "="), points)
         finite = np.all(np.isfinite(feasible), axis=1)
         keep = finite.copy()
         for func, op in constraint_funcs:
-            if op in ("=",):
-                continue
-            values = _call(func, feasible)
-            holds = {">=": values >= -1e-12, "<=": values <= 1e-12, ">": values > 0, "<": values < 0}[op]
-            keep &= holds
+            if op != "=":
+                values = _call(func, feasible)
+                keep &= {">=": values >= -1e-12, "<=": values <= 1e-12, ">": values > 0, "<": values < 0}[op]
         values = _call(function_of, feasible)
         keep &= np.isfinite(values)
         if keep.sum() < 6:
@@ -316,10 +308,6 @@ def _compare(p: _Prepared, q: _Prepared) -> Duplicate | None:
 def find_duplicates(problems: Sequence[Problem], seed: int = 0) -> list[Duplicate]:
     """Every pair of near-duplicates among `problems` (each pair once, in input order)."""
     prepared = [_prepare(p, seed) for p in problems]
-    found = []
-    for i, j in itertools.combinations(range(len(prepared)), 2):
-        duplicate = _compare(prepared[i], prepared[j])
-        if duplicate is not None:
-            found.append(duplicate)
-    return found
+    pairs = (_compare(p, q) for p, q in itertools.combinations(prepared, 2))
+    return [duplicate for duplicate in pairs if duplicate is not None]
 

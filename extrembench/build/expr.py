@@ -176,8 +176,9 @@ def check_number_sizes(expr: sympy.Expr) -> None:
 
 
 class _Parser:
-    def __init__(self, text: str, variables: Iterable[str]):
+    def __init__(self, text: str, variables: Iterable[str], functions: dict | None = None):
         self.text = text
+        self.functions = functions or FUNCTIONS
         self.variables: dict[str, sympy.Symbol] = {}
         for name in variables:
             check_variable_name(name)
@@ -244,8 +245,12 @@ class _Parser:
         while self.current.kind == "op" and self.current.text in "+-":
             op = self.advance().text
             right = self.term()
-            terms.append(right if op == "+" else -right)
+            terms.append(right if op == "+" else self._negated(right))
         self.depth -= 1
+        return self._sum(terms)
+
+    @staticmethod
+    def _sum(terms: list[sympy.Expr]) -> sympy.Expr:
         # One Add of all terms: adding them one at a time rebuilds the sum each time (quadratic).
         return sympy.Add(*terms) if len(terms) > 1 else terms[0]
 
@@ -339,10 +344,10 @@ class _Parser:
 
     def name(self, token: Token) -> sympy.Expr:
         name = token.text
-        if name in FUNCTIONS:
+        if name in self.functions:
             return self.call(token)
         if self.current.kind == "op" and self.current.text == "(":
-            raise self.error(f"unknown function {name!r} (allowed: {', '.join(FUNCTIONS)})", token)
+            raise self.error(f"unknown function {name!r} (allowed: {', '.join(self.functions)})", token)
         if name in CONSTANTS:
             return CONSTANTS[name]
         if name in self.variables:
@@ -351,7 +356,7 @@ class _Parser:
         raise self.error(f"unknown name {name!r} (declared variables: {declared}; constants: pi, E)", token)
 
     def call(self, token: Token) -> sympy.Expr:
-        builder, min_args, max_args = FUNCTIONS[token.text]
+        builder, min_args, max_args = self.functions[token.text]
         if not (self.current.kind == "op" and self.current.text == "("):
             raise self.error(f"function {token.text} needs parentheses, e.g. {token.text}(x)", token)
         self.advance()
@@ -372,9 +377,10 @@ class _Parser:
         return builder(*args)
 
 
-def parse_expression(text: str, variables: Iterable[str]) -> sympy.Expr:
-    """Parse plain math text into a sympy expression over the given variable names."""
-    return _Parser(text, variables).parse_expression_only()
+def parse_expression(text: str, variables: Iterable[str], functions: dict | None = None) -> sympy.Expr:
+    """Parse plain math text into a sympy expression over the given variable names; `functions`
+    replaces the table FUNCTIONS (exact witnesses may also use acos and asin)."""
+    return _Parser(text, variables, functions).parse_expression_only()
 
 
 def parse_relation(text: str, variables: Iterable[str]) -> tuple[sympy.Expr, str, sympy.Expr]:

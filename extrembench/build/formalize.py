@@ -37,8 +37,6 @@ class FormalizeError(ValueError):
 
 
 # --- LaTeX tokenizer ------------------------------------------------------------------------------
-
-
 @dataclass(frozen=True)
 class Tok:
     kind: str  # 'num' | 'name' | 'const' | 'func' | 'cmd' | 'op' | 'rel' | 'end'
@@ -143,11 +141,19 @@ class _LatexParser:
         self.pos += 1
         return token
 
-    def at(self, kind: str, text: str | None = None) -> bool:
-        return self.current.kind == kind and (text is None or self.current.text == text)
+    def at(self, kind: str, *texts: str) -> bool:
+        """Whether the current token is of `kind` (and one of `texts`, when given)."""
+        return self.current.kind == kind and (not texts or self.current.text in texts)
 
     def error(self, message: str) -> FormalizeError:
         return FormalizeError(f"{message} in formula '{self.latex}'")
+
+    def accept(self, text: str) -> bool:
+        """Consume the operator `text` when it is the current token."""
+        if self.at("op", text):
+            self.advance()
+            return True
+        return False
 
     def expect(self, text: str) -> None:
         if not self.at("op", text):
@@ -168,14 +174,9 @@ class _LatexParser:
         return parts, relations
 
     def expr(self):
-        if self.at("op", "-") or self.at("op", "+"):
-            sign = self.advance().text
-            result = self.term()
-            if sign == "-":
-                result = ("neg", result)
-        else:
-            result = self.term()
-        while self.at("op", "+") or self.at("op", "-"):
+        sign = self.advance().text if self.at("op", "-", "+") else "+"
+        result = self.term() if sign == "+" else ("neg", self.term())
+        while self.at("op", "+", "-"):
             op = self.advance().text
             result = (op, result, self.term())
         return result
@@ -183,7 +184,7 @@ class _LatexParser:
     def term(self):
         result = self.power()
         while True:
-            if self.at("op", "*") or self.at("op", "/"):
+            if self.at("op", "*", "/"):
                 op = self.advance().text
                 result = (op, result, self.power())
             elif self.starts_atom():
@@ -204,8 +205,7 @@ class _LatexParser:
 
     def power(self):
         base = self.atom()
-        if self.at("op", "^"):
-            self.advance()
+        if self.accept("^"):
             base = ("^", base, self.script())
         if self.at("op", "^"):
             raise self.error("double exponent; use braces")
@@ -213,8 +213,7 @@ class _LatexParser:
 
     def script(self):
         """The argument of ^ or \\frac: a {group}, or one token (one digit, as TeX reads x^23)."""
-        if self.at("op", "{"):
-            self.advance()
+        if self.accept("{"):
             inner = self.expr()
             self.expect("}")
             return inner
@@ -231,12 +230,9 @@ class _LatexParser:
 
     def atom(self):
         token = self.current
-        if token.kind == "num":
+        if token.kind in ("num", "const"):
             self.advance()
-            return ("num", token.text)
-        if token.kind == "const":
-            self.advance()
-            return ("const", token.text)
+            return (token.kind, token.text)
         if token.kind == "name":
             return self.name()
         if token.kind == "func":
@@ -256,7 +252,7 @@ class _LatexParser:
             self.abs_depth += 1
             inner = self.expr()
             self.abs_depth -= 1
-            if not (self.at("op", "|") or self.at("op", "|R")):
+            if not self.at("op", "|", "|R"):
                 raise self.error("unclosed absolute value |...|")
             self.advance()
             return ("call", "Abs", [inner])
@@ -265,10 +261,8 @@ class _LatexParser:
 
     def name(self):
         letter = self.advance().text
-        if self.at("op", "_"):
-            self.advance()
-            if self.at("op", "{"):
-                self.advance()
+        if self.accept("_"):
+            if self.accept("{"):
                 parts = []
                 while self.at("num") or self.at("name"):
                     parts.append(self.advance().text)
@@ -300,18 +294,15 @@ class _LatexParser:
             closing = {"(": ")", r"\{": r"\}", "[": "]"}[opening]
             self.advance()
             args = [self.expr()]
-            while self.at("op", ","):
-                self.advance()
+            while self.accept(","):
                 args.append(self.expr())
             self.expect(closing)
             if len(args) < 2:
                 raise self.error(f"\\{func.lower()} needs at least two arguments")
             return ("call", func, args)
-        if self.at("op", "^"):  # \sin^2 x means (sin x)^2
-            self.advance()
+        if self.accept("^"):  # \sin^2 x means (sin x)^2
             exponent = self.script()
-        if self.at("op", "("):
-            self.advance()
+        if self.accept("("):
             argument = self.expr()
             self.expect(")")
         else:
@@ -335,8 +326,7 @@ class _LatexParser:
             return ("/", numerator, denominator)
         if command == r"\sqrt":
             index = None
-            if self.at("op", "["):
-                self.advance()
+            if self.accept("["):
                 index = self.expr()
                 self.expect("]")
             radicand = self.script()
@@ -359,20 +349,17 @@ class _LatexParser:
     def cyclic(self, command: str):
         """\\sum_{cyc} body: the body once per cyclic rotation of the declared variables."""
         label = ""
-        if self.at("op", "_"):
+        if self.accept("_") and self.accept("{"):
+            styled = self.at("cmd", r"\text", r"\mathrm")
+            if styled:
+                self.advance()
+                self.expect("{")
+            label = self.read_letters()
+            if styled:
+                self.accept("}")
+            if not self.at("op", "}"):
+                label += "..."
             self.advance()
-            if self.at("op", "{"):
-                self.advance()
-                styled = self.at("cmd", r"\text") or self.at("cmd", r"\mathrm")
-                if styled:
-                    self.advance()
-                    self.expect("{")
-                label = self.read_letters()
-                if styled and self.at("op", "}"):
-                    self.advance()
-                if not self.at("op", "}"):
-                    label += "..."
-                self.advance()
         if label not in ("cyc", "cyclic"):
             raise self.error(f"only the cyclic {command}_{{cyc}} is supported (index ranges and symmetric sums are not)")
         body = self.term()
@@ -380,10 +367,8 @@ class _LatexParser:
         if not used or not used <= self.variables:
             raise self.error(f"{command}_{{cyc}} needs a body over the declared variables")
         count = len(self.order)
-        terms = [
-            _rename(body, {name: self.order[(i + shift) % count] for i, name in enumerate(self.order)})
-            for shift in range(count)
-        ]
+        terms = [_rename(body, {name: self.order[(i + shift) % count] for i, name in enumerate(self.order)})
+                 for shift in range(count)]
         self.names.update(self.order)
         combined = terms[0]
         for term in terms[1:]:
@@ -459,12 +444,9 @@ def latex_to_text(latex: str, variables: Collection[str] = ()) -> str:
 
 def latex_relations(latex: str, variables: Collection[str] = ()) -> list[str]:
     """'a \\ge b \\ge c' -> ['a >= b', 'b >= c']: one plain relation per adjacent pair."""
-    parser = _LatexParser(latex, variables)
-    parts, relations = parser.chain()
-    parser.finish()
+    texts, relations = latex_chain(latex, variables)
     if not relations:
-        raise parser.error("expected a relation (=, <, >, \\le, \\ge)")
-    texts = [tree_to_text(part) for part in parts]
+        raise FormalizeError(f"expected a relation (=, <, >, \\le, \\ge) in formula '{latex}'")
     return [f"{texts[i]} {relation} {texts[i + 1]}" for i, relation in enumerate(relations)]
 
 
@@ -485,7 +467,6 @@ def latex_names(latex: str, variables: Collection[str] = ()) -> set[str]:
 
 
 # --- statement -> spec ----------------------------------------------------------------------------
-
 # Delimited math in a statement ($$…$$, $…$, \(…\), \[…\]): the one pattern every reader of
 # statements uses; each match has exactly one non-None group, the formula.
 MATH_SEGMENT = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$|\\\((.+?)\\\)|\\\[(.+?)\\\]", re.S)
@@ -753,8 +734,6 @@ def _split_top_level(latex: str) -> list[str]:
 
 
 # --- the `extrembench formalize` subcommand -------------------------------------------------------
-
-
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--input", required=True, help="JSONL file, one {id, statement, answer} per line ('-' = stdin)")
 
@@ -791,8 +770,6 @@ def run(args: argparse.Namespace) -> int:
 
 
 # --- the rule's job: read artifacts, run this stage per problem, write its artifact
-
-
 def formalize_shard(statements: Path, output: Path, *, benchmark: str, shard: int, n_shards: int,
                     limit: int | None, dag_node: str, caller=None, max_attempts: int = 3) -> None:
     """Extremal problems given as statement + answer (ExtremBench's release format) → specs: the

@@ -32,7 +32,6 @@ log = logging.getLogger(__name__)
 ANSWER_TYPES = ("number", "set", "variable", "description")
 
 
-
 def shared_data_root() -> Path:
     """Where the local dataset copies live (see ../shared/data/*/PROVENANCE.md): the
     EXTREMBENCH_SHARED_DATA environment variable, else ../shared/data beside the checkout."""
@@ -76,28 +75,22 @@ class DatasetSpec:
 def verify_files(spec: DatasetSpec, root: Path) -> None:
     """Check that every pinned file exists under `root` with its expected sha256."""
     if not spec.files:
-        raise DatasetError(
-            f"dataset {spec.name!r} has no pinned files: nothing to verify. Add its files and sha256 "
-            f"to extrembench.build.ingest.DATASETS after a first download checked by hand."
-        )
+        raise DatasetError(f"dataset {spec.name!r} has no pinned files: nothing to verify. Add its files and sha256 "
+                           "to extrembench.build.ingest.DATASETS after a first download checked by hand.")
     for relative, expected in spec.files.items():
         path = Path(root) / relative
         if not path.is_file():
-            raise DatasetError(
-                f"{path}: missing file of dataset {spec.name!r}. Point the root at the folder holding "
-                f"{sorted(spec.files)[0]!r} etc., or fetch it with `fetch_dataset({spec.name!r}, dest)`."
-            )
+            raise DatasetError(f"{path}: missing file of dataset {spec.name!r}. Point the root at the folder holding "
+                               f"{sorted(spec.files)[0]!r} etc., or fetch it with `fetch_dataset({spec.name!r}, dest)`.")
         actual = sha256_file(path)
         if actual != expected:
-            raise ChecksumError(
-                f"{path}: sha256 mismatch for dataset {spec.name!r}: expected {expected}, got {actual}. "
-                f"The file is not the pinned release; restore the original copy or re-download it."
-            )
+            raise ChecksumError(f"{path}: sha256 mismatch for dataset {spec.name!r}: expected {expected}, got {actual}. "
+                                "The file is not the pinned release; restore the original copy or re-download it.")
 
 
 def local_root(name: str, data_root: Path = SHARED_DATA_ROOT) -> Path:
     """The folder of a dataset's local copy under the shared data root (offline mode)."""
-    spec = _spec(name)
+    spec = dataset_spec(name)
     if spec.local_dir is None:
         raise DatasetError(f"dataset {name!r} has no local copy; it can only be fetched from the Hub")
     return Path(data_root) / spec.local_dir
@@ -105,7 +98,7 @@ def local_root(name: str, data_root: Path = SHARED_DATA_ROOT) -> Path:
 
 def load_benchmark(name: str, root: Path) -> list[dict]:
     """Verified, normalised records of benchmark `name` read from the local copy in `root`."""
-    spec = _spec(name)
+    spec = dataset_spec(name)
     reader = _READERS.get(name)
     if reader is None:
         raise DatasetError(f"benchmark {name!r} has no reader: its release format is not available here")
@@ -113,22 +106,15 @@ def load_benchmark(name: str, root: Path) -> list[dict]:
     return reader(Path(root))
 
 
-def _spec(name: str) -> DatasetSpec:
+def dataset_spec(name: str) -> DatasetSpec:
     if name not in DATASETS:
         raise DatasetError(f"unknown dataset {name!r}; known: {', '.join(sorted(DATASETS))}")
     return DATASETS[name]
 
 
 def _record(problem_id, statement, answer, answer_type, source_path, source_sha256, meta) -> dict:
-    return {
-        "problem_id": problem_id,
-        "statement": statement,
-        "answer": answer,
-        "answer_type": answer_type,
-        "source_path": source_path,
-        "source_sha256": source_sha256,
-        "meta": meta,
-    }
+    return {"problem_id": problem_id, "statement": statement, "answer": answer, "answer_type": answer_type,
+            "source_path": source_path, "source_sha256": source_sha256, "meta": meta}
 
 
 def _read_jsonl(path: Path) -> list[dict]:
@@ -145,7 +131,6 @@ def _require(row: dict, keys: tuple[str, ...], where: str) -> None:
 
 
 # --- AIME 2025 (MathArena files) ---------------------------------------------------------------
-
 AIME_PARTS = ("I", "II")
 
 
@@ -166,27 +151,14 @@ def read_aime2025(root: Path) -> list[dict]:
             if not (answer.isdigit() and 0 <= int(answer) <= 999):
                 raise DatasetError(f"{answers_path}: id {number}: answer {answer!r} is not an integer 0..999")
             tex_path = root / "matharena" / f"aime_2025_{part}" / "problems" / f"{number}.tex"
-            records.append(
-                _record(
-                    problem_id=f"aime2025-{part}-{number:02d}",
-                    statement=tex_path.read_text(encoding="utf-8").strip(),
-                    answer=answer,
-                    answer_type="number",
-                    source_path=f"{tex_path}#file",
-                    source_sha256=sha256_file(tex_path),
-                    meta={
-                        "contest": f"AIME 2025 {part}",
-                        "number": number,
-                        "answer_source": f"{answers_path}#id={number}",
-                        "answer_sha256": answers_sha,
-                    },
-                )
-            )
+            meta = {"contest": f"AIME 2025 {part}", "number": number,
+                    "answer_source": f"{answers_path}#id={number}", "answer_sha256": answers_sha}
+            records.append(_record(f"aime2025-{part}-{number:02d}", tex_path.read_text(encoding="utf-8").strip(),
+                                   answer, "number", f"{tex_path}#file", sha256_file(tex_path), meta))
     return records
 
 
 # --- MATH-500 ------------------------------------------------------------------------------------
-
 _MATH500_ID = re.compile(r"test/([a-z_]+)/(\d+)\.json")
 
 
@@ -204,17 +176,9 @@ def read_math500(root: Path) -> list[dict]:
     records = []
     for line_number, row in enumerate(_read_jsonl(path), start=1):
         _require(row, ("problem", "answer", "subject", "level", "unique_id"), f"{path}:{line_number}")
-        records.append(
-            _record(
-                problem_id=math500_problem_id(row["unique_id"]),
-                statement=row["problem"],
-                answer=row["answer"],
-                answer_type="number",
-                source_path=f"{path}#line={line_number}",
-                source_sha256=sha,
-                meta={"unique_id": row["unique_id"], "subject": row["subject"], "level": row["level"]},
-            )
-        )
+        meta = {"unique_id": row["unique_id"], "subject": row["subject"], "level": row["level"]}
+        records.append(_record(math500_problem_id(row["unique_id"]), row["problem"], row["answer"], "number",
+                               f"{path}#line={line_number}", sha, meta))
     _require_unique([r["problem_id"] for r in records], path)
     return records
 
@@ -226,7 +190,6 @@ def _require_unique(ids: list[str], path: Path) -> None:
 
 
 # --- AMO-Bench -----------------------------------------------------------------------------------
-
 AMO_PROMPTS = "partial_prompts_only/test.jsonl"
 AMO_GOLD = "gold_from_reference_solutions.jsonl"
 AMO_SOLUTIONS = "reference_solutions/example.jsonl"
@@ -262,9 +225,7 @@ def read_amo_bench(root: Path) -> list[dict]:
     for line_number, row in enumerate(_read_jsonl(gold_path), start=1):
         _require(row, ("question_id", "answer_type", "answer"), f"{gold_path}:{line_number}")
         if row["answer_type"] not in ANSWER_TYPES:
-            raise DatasetError(
-                f"{gold_path}:{line_number}: answer_type {row['answer_type']!r} not in {ANSWER_TYPES}"
-            )
+            raise DatasetError(f"{gold_path}:{line_number}: answer_type {row['answer_type']!r} not in {ANSWER_TYPES}")
         gold[row["question_id"]] = (line_number, row)
     records = []
     for line_number, row in enumerate(_read_jsonl(prompts_path), start=1):
@@ -275,29 +236,14 @@ def read_amo_bench(root: Path) -> list[dict]:
         gold_line, gold_row = gold.pop(row["id"])
         prompted_type = amo_answer_type_from_prompt(row["problem"])
         if prompted_type != gold_row["answer_type"]:
-            raise DatasetError(
-                f"{gold_path}:{gold_line}: answer_type {gold_row['answer_type']!r} disagrees with the "
-                f"prompt's format instruction ({prompted_type!r}) in {where}"
-            )
-        meta = {
-            "question_id": row["id"],
-            "gold_source": f"{gold_path}#line={gold_line}",
-            "gold_sha256": gold_sha,
-        }
+            raise DatasetError(f"{gold_path}:{gold_line}: answer_type {gold_row['answer_type']!r} disagrees with the "
+                               f"prompt's format instruction ({prompted_type!r}) in {where}")
+        meta = {"question_id": row["id"], "gold_source": f"{gold_path}#line={gold_line}", "gold_sha256": gold_sha}
         if prompted_type == "variable":
             meta["answer_variables"] = amo_answer_variables(row["problem"])
-        records.append(
-            _record(
-                problem_id=f"amo-bench-{row['id']:02d}",
-                # The prompt keeps AMO-Bench's answer-format instruction: the grader relies on it.
-                statement=row["problem"],
-                answer=gold_row["answer"],
-                answer_type=prompted_type,
-                source_path=f"{prompts_path}#line={line_number}",
-                source_sha256=prompts_sha,
-                meta=meta,
-            )
-        )
+        # The statement keeps AMO-Bench's answer-format instruction: the grader relies on it.
+        records.append(_record(f"amo-bench-{row['id']:02d}", row["problem"], gold_row["answer"], prompted_type,
+                               f"{prompts_path}#line={line_number}", prompts_sha, meta))
     if gold:
         raise DatasetError(f"{gold_path}: gold answers for ids {sorted(gold)} have no prompt in {prompts_path}")
     return records
@@ -348,18 +294,11 @@ def read_amo_bench_p(root: Path) -> list[dict]:
     return [r for r in read_amo_bench(root) if r["answer_type"] != "description"]
 
 
-_READERS: dict[str, Callable[[Path], list[dict]]] = {
-    "aime2025": read_aime2025,
-    "math500": read_math500,
-    "amo-bench": read_amo_bench,
-    "amo-bench-p": read_amo_bench_p,
-}
+_READERS: dict[str, Callable[[Path], list[dict]]] = {"aime2025": read_aime2025, "math500": read_math500,
+                                                     "amo-bench": read_amo_bench, "amo-bench-p": read_amo_bench_p}
 
 # --- registry ------------------------------------------------------------------------------------
-
-_MATHARENA_RAW = (
-    "https://raw.githubusercontent.com/eth-sri/matharena/81f103e38b1df076afa65ee0a3ffbe148d42e6d2/data/aime/"
-)
+_MATHARENA_RAW = "https://raw.githubusercontent.com/eth-sri/matharena/81f103e38b1df076afa65ee0a3ffbe148d42e6d2/data/aime/"
 _AIME_FILES = {
     "matharena/aime_2025_I/answers.csv": "d25db8d3050ab6aa5437fdc77e243d5efcfff4add23b55f44f3942e93d59fd31",
     "matharena/aime_2025_I/problems/1.tex": "26a263ad81138dbfb41647a1e55af77c0b8ab02d4b051fc23722a7f0c403535d",
@@ -441,10 +380,8 @@ DATASETS: dict[str, DatasetSpec] = {
         "https://github.com/eth-sri/matharena",
         local_dir="aime2025",
         mirrors={rel: _MATHARENA_RAW + rel.removeprefix("matharena/") for rel in _AIME_FILES},
-        origin={
-            rel: "byte-identical to eth-sri/matharena@81f103e3 data/aime/" + rel.removeprefix("matharena/")
-            for rel in _AIME_FILES
-        },
+        origin={rel: "byte-identical to eth-sri/matharena@81f103e3 data/aime/" + rel.removeprefix("matharena/")
+                for rel in _AIME_FILES},
     ),
     "math500": DatasetSpec(
         name="math500",
@@ -456,10 +393,8 @@ DATASETS: dict[str, DatasetSpec] = {
         "Lightman et al. Let's Verify Step by Step. 2023 (the 500-problem split)",
         local_dir="math500",
         hub_paths={"test.jsonl": "test.jsonl"},
-        mirrors={
-            "test.jsonl": "https://raw.githubusercontent.com/inclusionAI/AReaL/"
-            "f55fe685c661b0117d888fcae47d6f46e9a85087/evaluation/data/math_500/test.jsonl",
-        },
+        mirrors={"test.jsonl": "https://raw.githubusercontent.com/inclusionAI/AReaL/"
+                               "f55fe685c661b0117d888fcae47d6f46e9a85087/evaluation/data/math_500/test.jsonl"},
         origin={
             "test.jsonl": "byte-identical to OpenAI's prm800k math_splits/test.jsonl (its Git-LFS pointer "
             "carries this sha256) and to inclusionAI/AReaL@f55fe685; the Hub copy is expected to be the "
@@ -480,8 +415,6 @@ DATASETS: dict[str, DatasetSpec] = {
 
 
 # --- the rule's job: read artifacts, run this stage per problem, write its artifact
-
-
 def ingest_shard(dataset: str, root: Path, output: Path, *, benchmark: str, shard: int, n_shards: int,
                  limit: int | None, dag_node: str) -> None:
     """One shard of an official dataset as a problem table (checksums verified on read)."""

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal, get_args
 
 import sympy
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BeforeValidator, Field, ValidationError, field_validator
 from pydantic_core import PydanticCustomError
 
 from extrembench.build.expr import (
@@ -27,7 +27,7 @@ from extrembench.build.expr import (
     parse_relation,
     symbol,
 )
-from extrembench.untrusted_yaml import SHOWN_VALUE_CHARS, UntrustedYAMLError, load_untrusted_yaml, shown
+from extrembench.untrusted_yaml import SHOWN_VALUE_CHARS, StrictModel, UntrustedYAMLError, load_untrusted_yaml, shown
 
 
 class ProblemError(ValueError):
@@ -180,21 +180,8 @@ Technique = Literal["am-gm", "cauchy-schwarz", "holder", "schur", "sos", "jensen
 Text = Annotated[str, Field(min_length=1)]
 
 
-class _Spec(BaseModel):
+class _Spec(StrictModel):
     """A mapping of a problem file: unknown keys are errors; keys left out stay unset (not null)."""
-
-    model_config = ConfigDict(extra="forbid", strict=True)
-
-    @model_validator(mode="before")
-    @classmethod
-    def _known_keys(cls, data: Any) -> Any:
-        if isinstance(data, Mapping):
-            extra = sorted(str(k) for k in data if k not in cls.model_fields)
-            if extra:
-                raise PydanticCustomError("unknown_keys", "unknown key(s) {extra}; allowed: {allowed}",
-                                          {"extra": ", ".join(shown(k) for k in extra[:10]),
-                                           "allowed": ", ".join(cls.model_fields)})
-        return data
 
 
 class Inequality(_Spec):
@@ -320,19 +307,10 @@ def problem_from_dict(data: Mapping, *, path: str | Path | None = None, ignore_k
     source = spec.source.model_dump(exclude_unset=True) if spec.source is not None else None
     if source and "inequality" in source:
         source["inequality"] = {k: _as_text(v) for k, v in source["inequality"].items()}
-    problem = Problem(
-        id=spec.id,
-        sense=spec.sense,
-        variables=dict(spec.variables),
-        constraints=tuple(spec.constraints or ()),
-        objective=spec.objective,
-        answer=_as_text(spec.answer),
-        statement=spec.statement,
-        source=source,
-        technique=tuple(spec.technique or ()),
-        difficulty=spec.difficulty,
-        path=file,
-    )
+    problem = Problem(id=spec.id, sense=spec.sense, variables=dict(spec.variables),
+                      constraints=tuple(spec.constraints or ()), objective=spec.objective,
+                      answer=_as_text(spec.answer), statement=spec.statement, source=source,
+                      technique=tuple(spec.technique or ()), difficulty=spec.difficulty, path=file)
     parse_problem(problem)
     return problem
 
@@ -354,20 +332,11 @@ def load_problem(path: str | Path, *, ignore_keys: Iterable[str] = ()) -> Proble
 
 def problem_to_dict(problem: Problem) -> dict:
     """The file form of a problem (optional fields only when set); inverse of problem_from_dict."""
-    data: dict[str, Any] = {"id": problem.id, "sense": problem.sense, "variables": dict(problem.variables)}
-    if problem.constraints:
-        data["constraints"] = list(problem.constraints)
-    data["objective"] = problem.objective
-    data["answer"] = problem.answer
-    if problem.statement is not None:
-        data["statement"] = problem.statement
-    if problem.source is not None:
-        data["source"] = problem.source
-    if problem.technique:
-        data["technique"] = list(problem.technique)
-    if problem.difficulty is not None:
-        data["difficulty"] = problem.difficulty
-    return data
+    data = {"id": problem.id, "sense": problem.sense, "variables": dict(problem.variables),
+            "constraints": list(problem.constraints), "objective": problem.objective, "answer": problem.answer,
+            "statement": problem.statement, "source": problem.source, "technique": list(problem.technique),
+            "difficulty": problem.difficulty}
+    return {key: value for key, value in data.items() if value is not None and value != []}
 
 
 def parse_problem(problem: Problem) -> ParsedProblem:

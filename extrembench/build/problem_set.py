@@ -35,7 +35,6 @@ _SOURCE_RULES: tuple[tuple[str, re.Pattern], ...] = (
     ("journal", re.compile(r"Crux|Mathematical Reflections|Monthly|Mathematics Magazine|AoPS|Kvant|Gazeta")),
     ("classical", re.compile(r"(?i)^\s*(classical|known|folklore|standard)\b|'s inequality")),
 )
-SOURCE_TYPES = tuple(name for name, _ in _SOURCE_RULES) + ("other", "none")
 
 
 def source_type(reference: str | None) -> str:

@@ -148,8 +148,6 @@ def translate_fields(source: Mapping[str, Any] | None, caller: LLMCaller | None)
 
 
 # --- the rule's job: read artifacts, run this stage per problem, write its artifact
-
-
 def translate_shard(problem_files: Sequence[str], output: Path, *, benchmark: str, dag_node: str,
                     caller=None) -> None:
     """Curated translation where the file has one; the original where it is already English;

@@ -76,7 +76,6 @@ class SearchResult:
 
 
 # ---------------------------------------------------------------- numeric model
-
 @dataclass(frozen=True)
 class _Coordinate:
     """x = offset + sign * g(t), t in [t_lo, t_hi]; g = exp | sinh | identity."""
@@ -86,19 +85,13 @@ class _Coordinate:
     t_lo: float
     t_hi: float
 
-    def x(self, t):
+    def x(self, t, lib=np):
+        """x at t, with numpy (arrays) or with math (a float: ~10x faster in the local searches)."""
         if self.kind == "exp":
-            return self.offset + self.sign * np.exp(t)
+            return self.offset + self.sign * lib.exp(t)
         if self.kind == "sinh":
-            return self.offset + self.sign * np.sinh(t)
+            return self.offset + self.sign * lib.sinh(t)
         return t
-
-    def x_scalar(self, t: float) -> float:
-        if self.kind == "exp":
-            return self.offset + self.sign * math.exp(t)
-        if self.kind == "sinh":
-            return self.offset + self.sign * math.sinh(t)
-        return float(t)
 
     def t(self, x: float) -> float:
         if self.kind == "exp":
@@ -151,7 +144,7 @@ class _Model:
         self.scalar_objective = sympy.lambdify(self.symbols, parsed.objective, "math")
 
     def x_scalar(self, t) -> list[float]:
-        return [c.x_scalar(float(t[i])) for i, c in enumerate(self.coords)]
+        return [c.x(float(t[i]), math) for i, c in enumerate(self.coords)]
 
     def x(self, t: np.ndarray) -> list:
         return [c.x(t[i]) for i, c in enumerate(self.coords)]
@@ -174,17 +167,14 @@ class _Model:
 
 
 def _model(item: Problem | ExtremalSpec) -> tuple[_Model, Any]:
-    if isinstance(item, Problem):
-        parsed = parse_problem(item)
-        return _Model(parsed, item.sense), parsed
-    problem = Problem(id="spec", sense=item.sense, variables=dict(item.variables), constraints=tuple(item.constraints),
-                      objective=item.objective, answer=item.answer)
+    problem = item if isinstance(item, Problem) else Problem(
+        id="spec", sense=item.sense, variables=dict(item.variables), constraints=tuple(item.constraints),
+        objective=item.objective, answer=item.answer)
     parsed = parse_problem(problem)
     return _Model(parsed, item.sense), parsed
 
 
 # ---------------------------------------------------------------- search
-
 @dataclass(frozen=True)
 class _Candidate:
     t: tuple[float, ...]
@@ -265,13 +255,12 @@ def _scalar(func, xs: list[float]) -> float:
 def _scalar_constraints(model: _Model) -> list[dict]:
     """SLSQP constraints on the relative residuals; an undefined residual counts as badly violated."""
     def wrap(func):
-        return lambda t: _finite_or(_scalar(func, model.x_scalar(t)), -1e30)
+        def residual(t):
+            value = _scalar(func, model.x_scalar(t))
+            return value if math.isfinite(value) else -1e30
+        return residual
     return ([{"type": "eq", "fun": wrap(f)} for f in model.scalar_equalities]
             + [{"type": "ineq", "fun": wrap(f)} for f in model.scalar_inequalities])
-
-
-def _finite_or(value: float, fallback: float) -> float:
-    return value if math.isfinite(value) else fallback
 
 
 @dataclass(frozen=True)
@@ -286,7 +275,6 @@ class Effort:
 
     @classmethod
     def from_settings(cls, validation: Validation) -> Effort:
-        """The effort of the config's `validation` block (starts, iterations, time_cap_s)."""
         return cls(starts=validation.starts, iterations=validation.iterations, time_cap_s=validation.time_cap_s)
 
 
@@ -362,7 +350,6 @@ def search_extremum(problem_or_spec: Problem | ExtremalSpec, *, seed: int, effor
 
 
 # ---------------------------------------------------------------- high-precision re-check
-
 def _snap(value: float, max_denominator: int = 24) -> sympy.Expr | None:
     """A simple closed form near `value`: p/q, ±sqrt(p/q) or p/q*pi with q <= max_denominator
     (the equality cases of olympiad inequalities); None when none is within 1e-4 relative."""
@@ -636,7 +623,6 @@ def _scalings(model: _Model, x: list) -> list[list[float]]:
 
 
 # ---------------------------------------------------------------- the check
-
 def _invalid(problem_id: str, error: Exception) -> CheckResult:
     return CheckResult(problem_id, "invalid", None, None, str(error))
 
@@ -817,7 +803,6 @@ def _spread_feasible_points(model: _Model, seed: int, count: int) -> list[_Candi
 
 
 # ---------------------------------------------------------------- CLI
-
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("files", nargs="+", type=Path, help="problem YAML files")
     parser.add_argument("--seed", type=int, default=0, help="search seed (default 0)")
@@ -869,8 +854,6 @@ def run(args: argparse.Namespace) -> int:
 
 
 # --- the rule's job: read artifacts, run this stage per problem, write its artifact
-
-
 def _validate_one(conv: dict, *, effort, seed: int) -> tuple:
     """(status, reason, best value, witness, answerless spec, certificate) of one conversion row; fills in
     conv["statement"] when the spec came without one."""

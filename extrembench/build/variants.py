@@ -35,13 +35,8 @@ from pathlib import Path
 import sympy
 
 from extrembench.artifacts import read_artifact, write_artifact
-from extrembench.build.convert import domain_phrase, relation_latex, render_statement
-from extrembench.build.expr import (
-    RELATION_OPS,
-    parse_expression,
-    symbol,
-    tokenize,
-)
+from extrembench.build.convert import constraints_latex, domain_phrase, render_statement, variable_groups
+from extrembench.build.expr import RELATION_OPS, parse_expression, tokenize
 from extrembench.build.problem import Problem, parse_problem
 
 log = logging.getLogger(__name__)
@@ -102,7 +97,6 @@ def in_share(problem_id: str, share: float, seed: int) -> bool:
 
 
 # ---------------------------------------------------------------- token-level rewriting
-
 def _rewrite_names(text: str, mapping: dict[str, str]) -> str:
     """The text with every variable name token replaced at once (so a→b, b→a swaps cleanly)."""
     out, last = [], 0
@@ -141,12 +135,16 @@ def _split_relation(text: str) -> tuple[str, str, str]:
     raise ValueError(f"{text!r} has no relation operator")
 
 
-def _exact_text(value: sympy.Expr) -> str:
-    return str(value)
+def _with_field(problem: Problem, field_name: str, text: str) -> Problem:
+    """The problem with its `objective` or `constraints[i]` replaced by `text`."""
+    if field_name == "objective":
+        return replace(problem, objective=text)
+    constraints = list(problem.constraints)
+    constraints[int(field_name.removeprefix("constraints[").removesuffix("]"))] = text
+    return replace(problem, constraints=tuple(constraints))
 
 
 # ---------------------------------------------------------------- constants: homogeneity
-
 def homogeneous_degree(expr: sympy.Expr, symbols: Sequence[sympy.Symbol], rng: random.Random) -> Fraction | None:
     """The degree d with expr(s·x) = s^d · expr(x) for s > 0, or None. Found from exact values at
     three seeded rational points and two scale factors, at 40 digits; a wrong answer here can
@@ -211,11 +209,8 @@ def homogeneity_candidates(problem: Problem, rng: random.Random) -> list[tuple[s
         if not new_constant.is_Rational:
             continue  # keep constraint constants rational: s^d irrational for fractional d
         new_answer = sympy.radsimp(parsed.answer * s_sym ** sympy.Rational(e.numerator, e.denominator))
-        text = (f"{lhs_text} {op_text} {_exact_text(new_constant)}" if rhs.is_number
-                else f"{_exact_text(new_constant)} {op_text} {rhs_text}")
-        constraints = list(problem.constraints)
-        constraints[i] = text
-        variant = replace(problem, constraints=tuple(constraints), answer=_exact_text(new_answer))
+        text = f"{lhs_text} {op_text} {new_constant}" if rhs.is_number else f"{new_constant} {op_text} {rhs_text}"
+        variant = replace(_with_field(problem, f"constraints[{i}]", text), answer=str(new_answer))
         transformation = [{"field": f"constraints[{i}]", "old": problem.constraints[i], "new": text},
                           {"field": "answer", "old": problem.answer, "new": variant.answer,
                            "why": f"homogeneous: degree {d} constraint, degree {e} objective, scale {s}"}]
@@ -224,7 +219,6 @@ def homogeneity_candidates(problem: Problem, rng: random.Random) -> list[tuple[s
 
 
 # ---------------------------------------------------------------- constants: affine objective
-
 AFFINE_MAPS = ((2, 1), (3, 0), (2, 3), (3, 2), (1, 2), (1, 3))  # (k, m): objective -> k*(objective) + m
 
 
@@ -241,7 +235,7 @@ def affine_candidates(problem: Problem, rng: random.Random) -> list[tuple[str, l
         objective = f"{k}*({problem.objective})" if k != 1 else f"({problem.objective})"
         objective = f"{objective} + {m}" if m else objective
         new_answer = sympy.radsimp(k * answer + m)
-        variant = replace(problem, objective=objective, answer=_exact_text(new_answer))
+        variant = replace(problem, objective=objective, answer=str(new_answer))
         out.append(("affine", [{"field": "objective", "old": problem.objective, "new": objective},
                                {"field": "answer", "old": problem.answer, "new": variant.answer,
                                 "why": f"objective mapped to {k}*f + {m}"}], variant))
@@ -249,14 +243,13 @@ def affine_candidates(problem: Problem, rng: random.Random) -> list[tuple[str, l
 
 
 # ---------------------------------------------------------------- constants: stationary points
-
 def changed_constant_candidates(problem: Problem, rng: random.Random) -> list[tuple[list[dict], Problem]]:
     """One integer literal (not an exponent) of a constraint or the objective changed to a nearby
     integer; the answer is left to re-derive. Places are visited round-robin in a seeded order
     (constraint constants first: they keep the objective's shape), each with its values shuffled."""
-    places = [("constraints", i, start, old) for i, text in enumerate(problem.constraints)
-              for start, old in _number_tokens(text)]
-    objective_places = [("objective", None, start, old) for start, old in _number_tokens(problem.objective)]
+    fields = [(f"constraints[{i}]", text) for i, text in enumerate(problem.constraints)]
+    places = [(where, text, start, old) for where, text in fields for start, old in _number_tokens(text)]
+    objective_places = [("objective", problem.objective, start, old) for start, old in _number_tokens(problem.objective)]
     rng.shuffle(places)
     rng.shuffle(objective_places)
     queues = []
@@ -268,9 +261,8 @@ def changed_constant_candidates(problem: Problem, rng: random.Random) -> list[tu
     out = []
     # first, one literal value changed everywhere it occurs in a field: keeps a symmetric or cyclic
     # problem symmetric, so its optimum usually stays at a point that can be solved exactly
-    for field_name, texts in [("objective", [problem.objective])] + [
-            (f"constraints[{i}]", [t]) for i, t in enumerate(problem.constraints)]:
-        literals = [old for _, old in _number_tokens(texts[0])]
+    for field_name, before in [("objective", problem.objective), *fields]:
+        literals = [old for _, old in _number_tokens(before)]
         repeated = sorted({v for v in literals if literals.count(v) > 1}, key=int)
         rng.shuffle(repeated)
         changes = []
@@ -279,33 +271,18 @@ def changed_constant_candidates(problem: Problem, rng: random.Random) -> list[tu
             rng.shuffle(values)
             changes.append([(old, v) for v in values])
         for old, new in [pair for round_ in itertools.zip_longest(*changes) for pair in round_ if pair]:
-            text = texts[0]
+            text = before
             for start, literal in reversed(_number_tokens(text)):
                 if literal == old:
                     text = _replace_at(text, start, old, new)
-            if field_name == "objective":
-                variant = replace(problem, objective=text)
-            else:
-                constraints = list(problem.constraints)
-                constraints[int(field_name[12:-1])] = text
-                variant = replace(problem, constraints=tuple(constraints))
-            out.append(([{"field": field_name, "old": texts[0], "new": text}], variant))
+            out.append(([{"field": field_name, "old": before, "new": text}], _with_field(problem, field_name, text)))
     while any(queues):
         for queue in queues:
             if not queue:
                 continue
-            (field_name, i, start, old), new = queue.pop(0)
-            if field_name == "objective":
-                text = _replace_at(problem.objective, start, old, new)
-                variant = replace(problem, objective=text)
-                where, before = "objective", problem.objective
-            else:
-                text = _replace_at(problem.constraints[i], start, old, new)
-                constraints = list(problem.constraints)
-                constraints[i] = text
-                variant = replace(problem, constraints=tuple(constraints))
-                where, before = f"constraints[{i}]", problem.constraints[i]
-            out.append(([{"field": where, "old": before, "new": text}], variant))
+            (where, before, start, old), new = queue.pop(0)
+            text = _replace_at(before, start, old, new)
+            out.append(([{"field": where, "old": before, "new": text}], _with_field(problem, where, text)))
     return out
 
 
@@ -402,7 +379,7 @@ def _finite_number(value: sympy.Expr) -> bool:
     if not (value.is_number and value.is_finite and value.is_real):
         return False
     try:
-        return _same_value(parse_expression(_exact_text(value), []), value)
+        return _same_value(parse_expression(str(value), []), value)
     except ValueError:
         return False
 
@@ -421,7 +398,6 @@ def _root_near(polynomial: sympy.Expr, t: sympy.Symbol, near: float) -> sympy.Ex
 
 
 # ---------------------------------------------------------------- rename and rephrase
-
 def rename_candidates(problem: Problem, rng: random.Random) -> list[tuple[list[dict], Problem]]:
     names = list(problem.variables)
     alphabets = [a for a in ALPHABETS if len(a) >= len(names) and not set(a[:len(names)]) & set(names)]
@@ -450,42 +426,29 @@ _WORDS = {"min": ("minimum", "smallest", "least"), "max": ("maximum", "largest",
 PHRASINGS = ("paper", "suppose", "given-that", "question")
 
 
-def _subjects(problem: Problem) -> str:
-    groups: dict[str, list[str]] = {}
-    for name, domain in problem.variables.items():
-        groups.setdefault(domain.strip(), []).append(name)
-    parts = []
-    for domain, members in groups.items():
-        listed = ", ".join(sympy.latex(symbol(n)) for n in members)
-        verb = "are" if len(members) > 1 else "is"
-        parts.append(f"${listed}$ {verb} {domain_phrase(domain, len(members) > 1)}")
-    return " and ".join(parts)
-
-
 def render_phrasing(problem: Problem, phrasing: str) -> str:
     """The statement in one of PHRASINGS ('paper' is render_statement's, the source paper's)."""
     if phrasing == "paper":
         return render_statement(problem)
     names = list(problem.variables)
-    relations = ["$" + relation_latex(text, names) + "$" for text in problem.constraints]
-    joined = relations[0] if len(relations) == 1 else ", ".join(relations[:-1]) + " and " + (relations[-1] if relations else "")
+    joined = constraints_latex(problem.constraints, names)
     objective = "$" + sympy.latex(parse_expression(problem.objective, names)) + "$"
     word, small, least = _WORDS[problem.sense]
-    subjects = _subjects(problem)
+    subjects = " and ".join(f"${listed}$ {'are' if plural else 'is'} {domain_phrase(domain, plural)}"
+                            for listed, domain, plural in variable_groups(problem.variables))
     if phrasing == "suppose":
-        condition = f", with {joined}" if relations else ""
+        condition = f", with {joined}" if joined else ""
         return f"Suppose {subjects}{condition}. Find the {word} value of {objective}."
     if phrasing == "given-that":
-        condition = f", and {joined}" if relations else ""
+        condition = f", and {joined}" if joined else ""
         return f"Determine the {small} possible value of {objective}, given that {subjects}{condition}."
     if phrasing == "question":
-        condition = f" satisfying {joined}" if relations else ""
+        condition = f" satisfying {joined}" if joined else ""
         return f"What is the {least} value that {objective} can take, where {subjects}{condition}?"
     raise ValueError(f"unknown phrasing {phrasing!r}; known: {PHRASINGS}")
 
 
 # ---------------------------------------------------------------- the generator
-
 @dataclass(frozen=True)
 class Settings:
     per_problem: int
@@ -582,7 +545,7 @@ def _finish(candidate: Candidate, variant: Problem, kind: str, parent_answer, pa
             candidate.drop_reason = f"no exact optimum: {how}"
             return
         candidate.technique = f"stationary ({how})"
-        variant = replace(variant, answer=_exact_text(value))
+        variant = replace(variant, answer=str(value))
         candidate.transformation.append({"field": "answer", "old": str(parent_answer), "new": variant.answer,
                                          "why": f"exact value at the {how} the search found"})
     candidate.problem = variant
@@ -602,8 +565,6 @@ def _finish(candidate: Candidate, variant: Problem, kind: str, parent_answer, pa
 
 
 # --- the rule's job: read artifacts, run this stage per problem, write its artifact
-
-
 def vary_shard(parent_problems: Path, problem_files: Sequence[str], outputs: dict[str, Path], *, benchmark: str,
                variant_benchmark: str, per_problem: int, seed: int, kinds: Sequence[str], dag_node: str,
                check, search, share: float = 1.0) -> None:

@@ -83,7 +83,7 @@ def unbuilt_problem_counts(benchmark: str, config: Config, workdir: Path) -> dic
     from extrembench.shards import shard_of, take
 
     bench = config.benchmarks[benchmark]
-    n_shards = bench.shards
+    per_problem = 1
     if bench.kind == "variants":
         # At most per_problem variants of each kind for every parent in the varied share, in the
         # parent's shard (vary runs per shard); an upper bound, as variants may be dropped.
@@ -91,27 +91,21 @@ def unbuilt_problem_counts(benchmark: str, config: Config, workdir: Path) -> dic
 
         parent = config.benchmarks[bench.parent]
         settings = parent.variants
-        per_parent = settings.per_problem * len(settings.kinds)
-        parent_ids = sorted(p.stem for p in (workdir / parent.problems).glob("*.yaml"))
-        parent_ids = take(parent_ids, parent.limit)
-        counts = dict.fromkeys(range(n_shards), 0)
-        for problem_id in parent_ids:
-            if in_share(problem_id, settings.share, settings.seed):
-                counts[shard_of(problem_id, n_shards)] += per_parent
-        return counts
-    if bench.kind == "extremal":
-        ids = sorted(p.stem for p in (workdir / bench.problems).glob("*.yaml"))
+        per_problem = settings.per_problem * len(settings.kinds)
+        ids = take(sorted(p.stem for p in (workdir / parent.problems).glob("*.yaml")), parent.limit)
+        ids = [problem_id for problem_id in ids if in_share(problem_id, settings.share, settings.seed)]
+    elif bench.kind == "extremal":
+        ids = take(sorted(p.stem for p in (workdir / bench.problems).glob("*.yaml")), bench.limit)
     elif bench.kind == "formalized":
-        ids = sorted(str(record["id"]) for _, record in read_jsonl(workdir / bench.statements))
+        ids = take(sorted(str(record["id"]) for _, record in read_jsonl(workdir / bench.statements)), bench.limit)
     else:
         from extrembench.build.ingest import load_benchmark, local_root
 
         root = Path(bench.root or local_root(bench.dataset))
-        ids = sorted(r["problem_id"] for r in load_benchmark(bench.dataset, root))
-    ids = take(ids, bench.limit)
-    counts = dict.fromkeys(range(n_shards), 0)
+        ids = take(sorted(r["problem_id"] for r in load_benchmark(bench.dataset, root)), bench.limit)
+    counts = dict.fromkeys(range(bench.shards), 0)
     for problem_id in ids:
-        counts[shard_of(problem_id, n_shards)] += 1
+        counts[shard_of(problem_id, bench.shards)] += per_problem
     return counts
 
 

@@ -33,11 +33,8 @@ def job_request(size_class: str, size: Resources, cluster: Cluster, attempt: int
     `cluster.cpu_partition` for the rest; None values are dropped by Snakemake (plugin default).
     """
     gpus = size.gpu
-    request: dict[str, Any] = {
-        "mem_mb": scaled(size.mem_mb, attempt),
-        "runtime": scaled(size.runtime, attempt),
-        "gpu": gpus,
-    }
+    request: dict[str, Any] = {"mem_mb": scaled(size.mem_mb, attempt), "runtime": scaled(size.runtime, attempt),
+                               "gpu": gpus}
     if gpus:
         if size.cpus_per_task:
             raise ResourceError(

@@ -40,23 +40,23 @@ def sample_seed(model: str, benchmark: str, problem_id: str, trial: int) -> int:
     return int.from_bytes(digest[:4], "big") & 0x7FFFFFFF
 
 
+SOLVER_MODULES = {"reference-solver": "extrembench/generation/reference.py",
+                  "symmetric-guess": "extrembench/generation/symmetric.py"}
+
+
 @functools.cache  # the code cannot change within one process; the Snakefile asks once per job
-def reference_solver_version() -> str:
-    """The package version + the code hash of everything the reference solver imports (computed from
-    its import statements): editing the optimizer or the answer formatting invalidates cached answers."""
+def solver_version(backend: str) -> str:
+    """The package version + the code hash of everything a baseline's module imports (computed from
+    its import statements): editing the solver or its answer formatting invalidates cached answers."""
     root = Path(__file__).resolve().parents[2]
-    return f"{__version__}+{stage_code_hash(['extrembench/generation/reference.py'], base=root)}"
+    return f"{__version__}+{stage_code_hash([SOLVER_MODULES[backend]], base=root)}"
 
 
 def engine_version(model_cfg: Model) -> str:
     backend = model_cfg.backend
     package = {"llamacpp": "llama-cpp-python", "sglang": "sglang"}.get(backend)
-    if backend == "reference-solver":
-        return reference_solver_version()
-    if backend == "symmetric-guess":
-        from extrembench.generation import symmetric
-
-        return symmetric.version()
+    if backend in SOLVER_MODULES:
+        return solver_version(backend)
     if backend == "sglang" and model_cfg.sglang.version:
         # The pin, not the local install: the CPU host that counts cached requests has no sglang.
         return model_cfg.sglang.version
@@ -89,6 +89,18 @@ def clamp_max_tokens(max_tokens: int, context_length: int, prompt_tokens: int) -
     return max(1, min(max_tokens, context_length - prompt_tokens))
 
 
+def chat_identity(model: str, model_cfg: Model, messages: list[dict[str, str]], seed: int,
+                  version: str) -> dict[str, Any]:
+    """What a chat request's cache key is computed over (generate requests and the LLM steps' calls)."""
+    sampling = model_cfg.sampling.model_dump(mode="json")
+    sampling["max_tokens"] = clamp_max_tokens(sampling["max_tokens"], model_cfg.context_length,
+                                              estimate_prompt_tokens(messages))
+    if sampling.get("reasoning_effort") is None:
+        sampling.pop("reasoning_effort", None)
+    return {"engine": model_cfg.backend, "engine_version": version, "model_id": model_cfg.hf_id or model,
+            "revision": model_cfg.revision, "messages": messages, "sampling": sampling, "seed": seed}
+
+
 def plan_samples(problems: list[dict[str, Any]], *, benchmark: str, model: str,
                  model_cfg: Model, trials: int) -> list[PlannedSample]:
     version = engine_version(model_cfg)
@@ -99,36 +111,22 @@ def plan_samples(problems: list[dict[str, Any]], *, benchmark: str, model: str,
         for trial in range(trials):
             seed = sample_seed(model, benchmark, problem["problem_id"], trial)
             if model_cfg.backend == "reference-solver":
-                identity = {
-                    "engine": "reference-solver", "engine_version": version,
-                    "spec_json": problem["spec_json"], "seed": seed,
-                    "starts": model_cfg.reference.starts,
-                    "digits": model_cfg.reference.digits,
-                }
+                identity = {"engine": "reference-solver", "engine_version": version, "spec_json": problem["spec_json"],
+                            "seed": seed, "starts": model_cfg.reference.starts, "digits": model_cfg.reference.digits}
             elif model_cfg.backend == "symmetric-guess":
                 identity = {"engine": "symmetric-guess", "engine_version": version,
                             "spec_json": problem["spec_json"], "seed": seed,
                             "digits": model_cfg.reference.digits}
             else:
-                messages = render_messages(model_cfg, problem["statement"])
-                sampling = model_cfg.sampling.model_dump(mode="json")
-                sampling["max_tokens"] = clamp_max_tokens(
-                    sampling["max_tokens"], model_cfg.context_length, estimate_prompt_tokens(messages))
-                if sampling.get("reasoning_effort") is None:
-                    sampling.pop("reasoning_effort", None)
-                identity = {
-                    "engine": model_cfg.backend, "engine_version": version,
-                    "model_id": model_cfg.hf_id or model, "revision": model_cfg.revision,
-                    "messages": messages, "sampling": sampling, "seed": seed,
-                }
+                identity = chat_identity(model, model_cfg, render_messages(model_cfg, problem["statement"]), seed,
+                                         version)
             planned.append(PlannedSample(problem=problem, trial=trial, seed=seed,
                                          identity=identity, key=cache_key(identity)))
     return planned
 
 
-def chat_payload(sample: PlannedSample, served_model: str) -> dict[str, Any]:
+def chat_payload(identity: dict[str, Any], served_model: str) -> dict[str, Any]:
     """The JSON body sent: every sampling parameter explicit, so no server default leaks in."""
-    identity = sample.identity
     return {"model": served_model, "messages": identity["messages"], "seed": identity["seed"],
             **identity["sampling"]}
 

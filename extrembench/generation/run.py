@@ -30,9 +30,9 @@ from extrembench.cluster.ledger import JobMeter, job_uid, response_cost, shares
 from extrembench.config import Config, Model
 from extrembench.files import write_bytes_atomic
 from extrembench.generation.requests import PlannedSample, chat_payload, plan_samples, sampling_json
-from extrembench.llm.backends import SOLVER_BACKENDS, open_endpoint
+from extrembench.llm.backends import SOLVER_BACKENDS, Endpoint, chat_client, open_endpoint
 from extrembench.llm.cache import GenerationCache
-from extrembench.llm.client import ChatClient, ChatRequest, is_client_error
+from extrembench.llm.client import ChatRequest, is_client_error
 
 log = logging.getLogger(__name__)
 
@@ -103,14 +103,10 @@ def _failure_message(model: str, model_cfg: Model, progress: Progress, requests:
 
 
 def _send_chat(missing: list[PlannedSample], model: str, model_cfg: Model, cache: GenerationCache,
-               progress: Progress, outcomes: dict[str, dict[str, Any]], *, base_url: str, served_model: str,
-               api_key_env: str | None, alive_check=None) -> None:
+               progress: Progress, outcomes: dict[str, dict[str, Any]], endpoint: Endpoint) -> None:
     by_key = {s.key: s for s in missing}
-    client = ChatClient(base_url, api_key_env=api_key_env, concurrency=model_cfg.concurrency,
-                        timeout_s=model_cfg.request_timeout_s, max_retries=model_cfg.max_retries,
-                        initial_backoff_s=model_cfg.retry_initial_backoff_s,
-                        max_backoff_s=model_cfg.retry_max_backoff_s, alive_check=alive_check)
-    requests = [ChatRequest(key=s.key, payload=chat_payload(s, served_model)) for s in missing]
+    client = chat_client(endpoint, model_cfg, concurrency=model_cfg.concurrency)
+    requests = [ChatRequest(key=s.key, payload=chat_payload(s.identity, endpoint.served_model)) for s in missing]
     origin = produced_by(missing[0].identity["engine"], missing[0].identity["engine_version"])
     errors: list[str] = []
 
@@ -154,9 +150,7 @@ def _serve_missing(missing: list[PlannedSample], model: str, model_cfg: Model,
             progress.record(response)
         return
     with open_endpoint(model, model_cfg, cache_dir=cache_dir, server_log=server_log) as endpoint:
-        _send_chat(missing, model, model_cfg, cache, progress, outcomes, base_url=endpoint.base_url,
-                   served_model=endpoint.served_model, api_key_env=endpoint.api_key_env,
-                   alive_check=endpoint.alive_check)
+        _send_chat(missing, model, model_cfg, cache, progress, outcomes, endpoint)
 
 
 def generation_row(sample: PlannedSample, entry: dict[str, Any], *, benchmark: str, model: str,

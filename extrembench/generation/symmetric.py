@@ -22,11 +22,9 @@ others as fixed decimals (the grader's 4-decimal rule decides them, as for the r
 
 from __future__ import annotations
 
-import functools
 import json
 import time
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import mpmath
@@ -51,17 +49,6 @@ class Guess:
     t: sympy.Expr          # the common value of the variables
     value: sympy.Expr      # the objective there, exact
     numeric: sympy.Float   # and to HP_DIGITS digits
-
-
-@functools.cache  # the code cannot change within one process; the Snakefile asks once per job
-def version() -> str:
-    """The package version + the code hash of everything this module imports (computed, not listed):
-    part of the engine version, so a code edit invalidates cached answers."""
-    from extrembench import __version__
-    from extrembench.provenance import stage_code_hash
-
-    root = Path(__file__).resolve().parents[2]
-    return f"{__version__}+{stage_code_hash(['extrembench/generation/symmetric.py'], base=root)}"
 
 
 def _interval(variables: dict[str, str]) -> tuple[Any, Any, bool, bool]:
@@ -178,7 +165,8 @@ def _kinks(objective: sympy.Expr, lo, hi) -> list[sympy.Expr]:
     the critical points of each piece (differentiating the whole Max/Abs gives Heaviside terms
     that are slow to evaluate and have no sign changes at the kinks)."""
     points = []
-    for node in objective.atoms(sympy.Abs, sympy.Max, sympy.Min):
+    # sorted: a set's order follows the hash seed, and the order breaks ties between candidates
+    for node in sorted(objective.atoms(sympy.Abs, sympy.Max, sympy.Min), key=sympy.default_sort_key):
         pieces = node.args
         if isinstance(node, sympy.Abs):
             points += _roots(pieces[0], lo, hi)
@@ -199,16 +187,10 @@ def _inside(t: sympy.Expr, lo, hi, lo_open: bool, hi_open: bool) -> bool:
     return not (hi is not None and (bool(tv > hi) or (hi_open and bool(sympy.Abs(tv - hi) < 1e-25))))
 
 
-def _feasible(t: sympy.Expr, constraints) -> bool:
-    for difference, op in constraints:
-        value = _hp(difference, t)
-        if value is None:
-            return False
-        ok = {"=": abs(value) <= FEASIBILITY_TOL, ">=": value >= -FEASIBILITY_TOL,
-              "<=": value <= FEASIBILITY_TOL, ">": value > FEASIBILITY_TOL, "<": value < -FEASIBILITY_TOL}[op]
-        if not ok:
-            return False
-    return True
+def _holds(value: sympy.Float | None, op: str) -> bool:
+    return value is not None and {"=": abs(value) <= FEASIBILITY_TOL, ">=": value >= -FEASIBILITY_TOL,
+                                  "<=": value <= FEASIBILITY_TOL, ">": value > FEASIBILITY_TOL,
+                                  "<": value < -FEASIBILITY_TOL}[op]
 
 
 def symmetric_guess(spec: dict[str, Any]) -> Guess | None:
@@ -239,18 +221,12 @@ def symmetric_guess(spec: dict[str, Any]) -> Guess | None:
             if op != "=":
                 candidates += _roots(difference, lo, hi)
         candidates += [end for end, is_open in ((lo, lo_open), (hi, hi_open)) if end is not None and not is_open]
-    best = None
-    for t in candidates:
-        if not _inside(t, lo, hi, lo_open, hi_open) or not _feasible(t, constraints):
-            continue
-        value = _hp(objective, t)
-        if value is None:
-            continue
-        if best is None or (value < best[1] if spec["sense"] == "min" else value > best[1]):
-            best = (t, value)
-    if best is None:
+    feasible = [(t, value) for t in candidates
+                if _inside(t, lo, hi, lo_open, hi_open) and all(_holds(_hp(d, t), op) for d, op in constraints)
+                and (value := _hp(objective, t)) is not None]
+    if not feasible:
         return None
-    t, value = best
+    t, value = (min if spec["sense"] == "min" else max)(feasible, key=lambda pair: pair[1])  # first of ties
     return Guess(t=t, value=objective.subs(T, t), numeric=value)
 
 

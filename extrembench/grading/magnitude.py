@@ -95,6 +95,13 @@ def _power(base: Size, exponent: Size) -> Size | None:
     return Size(1, -high, -low)
 
 
+def _read(value: Size | None) -> Size:
+    """The value of a step, or the "not read" failure when the step makes no claim."""
+    if value is None:
+        raise ValueError("not read")
+    return value
+
+
 class _Reader:
     def __init__(self, text: str):
         self.tokens = [m.group() for m in _TOKEN.finditer(text) if not m.group().isspace()]
@@ -119,9 +126,7 @@ class _Reader:
         while self.peek() in _TIMES or self.peek() == "/":
             op = self.take()
             right = self.unary()
-            value = _times(value, right) if op != "/" else _divide(value, right)
-            if value is None:
-                raise ValueError("not read")
+            value = _read(_times(value, right) if op != "/" else _divide(value, right))
         return value
 
     def unary(self) -> Size:
@@ -136,9 +141,7 @@ class _Reader:
         if self.peek() == "^":
             self.take()
             exponent = self.unary()  # right associative: 9^9^9 = 9^(9^9)
-            base = _power(base, exponent)
-            if base is None:
-                raise ValueError("not read")
+            base = _read(_power(base, exponent))
         return base
 
     def atom(self) -> Size:
@@ -151,17 +154,15 @@ class _Reader:
             self.take(closing)
             return value
         if token in ("\\frac", "\\dfrac", "\\tfrac"):
-            self.take("{")
-            top = self.product()
-            self.take("}")
-            self.take("{")
-            bottom = self.product()
-            self.take("}")
-            value = _divide(top, bottom)
-            if value is None:
-                raise ValueError("not read")
-            return value
+            top = self.braced()
+            return _read(_divide(top, self.braced()))
         raise ValueError("not read")
+
+    def braced(self) -> Size:
+        self.take("{")
+        value = self.product()
+        self.take("}")
+        return value
 
 
 def log10_size(text: str) -> Size | None:

@@ -12,13 +12,7 @@ from __future__ import annotations
 
 from math_verify import parse
 
-from extrembench.grading.equivalence import (
-    equivalent_default,
-    parse_math,
-    prepare,
-    substitution_verdict,
-    verify_quiet,
-)
+from extrembench.grading.equivalence import equivalent_default, parse_math, prepare, substitution_verdict, verify_quiet
 
 MODES = ("default", "math-verify", "amo-official")
 AMO_FLOAT_ROUNDING = 4
@@ -67,9 +61,8 @@ def equivalent_amo(gold: str, predicted: str, answer_type: str) -> bool:
         verdict = substitution_verdict(gold_parsed[0], pred_parsed[0])
         if verdict is not None:
             return verdict
-    return verify_quiet(gold_parsed, pred_parsed, float_rounding=AMO_FLOAT_ROUNDING) or verify_quiet(
-        pred_parsed, gold_parsed, float_rounding=AMO_FLOAT_ROUNDING
-    )
+    return (verify_quiet(gold_parsed, pred_parsed, float_rounding=AMO_FLOAT_ROUNDING)
+            or verify_quiet(pred_parsed, gold_parsed, float_rounding=AMO_FLOAT_ROUNDING))
 
 
 def equivalent(gold: str, predicted: str, *, answer_type: str = "number", mode: str = "default") -> bool:

@@ -12,35 +12,17 @@ import re
 # Characters that mean the same as an ASCII or LaTeX spelling. Superscripts are mapped
 # before anything else so "x²" does not turn into "x2".
 _CHAR_MAP = {
-    "\u2212": "-",  # minus sign
-    "\u2013": "-",  # en dash (used as minus by some models)
-    "\u2012": "-",
-    "\ufe63": "-",
-    "\u00d7": r"\times ",
-    "\u22c5": r"\cdot ",
-    "\u00b7": r"\cdot ",
-    "\u00f7": "/",
-    "\u221a": r"\sqrt",
-    "\u03c0": r"\pi ",
-    "\u221e": r"\infty ",
-    "\u2264": r"\le ",
-    "\u2265": r"\ge ",
-    "\u2260": r"\ne ",
-    "\u00b2": "^2",
-    "\u00b3": "^3",
-    "\u00b9": "^1",
-    "\u3000": " ",  # ideographic space
-    "\u3002": ".",  # ideographic full stop
-    "\u3001": ",",  # ideographic enumeration comma
-    "\u3010": "[",
-    "\u3011": "]",
-    "\u00a0": " ",
+    # minus sign, en dash (a minus to some models), figure dash, small hyphen-minus
+    "\u2212": "-", "\u2013": "-", "\u2012": "-", "\ufe63": "-",
+    "\u00d7": r"\times ", "\u22c5": r"\cdot ", "\u00b7": r"\cdot ", "\u00f7": "/", "\u221a": r"\sqrt",
+    "\u03c0": r"\pi ", "\u221e": r"\infty ", "\u2264": r"\le ", "\u2265": r"\ge ", "\u2260": r"\ne ",
+    "\u00b2": "^2", "\u00b3": "^3", "\u00b9": "^1",
+    # ideographic space, full stop, enumeration comma and lenticular brackets; no-break space
+    "\u3000": " ", "\u3002": ".", "\u3001": ",", "\u3010": "[", "\u3011": "]", "\u00a0": " ",
 }
 _FULLWIDTH_START, _FULLWIDTH_END, _FULLWIDTH_OFFSET = 0xFF01, 0xFF5E, 0xFEE0
 _TRANSLATION = {ord(k): v for k, v in _CHAR_MAP.items()}
-_TRANSLATION.update(
-    {c: chr(c - _FULLWIDTH_OFFSET) for c in range(_FULLWIDTH_START, _FULLWIDTH_END + 1)}
-)
+_TRANSLATION.update({c: chr(c - _FULLWIDTH_OFFSET) for c in range(_FULLWIDTH_START, _FULLWIDTH_END + 1)})
 
 
 def normalize_unicode(text: str) -> str:
@@ -52,9 +34,7 @@ _SPACING = re.compile(r"\\(?:[,;:! ]|q?quad\b|enspace\b|thinspace\b)|~")
 _STYLE = re.compile(r"\\(?:displaystyle|textstyle|scriptstyle)\b")
 _LEFT_RIGHT = re.compile(r"\\(?:left|right|bigl|bigr|Bigl|Bigr|big|Big)\b\s*(\.)?")
 _FRAC_VARIANTS = re.compile(r"\\[dt]frac\b")
-_TEXT_LIKE = re.compile(
-    r"\\(?:text|textrm|textbf|textit|mathrm|mathbf|mathit|mbox)\s*\{((?:[^{}]|\{[^{}]*\})*)\}"
-)
+_TEXT_LIKE = re.compile(r"\\(?:text|textrm|textbf|textit|mathrm|mathbf|mathit|mbox)\s*\{((?:[^{}]|\{[^{}]*\})*)\}")
 _WORD = re.compile(r"(?<![\\A-Za-z])[A-Za-z]{2,}")  # a word, not a command like \frac
 _TRAILING_PUNCT = re.compile(r"[\s.,;:]+$")
 

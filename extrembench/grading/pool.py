@@ -61,10 +61,7 @@ class _Worker:
 
     def receive(self) -> tuple[int, Any, str | None] | None:
         line = self.process.stdout.readline()
-        if not line:
-            return None
-        index, value, error = json.loads(line)
-        return index, value, error
+        return tuple(json.loads(line)) if line else None
 
     def kill(self) -> None:
         self.process.kill()

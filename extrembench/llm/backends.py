@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from extrembench.config import Model
+from extrembench.llm.client import ChatClient
 from extrembench.llm.server import ManagedServer, free_port
 
 CHAT_BACKENDS = ("openai", "llamacpp", "sglang")
@@ -24,6 +25,14 @@ class Endpoint(NamedTuple):
     served_model: str  # the `model` field of each request body
     api_key_env: str | None  # NAME of the environment variable holding the key
     alive_check: Callable[[], None] | None  # raises when a server we started has died
+
+
+def chat_client(endpoint: Endpoint, model_cfg: Model, *, concurrency: int) -> ChatClient:
+    """A client of the endpoint with the model's timeout, retries and backoff."""
+    return ChatClient(endpoint.base_url, api_key_env=endpoint.api_key_env, concurrency=concurrency,
+                      timeout_s=model_cfg.request_timeout_s, max_retries=model_cfg.max_retries,
+                      initial_backoff_s=model_cfg.retry_initial_backoff_s, max_backoff_s=model_cfg.retry_max_backoff_s,
+                      alive_check=endpoint.alive_check)
 
 
 @contextmanager

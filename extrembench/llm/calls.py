@@ -21,11 +21,11 @@ from pathlib import Path
 from typing import Any
 
 from extrembench.config import Config, Model
-from extrembench.generation.requests import clamp_max_tokens, engine_version, estimate_prompt_tokens
+from extrembench.generation.requests import chat_identity, chat_payload, engine_version
 from extrembench.generation.run import produced_by
-from extrembench.llm.backends import CHAT_BACKENDS, Endpoint, open_endpoint
+from extrembench.llm.backends import CHAT_BACKENDS, Endpoint, chat_client, open_endpoint
 from extrembench.llm.cache import GenerationCache, cache_key
-from extrembench.llm.client import ChatClient, ChatRequest, EndpointError, is_client_error
+from extrembench.llm.client import ChatRequest, EndpointError, is_client_error
 from extrembench.llm.server import ServerError
 
 NAMESPACE = "llm-calls"
@@ -96,16 +96,7 @@ class LLMCaller:
 
     def identity(self, messages: list[dict[str, str]], seed: int) -> dict[str, Any]:
         """What the cache key is computed over (the same fields as a generation request's)."""
-        sampling = self.model_cfg.sampling.model_dump(mode="json")
-        sampling["max_tokens"] = clamp_max_tokens(sampling["max_tokens"], self.model_cfg.context_length,
-                                                  estimate_prompt_tokens(messages))
-        if sampling.get("reasoning_effort") is None:
-            sampling.pop("reasoning_effort", None)
-        return {
-            "engine": self.model_cfg.backend, "engine_version": self.engine_version,
-            "model_id": self.model_cfg.hf_id or self.model, "revision": self.model_cfg.revision,
-            "messages": [dict(m) for m in messages], "sampling": sampling, "seed": seed,
-        }
+        return chat_identity(self.model, self.model_cfg, [dict(m) for m in messages], seed, self.engine_version)
 
     def call(self, messages: list[dict[str, str]], *, seed: int) -> CallResult:
         identity = self.identity(messages, seed)
@@ -137,13 +128,8 @@ class LLMCaller:
 
     def _send(self, key: str, identity: dict[str, Any]) -> dict[str, Any]:
         endpoint = self._endpoint_or_open()
-        cfg = self.model_cfg
-        client = ChatClient(endpoint.base_url, api_key_env=endpoint.api_key_env, concurrency=1,
-                            timeout_s=cfg.request_timeout_s, max_retries=cfg.max_retries,
-                            initial_backoff_s=cfg.retry_initial_backoff_s,
-                            max_backoff_s=cfg.retry_max_backoff_s, alive_check=endpoint.alive_check)
-        payload = {"model": endpoint.served_model, "messages": identity["messages"], "seed": identity["seed"],
-                   **identity["sampling"]}
+        client = chat_client(endpoint, self.model_cfg, concurrency=1)
+        payload = chat_payload(identity, endpoint.served_model)
         replies: list[dict[str, Any]] = []
         try:
             asyncio.run(client.run([ChatRequest(key=key, payload=payload)],

@@ -167,10 +167,7 @@ class ChatClient:
         try:
             async with asyncio.timeout(self.timeout_s):
                 async with session.post(self.url, data=body) as reply:
-                    if reply.status == 200:
-                        data, whole = await _read_capped(reply, MAX_ANSWER_BODY)
-                    else:
-                        data, whole = await _read_capped(reply, MAX_ERROR_BODY)
+                    data, whole = await _read_capped(reply, MAX_ANSWER_BODY if reply.status == 200 else MAX_ERROR_BODY)
         except TimeoutError:
             raise _Transient(f"no reply within {self.timeout_s:g}s") from None
         except (aiohttp.ClientError, OSError, asyncio.IncompleteReadError) as exc:

@@ -38,11 +38,6 @@ def model_file(model_cfg: LlamacppModel, cache_dir: Path) -> Path:
 
 def server_command(model_cfg: LlamacppModel, gguf: Path, port: int) -> list[str]:
     threads = str(model_cfg.llamacpp.n_threads)
-    return [
-        sys.executable, "-m", "llama_cpp.server",
-        "--model", str(gguf), "--model_alias", SERVED_NAME,
-        "--host", "127.0.0.1", "--port", str(port),
-        "--n_ctx", str(model_cfg.context_length),
-        "--n_threads", threads, "--n_threads_batch", threads,
-        "--interrupt_requests", "False", "--verbose", "False",
-    ]
+    return [sys.executable, "-m", "llama_cpp.server", "--model", str(gguf), "--model_alias", SERVED_NAME,
+            "--host", "127.0.0.1", "--port", str(port), "--n_ctx", str(model_cfg.context_length),
+            "--n_threads", threads, "--n_threads_batch", threads, "--interrupt_requests", "False", "--verbose", "False"]

@@ -75,6 +75,7 @@ def aggregate(grade_files: Sequence[str], *, outputs: dict[str, Path], config: C
     write_csv(compare_published(board, published), outputs["published"])
     log.info("leaderboard: %d rows from %d grade files", len(board), len(grade_files))
 
+
 def write_checksums(paths: Sequence[str | Path], output: Path) -> None:
     """`sha256sum -c`-style lines for the leaderboard files; `extrembench audit` rechecks them."""
     lines = [f"{sha256_file(p)}  {p}\n" for p in paths]

@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import math
 import sys
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -39,10 +40,6 @@ class AuditReport:
         self.problems.append(text)
 
 
-def _is_artifact(path: Path) -> bool:
-    return path.suffix == ".parquet"
-
-
 def _check_file(path: Path, expected: str, depth: int, report: AuditReport) -> bool:
     if not path.exists():
         report.fail(depth, f"{path}: missing (expected sha256 {expected[:16]})")
@@ -63,7 +60,7 @@ def _check_cache_entries(path: Path, cache: GenerationCache, depth: int, report:
     # sha256 still fails here: its request must hash to its key and its response equal the row.
     rows = pq.read_table(path, columns=["problem_id", "trial", "cache_key", *_ENTRY_FIELDS,
                                         "host", "slurm_job_id"]).to_pylist()
-    bad = 0
+    problems_before = len(report.problems)
     failed = [row for row in rows if row.get("finish_reason") == "failed"]
     rows = [row for row in rows if row.get("finish_reason") != "failed"]
     if failed:
@@ -74,17 +71,14 @@ def _check_cache_entries(path: Path, cache: GenerationCache, depth: int, report:
         where = f"{path}: {row['problem_id']} trial {row['trial']}: cache entry {row['cache_key'][:16]}"
         if entry is None:
             report.fail(depth, f"{where}: {problem or 'missing'}")
-            bad += 1
             continue
         if cache_key(entry["request"]) != row["cache_key"]:
             report.fail(depth, f"{where}: its recorded request no longer hashes to its key (request edited)")
-            bad += 1
         differing = [f for f in _ENTRY_FIELDS if entry["response"].get(f) != row[f]]
         if differing:
             report.fail(depth, f"{where} differs from the generation row in {', '.join(differing)}")
-            bad += 1
     jobs = sorted({f"{r['host']}/{r['slurm_job_id']}" if r["slurm_job_id"] else str(r["host"]) for r in rows})
-    if not bad:
+    if len(report.problems) == problems_before:
         report.say(depth, f"ok   {len(rows)} cache entries match (produced on {', '.join(jobs)})")
 
 
@@ -109,10 +103,8 @@ def _certificate_summary(path: Path, depth: int, report: AuditReport) -> None:
         report.say(depth, "certificates: none recorded (table predates them)")
         return
     rows = pq.read_table(path, columns=["certificate_kind", "certificate_verifier"]).to_pylist()
-    counts: dict[str, int] = {}
-    for row in rows:
-        key = f"{row['certificate_kind']} (verifier {row['certificate_verifier']})" if row["certificate_kind"] else "none"
-        counts[key] = counts.get(key, 0) + 1
+    counts = Counter(f"{row['certificate_kind']} (verifier {row['certificate_verifier']})"
+                     if row["certificate_kind"] else "none" for row in rows)
     report.say(depth, "certificates: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
 
 
@@ -123,7 +115,7 @@ def _walk(path: Path, expected: str, depth: int, report: AuditReport, cache: Gen
     report.checked.add(key)
     if not _check_file(path, expected, depth, report):
         return
-    if not _is_artifact(path):
+    if path.suffix != ".parquet":  # a source file, not an artifact with lineage
         commit = file_commit(path)
         report.say(depth, f"ok   {path} sha256 {expected[:16]} (git {commit[:12] if commit else 'untracked'})")
         return

@@ -15,6 +15,7 @@ import pandas as pd
 from extrembench.config import Config
 from extrembench.report import paired
 from extrembench.report.leaderboard import _graded_flags, group_seed
+from extrembench.report.leaderboard import _problem_mean_accuracy as _accuracy
 
 ALPHA = 0.05
 
@@ -24,11 +25,6 @@ def _trials_by_problem(frame: pd.DataFrame) -> dict[str, np.ndarray]:
     ordered = frame.sort_values(["problem_id", "trial"], kind="stable")
     flags = _graded_flags(ordered).to_numpy()
     return {problem: flags[index] for problem, index in ordered.groupby("problem_id").indices.items()}
-
-
-def _accuracy(rows) -> float:
-    rates = [np.nanmean(r) for r in rows if np.any(~np.isnan(r))]
-    return float(np.mean(rates)) if rates else float("nan")
 
 
 def build_pairwise(grades: pd.DataFrame, *, seed: int = 0, n_boot: int = 2000) -> pd.DataFrame:
@@ -59,8 +55,13 @@ def build_pairwise(grades: pd.DataFrame, *, seed: int = 0, n_boot: int = 2000) -
                     "p_value": paired.paired_t_pvalue(rows_a, rows_b),
                     "mdd_80": paired.minimum_detectable_difference(sd, n),
                 })
+    return _holm_table(rows, columns, "p_value")
+
+
+def _holm_table(rows: list[dict], columns: list[str], p_column: str) -> pd.DataFrame:
+    """The rows with `p_holm` (Holm's adjustment of `p_column` over every row) and `significant`."""
     table = pd.DataFrame(rows, columns=[c for c in columns if c not in ("p_holm", "significant")])
-    table["p_holm"] = paired.holm(table["p_value"].tolist()) if len(table) else []
+    table["p_holm"] = paired.holm(table[p_column].tolist()) if len(table) else []
     table["significant"] = table["p_holm"] < ALPHA
     return table[columns]
 
@@ -108,10 +109,7 @@ def build_memorization(grades: pd.DataFrame, variants: pd.DataFrame, *, seed: in
                 "only_original": test.only_a, "only_variant": test.only_b, "majority_ties": test.ties,
                 "p_mcnemar": test.p_value,
             })
-    table = pd.DataFrame(rows, columns=[c for c in columns if c not in ("p_holm", "significant")])
-    table["p_holm"] = paired.holm(table["p_mcnemar"].tolist()) if len(table) else []
-    table["significant"] = table["p_holm"] < ALPHA
-    return table[columns]
+    return _holm_table(rows, columns, "p_mcnemar")
 
 
 def _single_ci(rows, n_boot: int, seed: int) -> tuple[float, float]:

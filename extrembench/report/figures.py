@@ -24,17 +24,8 @@ from extrembench.report.leaderboard import build_correlations, build_problem_mod
 
 OKABE_ITO = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000")
 MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
-STYLE = {
-    "font.size": 9,
-    "axes.titlesize": 10,
-    "axes.labelsize": 9,
-    "legend.fontsize": 8,
-    "axes.spines.top": False,
-    "axes.spines.right": False,
-    "axes.grid": True,
-    "grid.alpha": 0.3,
-    "svg.hashsalt": "extrembench",
-}
+STYLE = {"font.size": 9, "axes.titlesize": 10, "axes.labelsize": 9, "legend.fontsize": 8, "axes.spines.top": False,
+         "axes.spines.right": False, "axes.grid": True, "grid.alpha": 0.3, "svg.hashsalt": "extrembench"}
 PNG_METADATA = {"Software": None}
 PDF_METADATA = {"Creator": None, "Producer": None, "CreationDate": None}
 
@@ -84,9 +75,13 @@ def _percent(series) -> np.ndarray:
     return 100.0 * np.asarray(series, dtype=float)
 
 
-def main_figure_bars(
-    leaderboard: pd.DataFrame, published: pd.DataFrame | None = None, sort_by: str | None = None
-) -> pd.DataFrame:
+def _whiskers(value: float, low: float, high: float) -> list[list[float]]:
+    """errorbar's [[below], [above]] for a value in percent and its interval in fractions."""
+    return [[max(0.0, value - 100 * low)], [max(0.0, 100 * high - value)]]
+
+
+def main_figure_bars(leaderboard: pd.DataFrame, published: pd.DataFrame | None = None,
+                     sort_by: str | None = None) -> pd.DataFrame:
     """The bars of the main figure in drawing order: one row per (model, benchmark, kind) with
     kind 'reproduced' (value = accuracy_mean, low/high = the 95 % interval) or 'published'
     (value = the published accuracy, no interval); accuracies as fractions.
@@ -98,9 +93,7 @@ def main_figure_bars(
     benchmarks = benchmark_order(leaderboard)
     sort_by = sort_by or benchmarks[0]
     bars = leaderboard[["model", "benchmark", "accuracy_mean", "ci_low", "ci_high"]].rename(
-        columns={"accuracy_mean": "value", "ci_low": "low", "ci_high": "high"}
-    )
-    bars = bars.assign(kind="reproduced")
+        columns={"accuracy_mean": "value", "ci_low": "low", "ci_high": "high"}).assign(kind="reproduced")
     if published is not None and not published.empty:
         quoted = published.loc[published["benchmark"].isin(benchmarks), ["model", "benchmark", "accuracy"]]
         bars = pd.concat([bars, quoted.rename(columns={"accuracy": "value"}).assign(kind="published")], ignore_index=True)
@@ -116,9 +109,8 @@ def main_figure_bars(
 
 
 @styled
-def plot_main(
-    leaderboard: pd.DataFrame, out_png: str | Path, *, published: pd.DataFrame | None = None, sort_by: str | None = None
-) -> tuple[Path, Path]:
+def plot_main(leaderboard: pd.DataFrame, out_png: str | Path, *, published: pd.DataFrame | None = None,
+              sort_by: str | None = None) -> tuple[Path, Path]:
     """Per model, grouped bars: accuracy on each benchmark (extremal first) with 95 % bootstrap
     whiskers, models sorted by accuracy on `sort_by`. With `published` (columns benchmark, model,
     accuracy as a fraction) the published value stands as a hatched bar beside each reproduced
@@ -148,10 +140,8 @@ def plot_main(
     sort_by = sort_by or benchmarks[0]
     axes.set_xticks(x, models, rotation=30, ha="right")
     axes.xaxis.grid(False)  # vertical lines through the bar groups only add clutter
-    axes.set_ylabel("Accuracy (%)")
-    axes.set_xlabel(f"Model (sorted by accuracy on {sort_by})")
-    axes.set_ylim(0, 105)
-    axes.set_title("Accuracy per model and benchmark")
+    axes.set(ylabel="Accuracy (%)", xlabel=f"Model (sorted by accuracy on {sort_by})", ylim=(0, 105),
+             title="Accuracy per model and benchmark")
     # below the plot, not beside it: beside, a narrow figure squeezed the axes and cut the title
     figure.legend(loc="outside lower center", ncols=1, frameon=False)
     return save_figure(figure, out_png)
@@ -169,14 +159,8 @@ def _message_figure(out_png: str | Path, title: str, message: str) -> tuple[Path
 
 
 @styled
-def plot_scatter(
-    leaderboard: pd.DataFrame,
-    out_png: str | Path,
-    *,
-    x_benchmark: str | None = None,
-    y_benchmark: str | None = None,
-    correlations: pd.DataFrame | None = None,
-) -> tuple[Path, Path]:
+def plot_scatter(leaderboard: pd.DataFrame, out_png: str | Path, *, x_benchmark: str | None = None,
+                 y_benchmark: str | None = None, correlations: pd.DataFrame | None = None) -> tuple[Path, Path]:
     """One point per model: accuracy on x_benchmark (default: the first extremal one) against
     y_benchmark (default: the next), 95 % whiskers on both axes, the rank correlations in the
     legend. With one benchmark the figure says so instead."""
@@ -195,9 +179,9 @@ def plot_scatter(
     for index, model in enumerate(sorted(pair.index)):
         row = pair.loc[model]
         xv, yv = 100 * row[("accuracy_mean", x_benchmark)], 100 * row[("accuracy_mean", y_benchmark)]
-        xerr = [[max(0.0, xv - 100 * row[("ci_low", x_benchmark)])], [max(0.0, 100 * row[("ci_high", x_benchmark)] - xv)]]
-        yerr = [[max(0.0, yv - 100 * row[("ci_low", y_benchmark)])], [max(0.0, 100 * row[("ci_high", y_benchmark)] - yv)]]
-        axes.errorbar(xv, yv, xerr=xerr, yerr=yerr, fmt=MARKERS[index % len(MARKERS)],
+        axes.errorbar(xv, yv, xerr=_whiskers(xv, row[("ci_low", x_benchmark)], row[("ci_high", x_benchmark)]),
+                      yerr=_whiskers(yv, row[("ci_low", y_benchmark)], row[("ci_high", y_benchmark)]),
+                      fmt=MARKERS[index % len(MARKERS)],
                       color=OKABE_ITO[index % len(OKABE_ITO)], elinewidth=0.7, capsize=2, label=model)
     match = correlations[
         ((correlations["benchmark_a"] == x_benchmark) & (correlations["benchmark_b"] == y_benchmark))
@@ -210,11 +194,8 @@ def plot_scatter(
             if pd.isna(c[method]):
                 text = f"{symbol}: n/a ({int(c['n_models'])} models, need ≥ 3)"
             axes.plot([], [], " ", label=text)
-    axes.set_xlim(0, 100)
-    axes.set_ylim(0, 100)
-    axes.set_xlabel(f"Accuracy on {x_benchmark} (%)")
-    axes.set_ylabel(f"Accuracy on {y_benchmark} (%)")
-    axes.set_title(title)
+    axes.set(xlim=(0, 100), ylim=(0, 100), xlabel=f"Accuracy on {x_benchmark} (%)",
+             ylabel=f"Accuracy on {y_benchmark} (%)", title=title)
     axes.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), frameon=False)
     return save_figure(figure, out_png)
 
@@ -237,17 +218,14 @@ def plot_accuracy_vs_tokens(leaderboard: pd.DataFrame, out_png: str | Path) -> t
     axes = figure.add_subplot()
     for row in usable.sort_values(["benchmark", "model"]).itertuples(index=False):
         value = 100 * row.accuracy_mean
-        axes.errorbar(row.output_tokens_mean, value,
-                      yerr=[[max(0.0, value - 100 * row.ci_low)], [max(0.0, 100 * row.ci_high - value)]],
+        axes.errorbar(row.output_tokens_mean, value, yerr=_whiskers(value, row.ci_low, row.ci_high),
                       fmt=markers[row.model], color=colours[row.benchmark], elinewidth=0.7, capsize=2)
         axes.annotate(row.model, (row.output_tokens_mean, value), textcoords="offset points", xytext=(4, 3), fontsize=7)
     for benchmark in benchmarks:
         axes.plot([], [], "s", color=colours[benchmark], label=benchmark)
-    axes.set_xscale("log")
-    axes.set_ylim(0, 105)
-    axes.set_xlabel("Mean output tokens per sample (reasoning + answer, log scale)")
-    axes.set_ylabel("Accuracy (%)")
-    axes.set_title(title + (f"\n(not shown, no token counts: {', '.join(skipped)})" if skipped else ""))
+    axes.set(xscale="log", ylim=(0, 105), xlabel="Mean output tokens per sample (reasoning + answer, log scale)",
+             ylabel="Accuracy (%)",
+             title=title + (f"\n(not shown, no token counts: {', '.join(skipped)})" if skipped else ""))
     axes.legend(loc="lower right", frameon=False)
     return save_figure(figure, out_png)
 
@@ -272,10 +250,7 @@ def plot_pass_at_k(leaderboard: pd.DataFrame, out_png: str | Path) -> tuple[Path
         axes.set_xscale("log", base=2)
         all_ks = [int(c.rsplit("_", 1)[1]) for c in k_columns]
         axes.set_xticks(all_ks, [str(k) for k in all_ks])
-        axes.set_xlim(0.8, max(all_ks) * 1.25)
-        axes.set_ylim(0, 105)
-        axes.set_title(benchmark)
-        axes.set_xlabel("k (samples per problem)")
+        axes.set(xlim=(0.8, max(all_ks) * 1.25), ylim=(0, 105), title=benchmark, xlabel="k (samples per problem)")
     panels[0].set_ylabel("pass@k (%)")
     panels[-1].legend(loc="lower right", frameon=False)
     return save_figure(figure, out_png)
@@ -307,8 +282,7 @@ def plot_heatmap(grades: pd.DataFrame, out_png: str | Path, *, max_labelled_prob
         else:
             axes.set_xticks([])
         axes.grid(False)
-        axes.set_title(f"{benchmark}: {len(problem_order)} problems, easiest left")
-        axes.set_xlabel("Problem")
+        axes.set(title=f"{benchmark}: {len(problem_order)} problems, easiest left", xlabel="Problem")
     figure.colorbar(image, ax=list(panels), label="Solve rate (share of trials correct)")
     return save_figure(figure, out_png)
 
@@ -330,19 +304,14 @@ def plot_original_vs_variant(memorization: pd.DataFrame, out_png: str | Path, *,
         colour, marker = OKABE_ITO[index % len(OKABE_ITO)], MARKERS[index % len(MARKERS)]
         for row in memorization[memorization["model"] == model].sort_values("kind").itertuples(index=False):
             xv, yv = 100 * row.accuracy_original, 100 * row.accuracy_variant
-            xerr = [[max(0.0, xv - 100 * row.original_low)], [max(0.0, 100 * row.original_high - xv)]]
-            yerr = [[max(0.0, yv - 100 * row.variant_low)], [max(0.0, 100 * row.variant_high - yv)]]
             main = row.kind == kind
             label = f"{model} ({row.kind}, Δ = {100 * row.difference:+.1f} pts" + (", p_holm < 0.05)" if row.significant else ")")
-            axes.errorbar(xv, yv, xerr=xerr, yerr=yerr, fmt=marker, color=colour, elinewidth=0.7, capsize=2,
+            axes.errorbar(xv, yv, xerr=_whiskers(xv, row.original_low, row.original_high),
+                          yerr=_whiskers(yv, row.variant_low, row.variant_high), fmt=marker, color=colour, elinewidth=0.7, capsize=2,
                           markerfacecolor=colour if main else "none", markersize=6 if main else 4,
                           alpha=1.0 if main else 0.6, label=label)
-    axes.set_xlim(-2, 102)
-    axes.set_ylim(-2, 102)
-    axes.set_aspect("equal")
-    axes.set_xlabel("Accuracy on the original problems (%)")
-    axes.set_ylabel("Accuracy on their variants (%)")
-    axes.set_title(title)
+    axes.set(xlim=(-2, 102), ylim=(-2, 102), aspect="equal", xlabel="Accuracy on the original problems (%)",
+             ylabel="Accuracy on their variants (%)", title=title)
     axes.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), frameon=False)
     return save_figure(figure, out_png)
 
@@ -375,8 +344,7 @@ def plot_accuracy_vs_cost(leaderboard: pd.DataFrame, out_png: str | Path) -> tup
     axes = figure.add_subplot()
     for row in usable.sort_values(["benchmark", "model"]).itertuples(index=False):
         x, value = getattr(row, column), 100 * row.accuracy_mean
-        axes.errorbar(x, value, yerr=[[max(0.0, value - 100 * row.ci_low)], [max(0.0, 100 * row.ci_high - value)]],
-                      fmt="o", color=colours[row.benchmark], elinewidth=0.7, capsize=2)
+        axes.errorbar(x, value, yerr=_whiskers(value, row.ci_low, row.ci_high), fmt="o", color=colours[row.benchmark], elinewidth=0.7, capsize=2)
         axes.annotate(row.model, (x, value), textcoords="offset points", xytext=(4, 3), fontsize=7)
     for benchmark in benchmarks:
         axes.plot([], [], "s", color=colours[benchmark], label=benchmark)
@@ -386,9 +354,7 @@ def plot_accuracy_vs_cost(leaderboard: pd.DataFrame, out_png: str | Path) -> tup
         label += ", log scale"
     else:
         axes.set_xlim(left=0)
-    axes.set_ylim(0, 105)
-    axes.set_xlabel(label)
-    axes.set_ylabel("Accuracy (%)")
-    axes.set_title(title + (f"\n(not shown, no recorded cost: {', '.join(skipped)})" if skipped else ""))
+    axes.set(ylim=(0, 105), xlabel=label, ylabel="Accuracy (%)",
+             title=title + (f"\n(not shown, no recorded cost: {', '.join(skipped)})" if skipped else ""))
     axes.legend(loc="lower right", frameon=False)
     return save_figure(figure, out_png)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import math
+from collections import Counter
 from collections.abc import Callable, Sequence
 from fractions import Fraction
 
@@ -33,9 +34,7 @@ def group_wrong_answers(answers: Sequence[str], equivalent: Callable[[str, str],
     """Sizes of the classes of mutually equivalent answers. Identical strings are merged first, so
     `equivalent` (possibly slow: a symbolic check) is called only between distinct strings; each
     distinct string joins the first class whose representative (earliest member) it matches."""
-    counts: dict[str, int] = {}
-    for answer in answers:
-        counts[answer] = counts.get(answer, 0) + 1
+    counts = Counter(answers)  # first-seen order
     representatives: list[str] = []
     sizes: list[int] = []
     for answer, count in counts.items():
@@ -85,12 +84,8 @@ def majority_credit(n_correct: int, wrong_class_sizes: Sequence[int], n_silent: 
     return float(Fraction(total, scale * math.comb(n, k)))
 
 
-def maj_at_k(
-    answers: Sequence[str | None],
-    correct: Sequence[bool | None],
-    k: int,
-    equivalent: Callable[[str, str], bool],
-) -> float:
+def maj_at_k(answers: Sequence[str | None], correct: Sequence[bool | None], k: int,
+             equivalent: Callable[[str, str], bool]) -> float:
     """maj@k of one problem: the expected score of a majority vote over k samples drawn without
     replacement from the problem's graded samples (the mean over all k-subsets).
 
@@ -115,6 +110,19 @@ def _cached_majority_credit(n_correct: int, wrong_class_sizes: tuple[int, ...], 
     return majority_credit(n_correct, wrong_class_sizes, n_silent, k)
 
 
+def graded_values(row) -> np.ndarray:
+    """A problem's trial outcomes without the ungraded ones (None or NaN)."""
+    values = np.array([np.nan if v is None else float(v) for v in np.ravel(row)], dtype=float)
+    return values[~np.isnan(values)]
+
+
+def percentile_interval(values: np.ndarray, level: float) -> tuple[float, float]:
+    """The central `level` interval of bootstrap replicates."""
+    tail = (1.0 - level) / 2.0
+    low, high = np.quantile(values, [tail, 1.0 - tail])
+    return float(low), float(high)
+
+
 def _per_problem_arrays(correct_matrix) -> tuple[np.ndarray, np.ndarray]:
     """(graded trial count, correct fraction) per problem with at least one graded trial.
 
@@ -122,8 +130,7 @@ def _per_problem_arrays(correct_matrix) -> tuple[np.ndarray, np.ndarray]:
     of varying length (None/NaN = ungraded)."""
     counts, rates = [], []
     for row in correct_matrix:
-        values = np.array([np.nan if v is None else float(v) for v in np.ravel(row)], dtype=float)
-        values = values[~np.isnan(values)]
+        values = graded_values(row)
         if values.size:
             counts.append(values.size)
             rates.append(values.mean())
@@ -144,13 +151,10 @@ def bootstrap_ci(correct_matrix, *, n_boot: int = 2000, seed: int = 0, level: fl
     picks = rng.integers(0, counts.size, size=(n_boot, counts.size))
     trials = counts[picks]
     resampled = rng.binomial(trials, rates[picks]) / trials
-    statistic = resampled.mean(axis=1)
-    tail = (1.0 - level) / 2.0
-    low, high = np.quantile(statistic, [tail, 1.0 - tail])
-    return (float(low), float(high))
+    return percentile_interval(resampled.mean(axis=1), level)
 
 
-def _correlation(x: np.ndarray, y: np.ndarray, method: str) -> float:
+def correlation(x: np.ndarray, y: np.ndarray, method: str) -> float:
     if np.all(x == x[0]) or np.all(y == y[0]):
         return float("nan")  # a constant ranking has no correlation (scipy would warn and say NaN)
     if method == "spearman":
@@ -158,9 +162,8 @@ def _correlation(x: np.ndarray, y: np.ndarray, method: str) -> float:
     return float(stats.kendalltau(x, y).statistic)  # tau-b: ties in either ranking are corrected
 
 
-def rank_correlation(
-    x, y, *, method: str = "spearman", n_boot: int = 2000, seed: int = 0, level: float = 0.95
-) -> tuple[float, float, float]:
+def rank_correlation(x, y, *, method: str = "spearman", n_boot: int = 2000, seed: int = 0,
+                     level: float = 0.95) -> tuple[float, float, float]:
     """(rho, low, high): Spearman's rho or Kendall's tau-b between paired scores (one pair per
     model), with a percentile interval from resampling the pairs. All NaN with fewer than 3 pairs;
     bootstrap resamples whose ranking is constant are skipped."""
@@ -175,13 +178,11 @@ def rank_correlation(
     nan = float("nan")
     if x.size < 3:
         return (nan, nan, nan)
-    rho = _correlation(x, y, method)
+    rho = correlation(x, y, method)
     rng = np.random.default_rng(seed)
     picks = rng.integers(0, x.size, size=(n_boot, x.size))
-    resampled = np.array([_correlation(x[p], y[p], method) for p in picks])
+    resampled = np.array([correlation(x[p], y[p], method) for p in picks])
     resampled = resampled[~np.isnan(resampled)]
     if resampled.size == 0:
         return (rho, nan, nan)
-    tail = (1.0 - level) / 2.0
-    low, high = np.quantile(resampled, [tail, 1.0 - tail])
-    return (rho, float(low), float(high))
+    return (rho, *percentile_interval(resampled, level))

@@ -16,10 +16,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-
-def _graded(row) -> np.ndarray:
-    values = np.array([np.nan if v is None else float(v) for v in np.ravel(row)], dtype=float)
-    return values[~np.isnan(values)]
+from extrembench.report.metrics import correlation, percentile_interval
+from extrembench.report.metrics import graded_values as _graded
 
 
 def paired_counts(a_rows: Sequence, b_rows: Sequence) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -69,10 +67,7 @@ def paired_bootstrap(a_rows: Sequence, b_rows: Sequence, *, n_boot: int = 2000, 
     picks = rng.integers(0, ta.size, size=(n_boot, ta.size))
     noise_a = rng.binomial(ta[picks], np.clip(pa[picks], 0, 1)) / ta[picks] - pa[picks]
     noise_b = rng.binomial(tb[picks], np.clip(pb[picks], 0, 1)) / tb[picks] - pb[picks]
-    statistic = (centre[picks] + noise_b - noise_a).mean(axis=1)
-    tail = (1.0 - level) / 2.0
-    low, high = np.quantile(statistic, [tail, 1.0 - tail])
-    return (difference, float(low), float(high))
+    return (difference, *percentile_interval((centre[picks] + noise_b - noise_a).mean(axis=1), level))
 
 
 def accuracy_interval(rows: Sequence, *, n_boot: int = 2000, seed: int = 0, level: float = 0.95) -> tuple[float, float]:
@@ -177,14 +172,6 @@ def difference_sd(a_rows: Sequence, b_rows: Sequence) -> tuple[float, int]:
     return float(np.std(cb / tb - ca / ta, ddof=1)), int(ta.size)
 
 
-def _correlation(x: np.ndarray, y: np.ndarray, method: str) -> float:
-    if np.all(x == x[0]) or np.all(y == y[0]):
-        return float("nan")
-    if method == "spearman":
-        return float(stats.spearmanr(x, y).statistic)
-    return float(stats.kendalltau(x, y).statistic)
-
-
 def rank_correlation_two_level(rates_a, rates_b=None, *, fixed_b=None, method: str = "spearman",
                                n_boot: int = 1000, seed: int = 0, level: float = 0.95) -> tuple[float, float, float, int]:
     """(rho, low, high, n_models): rank correlation across models of their accuracies on two
@@ -212,7 +199,7 @@ def rank_correlation_two_level(rates_a, rates_b=None, *, fixed_b=None, method: s
     n_models = int(keep.sum())
     if n_models < 3:
         return (nan, nan, nan, n_models)
-    rho = _correlation(mean_a, mean_b, method)
+    rho = correlation(mean_a, mean_b, method)
     rng = np.random.default_rng(seed)
     values = []
     for _ in range(n_boot):
@@ -226,11 +213,9 @@ def rank_correlation_two_level(rates_a, rates_b=None, *, fixed_b=None, method: s
                 y = mean_b[models]
         ok = ~(np.isnan(x) | np.isnan(y))
         if ok.sum() >= 3:
-            values.append(_correlation(x[ok], y[ok], method))
+            values.append(correlation(x[ok], y[ok], method))
     values = np.array([v for v in values if not np.isnan(v)])
     if values.size == 0:
         return (rho, nan, nan, n_models)
-    tail = (1.0 - level) / 2.0
-    low, high = np.quantile(values, [tail, 1.0 - tail])
-    return (rho, float(low), float(high), n_models)
+    return (rho, *percentile_interval(values, level), n_models)
 

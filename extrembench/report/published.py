@@ -17,6 +17,8 @@ from extrembench.config import Config
 
 COLUMNS = ("benchmark", "model", "accuracy_percent", "exact", "metric", "setting", "source", "locator", "note")
 REQUIRED = ("benchmark", "model", "accuracy_percent", "source")
+# the loaded table: the fraction `accuracy` beside the file's columns
+LOADED = ("benchmark", "model", "accuracy", *[c for c in COLUMNS if c not in ("benchmark", "model")])
 
 
 def normalise_name(name: str) -> str:
@@ -64,8 +66,7 @@ def load_published(path: str | Path = "data/published") -> pd.DataFrame:
     table["accuracy_percent"] = table["accuracy_percent"].astype(float)
     table["accuracy"] = table["accuracy_percent"] / 100.0
     table["exact"] = table["exact"].str.lower().ne("false")
-    columns = ["benchmark", "model", "accuracy", *[c for c in COLUMNS if c not in ("benchmark", "model")]]
-    return table[columns].sort_values(["benchmark", "model"], kind="stable").reset_index(drop=True)
+    return table[list(LOADED)].sort_values(["benchmark", "model"], kind="stable").reset_index(drop=True)
 
 
 def published_for_run(path: str | Path | None, config: Config) -> pd.DataFrame:
@@ -79,8 +80,7 @@ def load_published_if_any(path: str | Path | None) -> pd.DataFrame:
     """`load_published`, or an empty table when `path` is empty: comparison columns stay empty,
     no result changes."""
     if not path:
-        empty = pd.DataFrame(columns=["benchmark", "model", "accuracy", *[c for c in COLUMNS if c not in ("benchmark", "model")]])
-        return empty.astype({"accuracy": float})
+        return pd.DataFrame(columns=list(LOADED)).astype({"accuracy": float})
     return load_published(path)
 
 
@@ -91,9 +91,8 @@ def aliases_from_config(config: Config) -> tuple[dict[str, str], dict[str, str]]
     return benchmarks, models
 
 
-def align_published(
-    published: pd.DataFrame, *, benchmarks: Mapping[str, str] | None = None, models: Mapping[str, str] | None = None
-) -> pd.DataFrame:
+def align_published(published: pd.DataFrame, *, benchmarks: Mapping[str, str] | None = None,
+                    models: Mapping[str, str] | None = None) -> pd.DataFrame:
     """Rename published keys to a run's names (unmapped names are kept as they are)."""
     benchmarks = dict(benchmarks or {})
     models = {normalise_name(k): v for k, v in (models or {}).items()}
@@ -107,11 +106,9 @@ def compare_published(leaderboard: pd.DataFrame, published: pd.DataFrame) -> pd.
     """Reproduced beside published for every (benchmark, model) in either: accuracy_reproduced,
     ci_low, ci_high, accuracy_published, difference (reproduced − published), inside_ci, source."""
     reproduced = leaderboard[["benchmark", "model", "accuracy_mean", "ci_low", "ci_high"]].rename(
-        columns={"accuracy_mean": "accuracy_reproduced"}
-    )
+        columns={"accuracy_mean": "accuracy_reproduced"})
     quoted = published[["benchmark", "model", "accuracy", "exact", "source"]].rename(
-        columns={"accuracy": "accuracy_published", "exact": "published_exact"}
-    )
+        columns={"accuracy": "accuracy_published", "exact": "published_exact"})
     table = reproduced.merge(quoted, on=["benchmark", "model"], how="outer")
     table["difference"] = table["accuracy_reproduced"] - table["accuracy_published"]
     inside = (table["accuracy_published"] >= table["ci_low"]) & (table["accuracy_published"] <= table["ci_high"])

@@ -9,7 +9,7 @@ from fractions import Fraction
 from extrembench.build.problem import Problem, ProblemError, parse_problem
 
 FORMAT = "extrembench-certificate/1"
-VERIFIER_VERSION = "4"   # 2: float-interval replay; 3: epsilon 0 after normalising; 4: concave-ends, constraint-monotone faces, exact anchors
+VERIFIER_VERSION = "5"   # 2: float-interval replay; 3: epsilon 0 after normalising; 4: acos/asin witnesses, real coordinates; 5: bound steps (concave ends, constraint-monotone faces, tails, Taylor, exact anchors)
 EPSILON = Fraction(1, 10**9)   # relative: the bound proven is answer - EPSILON * max(1, ceil|answer|)
 SPEC_KEYS = ("sense", "variables", "constraints", "objective", "answer")
 
