@@ -408,8 +408,10 @@ def _tangent_bound(comp, box, at, target, ref, entry, linear) -> bool:
             total = total + g * d[i]
         if _ge(total, target):
             return True
-        if total.b < target.a:
-            return False  # the exact values lie inside the float ones: no closer look can help
+        # exact values lie inside the float ones: they can lift the bound only by those widths
+        gain = terms[0].b - terms[0].a + sum((g.b - g.a) * max(-x.a, x.b) for g, x in zip(terms[1], d))
+        if not total.a + 2 * gain >= target.b:
+            return False
     return False
 
 
