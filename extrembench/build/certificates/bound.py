@@ -49,6 +49,7 @@ from extrembench.build.certificates.reduce import Reduced
 MAX_NODES = 3000  # the largest proof among the shipped problems has ~2500 boxes
 MAX_DEPTH = 64
 CONVEX_DEPTH = 10
+MAX_CUTS = 2   # constraints cutting a box tried for a multiplier (ineq-0163 has 15)
 
 
 class BoundFailure(ValueError):
@@ -479,10 +480,12 @@ def _lagrangian_choice(comp, box, at, target, ref) -> str | None:
     pts = _ivpoint(comp, ref)
     if pts is None:
         return None
+    tried = 0
     for j, (c, _) in enumerate(comp.cons):
         h = _safe(at, c)
-        if h is None or not (h.a < 0 <= h.b):
+        if h is None or not (h.a < 0 <= h.b) or tried == MAX_CUTS:
             continue
+        tried += 1
         # the multiplier from the free directions only: a fixed one contributes nothing to the plane
         gh = [_safe(pts, comp.cons_grad[j][i]) for i in _free(box)]
         gg = [_safe(pts, comp.grad[i]) for i in _free(box)]
@@ -655,7 +658,7 @@ def search(reduced: Reduced, target, ref: list[Fraction] | None, max_nodes: int 
         # the Hessian test is the costly one: near the witness, or once boxes are small
         if xs is not None and _finite(box) and (any(_inside(r, box) for r in refs) or depth >= CONVEX_DEPTH):
             anchor = _anchor(refs, box)
-            for candidate in dict.fromkeys(map(tuple, [anchor, _midpoint(box)] + _uphill(comp, box, xs))):
+            for candidate in dict.fromkeys(map(tuple, [anchor, _midpoint(box)] + _uphill(comp, box, xs)[:1])):
                 candidate = list(candidate)
                 if _convex(comp, box, xs, target, candidate):
                     tokens.append("c:" + ",".join(str(v) for v in candidate))
