@@ -603,13 +603,11 @@ def _uphill(comp, box: Box, at) -> list:
 
 def _anchor(refs: list, box: Box) -> list[Fraction]:
     """The reference point inside the box, else the one nearest to it clamped into it."""
-    best, anchor = None, _midpoint(box)
-    for ref in refs:
-        clamped = [min(max(r, lo), hi) for r, (lo, hi) in zip(ref, box)]
-        distance = sum(float(c - r) ** 2 for c, r in zip(clamped, ref))
-        if best is None or distance < best:
-            best, anchor = distance, clamped
-    return anchor
+    if not refs:
+        return _midpoint(box)
+    ends = [(float(lo), float(hi)) for lo, hi in box]
+    best = min(refs, key=lambda ref: sum(max(lo - float(r), 0.0, float(r) - hi) ** 2 for r, (lo, hi) in zip(ref, ends)))
+    return [min(max(r, lo), hi) for r, (lo, hi) in zip(best, box)]
 
 
 def search(reduced: Reduced, target, ref: list[Fraction] | None, max_nodes: int = MAX_NODES,
