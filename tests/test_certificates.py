@@ -427,3 +427,116 @@ def test_float_prefilter_never_rejects_what_the_exact_test_could_accept(matrix, 
     from extrembench.build.certificates import sos
 
     assert sos._clearly_indefinite(matrix) is indefinite
+
+
+B4 = {f"x{i}": "[1, 2]" for i in range(1, 5)}
+SCHUR = make("min", {"a": "nonnegative", "b": "nonnegative", "c": "nonnegative"},
+             "a^3 + b^3 + c^3 + 3*a*b*c - a*b*(a + b) - b*c*(b + c) - c*a*(c + a)", "0")
+# (problem, witness, a token the proof needs): the bound routes of verifier 5, on 3 to 4 variables
+ROUTE_CASES = [
+    # convex in each variable, maximised: concave in min form, so each box closes on its two ends
+    (make("max", B4, "(x1 + x2 + x3 + x4)*(1/x1 + 1/x2 + 1/x3 + 1/x4)", "18"),
+     {"x1": 1.0, "x2": 1.0, "x3": 2.0, "x4": 2.0}, "e"),
+    (make("max", {"a": "[0, 1]", "b": "[0, 1]", "c": "[0, 1]"}, "a^2 + b^2 + c^2 - a^2*b - b^2*c - c^2*a", "1"),
+     {"a": 0.0, "b": 0.3253, "c": 1.0}, "e"),
+    # Schur (epsilon 0): zero at (1,1,1) and at the permutations of (0,1,1); the centre is anchored
+    # at 1/3 exactly and the boundary copies by a multiplier on a constraint touching the box
+    (SCHUR, {"a": 0.0, "b": 1.0, "c": 1.0}, "l"),
+    # boxes straddling the open end pi/2 move to their lower face: x < pi/2 only grows that way
+    (make("min", {"x": "(0, pi/2)", "y": "real", "z": "real"}, "1/sin(x) + 1/cos(x) + y^2 + (y - z)^2", "2*sqrt(2)"),
+     {"x": 0.7853981633974483, "y": 0.0, "z": 0.0}, "f"),
+    # optima at corners of the simplex's faces (ineq-0196): Taylor with the indefinite Hessian, a
+    # multiplier fitted to the box ends, anchors at the corner where the constraint is largest
+    (make("max", {f"x{i}": "nonnegative" for i in range(1, 5)}, "x1^2*x2 + x2^2*x3 + x3^2*x4 + x4^2*x1", "4/27",
+          ["x1 + x2 + x3 + x4 = 1"]), {"x1": 0.0, "x2": 2 / 3, "x3": 1 / 3, "x4": 0.0}, "l"),
+    # tails: the eliminated x1's discriminant is negative far out, seen only after a Taylor shift
+    (make("max", {"x1": "real", "x2": "real", "x3": "real"}, "x3", "1 + 2*sqrt(3)/3",
+          ["x1 + x2 + x3 = 3", "x1^2 + x2^2 + x3^2 = 5"]),
+     {"x1": 0.4226497308103742, "x2": 0.4226497308103742, "x3": 2.1547005383792515}, "x"),
+]
+
+
+@pytest.mark.parametrize("problem, witness, head", ROUTE_CASES)
+def test_new_routes_certify_and_a_tampered_step_fails(problem, witness, head):
+    certificate = certify(problem, witness)
+    assert certificate["kind"] == "bound", certificate["body"]
+    assert verify(json.loads(canonical(certificate)))[0]
+    trees = certificate["body"]["trees"]
+    b, k = next((b, k) for b, tree in enumerate(trees) for k, t in enumerate(tree) if t.startswith(head))
+    token = trees[b][k]
+    if head in ("e", "x"):
+        tampered = head + "9"                                          # no such variable or constraint
+    elif head == "f":
+        tampered = token[:-2] + ("hi" if token.endswith("lo") else "lo")
+    else:
+        parts = token.split(":")
+        tampered = ":".join([parts[0], str(Fraction(parts[1]) + 1)] + parts[2:])   # another multiplier
+    changed = [list(t) for t in trees]
+    changed[b][k] = tampered
+    assert not verify({**certificate, "body": {**certificate["body"], "trees": changed}})[0]
+
+
+def test_epsilon_zero_needs_the_exact_anchor():
+    """Schur's zero at the centre is closed by a tangent plane at 1/3 exactly: floats cannot show
+    f(1/3, 1/3) >= 0, the exact values can. An anchor moved by 1e-12 leaves a tilted plane below 0."""
+    certificate = certify(SCHUR, {"a": 0.0, "b": 1.0, "c": 1.0})
+    trees = certificate["body"]["trees"]
+    k = next(k for k, t in enumerate(trees[0]) if t == "c:1/3,1/3")
+    changed = [list(t) for t in trees]
+    changed[0][k] = f"c:{Fraction(1, 3) + Fraction(1, 10**12)},1/3"
+    ok, why = verify({**certificate, "body": {**certificate["body"], "trees": changed}})
+    assert not ok and "convexity bound" in why
+
+
+@pytest.mark.parametrize("objective, box, i, side, holds", [
+    ("x + y", [(0, 1), (0, 1)], 0, "lo", True),      # x + y <= 1 cuts the box but only grows as x falls
+    ("-x - y", [(0, 1), (0, 1)], 0, "hi", False),    # ... and shrinks as x rises
+    ("-x - y", [(0, Fraction(1, 4)), (0, Fraction(1, 4))], 0, "hi", True),   # inside it: no matter
+    ("x - y", [(0, 1), (0, 1)], 1, "hi", False),     # monotone, but the constraint shrinks that way
+    ("x*y", [(-1, 1), (0, 1)], 1, "lo", False),      # not monotone
+])
+def test_face_step_needs_constraints_that_grow_towards_the_face(objective, box, i, side, holds):
+    import sympy
+
+    from extrembench.build.certificates.reduce import Reduced
+
+    x, y = sympy.symbols("x y")
+    reduced = Reduced((x, y), ((Fraction(-1), Fraction(1)),) * 2, sympy.sympify(objective), ((1 - x - y, False),))
+    comp = bound.compile_reduced(reduced)
+    box = [(Fraction(lo), Fraction(hi)) for lo, hi in box]
+    at = bound._ivbox(comp, box)
+    assert bound._face_ok(comp, box, at, i, side, bound._safe(at, comp.grad[i])) is holds
+
+
+@pytest.mark.parametrize("expr, box, strict, holds", [
+    ("3*x**2 - 6*x - 1", [(3, None)], True, True),        # natural extension: [-inf, inf]
+    ("3*x**2 - 6*x - 1", [(2, None)], False, False),      # -1 at x = 2
+    ("-x**3 + 2*x", [(None, -2)], True, True),
+    ("x*y - 9", [(10, None), (1, 2)], True, True),        # a finite variable in the coefficients
+    ("x*y - 9*y", [(10, None), (0, 1)], False, False),    # its two occurrences enclosed apart: [-9, 10]
+    ("x**2*y**2 - 9*x*y", [(3, None), (3, None)], False, True),
+    ("x**2*y**2 - 10*x*y", [(3, None), (3, None)], False, False),
+    ("x*y", [(None, None), (1, 2)], False, False),         # unbounded both ways: no end to expand at
+    ("1/x + y", [(1, None), (1, None)], False, False),     # not a polynomial
+])
+def test_tail_sign_by_taylor_shift_at_the_finite_end(expr, box, strict, holds):
+    import sympy
+
+    from extrembench.build.certificates.reduce import Reduced
+
+    x, y = sympy.symbols("x y", real=True)
+    syms = (x, y)[:len(box)]
+    bounds = tuple((None if lo is None else Fraction(lo), None if hi is None else Fraction(hi)) for lo, hi in box)
+    comp = bound.compile_reduced(Reduced(syms, bounds, sympy.Integer(0), ()))
+    at = bound._ivbox(comp, list(bounds))
+    assert bound._tail_sign(comp, at, sympy.sympify(expr, locals={"x": x, "y": y}), strict) is holds
+
+
+@pytest.mark.parametrize("g, h, ref, box, expected", [
+    ([1.0, 2.0], [1.0, 1.0], [0.5, 0.5], [(0, 1), (0, 1)], 1.5),       # interior: least squares
+    ([1.0, 3.0], [1.0, 1.0], [0, 0.5], [(0, 1), (0, 1)], 1.0),         # low end: g - m h >= 0 caps m at 1
+    ([-0.11, -0.45, -0.44], [-1.0, -1.0, -1.0], [0, 1, 0], [(0, 1), (0, 1), (0, 1)], 0.44),  # ineq-0196's box
+    ([1.0, 1.0], [1.0, -1.0], [0, 0], [(0, 1), (0, 1)], 0.0),          # m <= 1 and m >= -1 around the fit
+])
+def test_multiplier_fits_interior_directions_and_respects_box_ends(g, h, ref, box, expected):
+    assert bound._multiplier(g, h, ref, box) == pytest.approx(expected)

@@ -8,7 +8,11 @@ re-running only the test each leaf names, so checking needs no search:
                   L = f - mu*H - rho*H*(hbar - H) <= f on feasible points, L's Hessian is positive
                   definite on the box and L(p) + grad L(p).(x - p) >= target (KKT on a slanted face)
     f<i>:lo|hi    the objective is monotone in variable i on the box and every constraint holds on
-                  all of it, so its minimum over the box is on that face (child: the face)
+                  all of it or grows towards that face, so the minimum over the box's feasible
+                  points is on that face (child: the face)
+    e<i>          the objective is concave in variable i on the box (second derivative <= 0) and
+                  every constraint holds on all of it, so its minimum is on one of the two end
+                  faces (children: the lower face, then the upper face)
     v<k>          eliminated variable k's solved form misses its domain on the whole box
     x<j>          constraint j is negative on the whole box, or <= 0 there when it is strict
                   (no feasible point)
@@ -25,6 +29,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
+from math import comb
 from math import inf as _INF
 
 import sympy
@@ -34,6 +39,7 @@ from extrembench.build.certificates.interval import (
     Undefined,
     Unsupported,
     compile_enclosure,
+    constant,
     interval,
     make,
     point,
@@ -43,6 +49,7 @@ from extrembench.build.certificates.reduce import Reduced
 MAX_NODES = 3000  # the largest proof among the shipped problems has ~2500 boxes
 MAX_DEPTH = 64
 CONVEX_DEPTH = 10
+MAX_CUTS = 2   # constraints cutting a box tried for a multiplier (ineq-0163 has 15)
 
 
 class BoundFailure(ValueError):
@@ -68,6 +75,7 @@ class _Compiled:
     aux_program: Program  # the solved forms over the symbols
     aux: list           # (handle of the solved form, of its numerator, of its denominator, Domain)
     n: int
+    exact: dict         # (point, handle) -> exact value there (`_exact`)
 
 
 class _At:
@@ -121,7 +129,7 @@ def compile_reduced(reduced: Reduced) -> _Compiled:
     hess = _hessian(program, grads, syms, reduced.aux)
     aux_program = Program(syms)
     aux = [(aux_program.add(phi), *_quotient(aux_program, phi, syms), domain) for _, phi, domain in reduced.aux]
-    return _Compiled(program, f, grad, hess, cons, cons_grad, cons_hess, aux_program, aux, len(syms))
+    return _Compiled(program, f, grad, hess, cons, cons_grad, cons_hess, aux_program, aux, len(syms), {})
 
 
 def _quotient(program: Program, phi: sympy.Expr, syms) -> tuple:
@@ -232,7 +240,62 @@ def _infeasible(comp: _Compiled, at: _At, only: int | None = None) -> str | None
         v = _safe(at, c)
         if v is not None and (v.b < 0 or (strict and v.b <= 0)):
             return f"x{j}"
+        if v is not None and v.a < 0 and not all(map(_bounded, at.xs)) and _tail_sign(comp, at, -comp.program.exprs[c], not strict):
+            return f"x{j}"
     return None
+
+
+def _terms(comp: _Compiled, expr) -> list | None:
+    """expr as (exponents, rational coefficient) terms of a polynomial in the box's variables and
+    auxiliaries, or None (cached per expression: the tail test expands each once)."""
+    if expr not in comp.exact:
+        try:
+            poly = sympy.Poly(expr, *comp.program.symbols)
+            terms = [(m, Fraction(int(c.p), int(c.q))) for m, c in poly.terms()]
+        except (sympy.PolynomialError, AttributeError, TypeError):
+            terms = None
+        comp.exact[expr] = terms
+    return comp.exact[expr]
+
+
+def _tail_sign(comp: _Compiled, at: _At, expr, strict: bool) -> bool:
+    """expr >= 0 (> 0 when strict) where some variables (or auxiliaries) are unbounded on one side,
+    for a polynomial in them: with x = end + s (or end - s), s >= 0, every coefficient of the
+    expansion in the s's is >= 0 over the bounded ones (the constant one > 0 when strict), each
+    variable ranging over its enclosure independently (a superset). Natural interval extension
+    cannot see this: at a tail, terms of opposite signs both grow and give [-inf, inf]."""
+    terms = _terms(comp, expr)
+    if terms is None:
+        return False
+    total: dict = {}
+    for exponents, coefficient in terms:
+        parts, factor = [((), coefficient)], point(1)
+        for index, (v, k) in enumerate(zip(at.xs, exponents)):
+            if _bounded(v) or k == 0:
+                factor = factor * v ** k
+                continue
+            if v.a == -_INF and v.b == _INF:
+                return False
+            end, sign = (Fraction(v.a), 1) if v.b == _INF else (Fraction(v.b), -1)
+            parts = [(t + (((index, j),) if j else ()), c * comb(k, j) * end ** (k - j) * sign ** j)
+                     for t, c in parts for j in range(k + 1)]
+        for t, c in parts:  # t: the monomial in the s's as (variable, power) pairs
+            total[t] = total[t] + point(c) * factor if t in total else point(c) * factor
+    constant = total.pop((), point(0))
+    return all(v.a >= 0 for v in total.values()) and (constant.a > 0 or (not strict and constant.a >= 0))
+
+
+def _tail_range(comp: _Compiled, at: _At, target) -> bool:
+    """The objective N/D >= target on an unbounded box, by `_tail_sign` on D and N - t*D (t the
+    target's upper end, an exact rational)."""
+    if all(map(_bounded, at.xs)):
+        return False
+    key = ("tail", target.b)
+    if key not in comp.exact:
+        num, den = sympy.fraction(sympy.together(comp.program.exprs[comp.f]))
+        t = sympy.Rational(Fraction(target.b).numerator, Fraction(target.b).denominator)
+        comp.exact[key] = [(sign * den, sympy.expand(sign * (num - t * den))) for sign in (1, -1)]
+    return any(_tail_sign(comp, at, den, True) and _tail_sign(comp, at, rest, False) for den, rest in comp.exact[key])
 
 
 def _constraints_hold(comp: _Compiled, at: _At) -> bool:
@@ -295,81 +358,121 @@ def _free(box: Box) -> list[int]:
     return [i for i, (lo, hi) in enumerate(box) if lo != hi]
 
 
-def _convex(comp, box, at, target, ref: list[Fraction]) -> bool:
-    if not _finite(box) or comp.hess is None:
+def _exact(comp, ref: list[Fraction]):
+    """handle -> its value at the rational point ref, exactly when rational (None where undefined):
+    float enclosures cannot prove the sign of an exact 0, such as f and grad f at a minimum when the
+    proof must reach the answer exactly (epsilon 0)."""
+    values = {s: sympy.Rational(r.numerator, r.denominator) for s, r in zip(comp.program.symbols, ref)}
+    for (phi, *_), v in zip(comp.aux, comp.program.symbols[comp.n:]):
+        values[v] = comp.aux_program.exprs[phi].xreplace(values)
+
+    def get(handle):
+        key = (tuple(ref), handle)
+        if key not in comp.exact:
+            value = comp.program.exprs[handle].xreplace(values)
+            try:
+                comp.exact[key] = point(Fraction(int(value.p), int(value.q))) if value.is_Rational else constant(value)
+            except (Unsupported, ArithmeticError, ValueError, TypeError):
+                comp.exact[key] = None
+        return comp.exact[key]
+    return get
+
+
+def _tangent_bound(comp, box, at, target, ref, entry, linear) -> bool:
+    """Taylor at ref: F(x) = F(ref) + grad F(ref).d + d'H d/2 with H a Hessian on the segment,
+    d = x - ref, so within the entries `entry(i, k)` over the box (free directions). When they form
+    a positive definite interval matrix the quadratic term is >= 0 and the tangent plane alone
+    must clear the target, else the plane plus the quadratic term's enclosure (a vertex or edge
+    optimum: concave directions that leave through the box's own faces). `linear(get)` gives
+    F(ref) and grad F(ref) from the handles' values there: floats first, exact when floats only
+    just miss."""
+    if not _finite(box):
         return False
-    # only the free directions: a face fixes some variables, and convexity along them is not needed
     free = _free(box)
-    rows = []
-    for a, i in enumerate(free):
-        row = []
-        for j in free[:a + 1]:
-            h = _safe(at, comp.hess[i][j])
-            if h is None or not _bounded(h):
-                return False
-            row.append(h)
-        rows.append(row)
+    rows = [[entry(i, k) for k in free[:a + 1]] for a, i in enumerate(free)]
+    if any(h is None or not _bounded(h) for row in rows for h in row):
+        return False
+    d = [at.xs[i] - point(ref[i]) for i in range(comp.n)]
+    quadratic = point(0)
     if not _positive_definite(rows):
-        return False
+        for a, i in enumerate(free):
+            quadratic = quadratic + rows[a][a] * d[i] ** 2 / 2
+            for b, k in enumerate(free[:a]):
+                quadratic = quadratic + rows[a][b] * d[i] * d[k]
     pts = _ivpoint(comp, ref)
-    if pts is None:
-        return False
-    total = _safe(pts, comp.f)
-    if total is None:
-        return False
-    for i, g in enumerate(comp.grad):
-        gi = _safe(pts, g)
-        if gi is None:
+    for get in ((lambda h: _safe(pts, h)) if pts is not None else None, _exact(comp, ref)):
+        terms = linear(get) if get is not None else None
+        if terms is None or any(t is None for t in terms[1]):
+            continue
+        total = terms[0] + quadratic
+        for i, g in enumerate(terms[1]):
+            total = total + g * d[i]
+        if _ge(total, target):
+            return True
+        # exact values lie inside the float ones: they can lift the bound only by those widths
+        gain = terms[0].b - terms[0].a + sum((g.b - g.a) * max(-x.a, x.b) for g, x in zip(terms[1], d))
+        if not total.a + 2 * gain >= target.b:
             return False
-        total = total + gi * (at.xs[i] - pts.xs[i])
-    return _ge(total, target)
+    return False
+
+
+def _convex(comp, box, at, target, ref: list[Fraction]) -> bool:
+    if comp.hess is None:
+        return False
+
+    def linear(get):
+        return get(comp.f), [get(g) for g in comp.grad]
+    return _tangent_bound(comp, box, at, target, ref, lambda i, k: _safe(at, comp.hess[i][k]), linear)
 
 
 def _lagrangian(comp, box, at, target, j: int, mu: Fraction, rho: Fraction, hbar: Fraction, ref: list[Fraction]) -> bool:
-    """Constraint j (H >= 0) cuts the box, with H <= hbar on all of it. For feasible x in the box
-    0 <= H <= hbar, so  g >= L = g - mu*H - rho*H*(hbar - H)  (mu, rho >= 0). When L's Hessian
-    (in the free directions) is positive definite on the box, L >= L(p) + grad L(p).(x - p)
-    there, and that linear bound is >= target: a KKT point on a slanted face, closed with the
-    multiplier mu + rho*hbar."""
-    if not _finite(box) or comp.hess is None or comp.cons_hess[j] is None or mu < 0 or rho < 0:
+    """Constraint j (H >= 0) cuts the box, with H <= hbar on it. For feasible x in the box
+    0 <= H <= hbar, so  g >= L = g - mu*H - rho*H*(hbar - H)  (mu, rho >= 0; of any sign when
+    hbar = 0, as H = 0 on every feasible point then), and L is closed by
+    its tangent plane (`_tangent_bound`): a KKT point on a slanted face, with the multiplier
+    mu + rho*hbar."""
+    if comp.hess is None or comp.cons_hess[j] is None or (hbar != 0 and (mu < 0 or rho < 0)):
         return False
     h_enc = _safe(at, comp.cons[j][0])
     if h_enc is None or not h_enc.b <= point(hbar).a:
         return False
-    free = _free(box)
     mu_i, rho_i, hbar_i = point(mu), point(rho), point(hbar)
     grad_h = [_safe(at, g) for g in comp.cons_grad[j]]
     if any(g is None for g in grad_h):
         return False
-    rows = []
-    for a, i in enumerate(free):
-        row = []
-        for k in free[:a + 1]:
-            hg, hh = _safe(at, comp.hess[i][k]), _safe(at, comp.cons_hess[j][i][k])
-            if hg is None or hh is None:
-                return False
-            # d2/dxi dxk of  g - (mu + rho*hbar) H + rho H^2
-            h = hg - (mu_i + rho_i * hbar_i) * hh + rho_i * 2 * (grad_h[i] * grad_h[k] + h_enc * hh)
-            if not _bounded(h):
-                return False
-            row.append(h)
-        rows.append(row)
-    if not _positive_definite(rows):
-        return False
-    pts = _ivpoint(comp, ref)
-    if pts is None:
-        return False
-    gp, hp = _safe(pts, comp.f), _safe(pts, comp.cons[j][0])
-    if gp is None or hp is None:
-        return False
-    total = gp - mu_i * hp - rho_i * hp * (hbar_i - hp)
-    for i in range(comp.n):
-        gi, hi = _safe(pts, comp.grad[i]), _safe(pts, comp.cons_grad[j][i])
-        if gi is None or hi is None:
-            return False
-        dl = gi - (mu_i + rho_i * hbar_i) * hi + 2 * rho_i * hp * hi
-        total = total + dl * (at.xs[i] - pts.xs[i])
-    return _ge(total, target)
+
+    def entry(i, k):
+        hg, hh = _safe(at, comp.hess[i][k]), _safe(at, comp.cons_hess[j][i][k])
+        # d2/dxi dxk of  g - (mu + rho*hbar) H + rho H^2
+        return None if hg is None or hh is None else (
+            hg - (mu_i + rho_i * hbar_i) * hh + rho_i * 2 * (grad_h[i] * grad_h[k] + h_enc * hh))
+
+    def linear(get):
+        gp, hp = get(comp.f), get(comp.cons[j][0])
+        if gp is None or hp is None:
+            return None
+        grads = [(gi, hi) for gi, hi in zip((get(g) for g in comp.grad), (get(h) for h in comp.cons_grad[j]))]
+        return gp - mu_i * hp - rho_i * hp * (hbar_i - hp), [
+            None if gi is None or hi is None else gi - (mu_i + rho_i * hbar_i) * hi + 2 * rho_i * hp * hi
+            for gi, hi in grads]
+    return _tangent_bound(comp, box, at, target, ref, entry, linear)
+
+
+def _multiplier(g: list, h: list, ref: list, box: Box) -> float:
+    """The multiplier m making grad g - m grad h small where ref is inside the box (least squares),
+    and kept, where ref is at an end of the box, on the side whose sign the box faces allow."""
+    inner = [(a, b) for a, b, r, (lo, hi) in zip(g, h, ref, box) if lo < r < hi] or list(zip(g, h))
+    norm = sum(b * b for _, b in inner)
+    m = sum(a * b for a, b in inner) / norm if norm > 0 else 0.0
+    low, high = -_INF, _INF
+    for a, b, r, (lo, hi) in zip(g, h, ref, box):
+        if b != 0 and r in (lo, hi) and lo != hi:
+            # (a - m b) must be >= 0 at the low end, <= 0 at the high end
+            if (r == lo) == (b > 0):
+                high = min(high, a / b)
+            else:
+                low = max(low, a / b)
+    return min(max(m, low), high) if low <= high else m
 
 
 def _lagrangian_choice(comp, box, at, target, ref) -> str | None:
@@ -377,44 +480,71 @@ def _lagrangian_choice(comp, box, at, target, ref) -> str | None:
     pts = _ivpoint(comp, ref)
     if pts is None:
         return None
+    tried = 0
     for j, (c, _) in enumerate(comp.cons):
         h = _safe(at, c)
-        if h is None or not (h.a < 0 < h.b):
+        if h is None or not (h.a < 0 <= h.b) or tried == MAX_CUTS:
             continue
-        gh = [_safe(pts, g) for g in comp.cons_grad[j]]
-        gg = [_safe(pts, g) for g in comp.grad]
+        tried += 1
+        # the multiplier from the free directions only: a fixed one contributes nothing to the plane
+        gh = [_safe(pts, comp.cons_grad[j][i]) for i in _free(box)]
+        gg = [_safe(pts, comp.grad[i]) for i in _free(box)]
         if any(v is None for v in gh + gg):
             continue
         gh_f, gg_f = [float(v.mid) for v in gh], [float(v.mid) for v in gg]
         norm = sum(v * v for v in gh_f)
         if not 0 < norm < float("inf") or not all(abs(v) < float("inf") for v in gg_f):
             continue
-        multiplier = sum(a * b for a, b in zip(gg_f, gh_f)) / norm
-        if not (0 < multiplier < float("inf")) or not float(h.b) < float("inf"):
+        multiplier = _multiplier(gg_f, gh_f, [ref[i] for i in _free(box)], [box[i] for i in _free(box)])
+        if not abs(multiplier) < float("inf") or not float(h.b) < float("inf"):
             continue
-        hbar = Fraction(float(h.b)).limit_denominator(2 ** 40)
-        hbar = hbar if point(hbar).a >= h.b else Fraction(float(h.b)) * 2
-        mu = Fraction(multiplier / 2).limit_denominator(2 ** 30)
-        rho = Fraction(multiplier / (2 * float(hbar))).limit_denominator(2 ** 30) if hbar > 0 else Fraction(0)
-        if _lagrangian(comp, box, at, target, j, mu, rho, hbar, ref):
-            return f"l{j}:{mu}:{rho}:{hbar}:" + ",".join(str(v) for v in ref)
+        if h.b <= 0:
+            # H = 0 on every feasible point of the box: any multiplier, and any weight on H^2
+            choices = [(Fraction(multiplier).limit_denominator(2 ** 30), Fraction(4) ** k, Fraction(0)) for k in (0, 3, 6)]
+        elif multiplier > 0:
+            hbar = Fraction(float(h.b)).limit_denominator(2 ** 40)
+            hbar = hbar if point(hbar).a >= h.b else Fraction(float(h.b)) * 2
+            # half the multiplier on H^2 convexifies; none leaves a small Hessian for the Taylor term
+            choices = [(Fraction(multiplier / 2).limit_denominator(2 ** 30),
+                        Fraction(multiplier / (2 * float(hbar))).limit_denominator(2 ** 30), hbar),
+                       (Fraction(multiplier).limit_denominator(2 ** 30), Fraction(0), hbar)]
+        else:
+            continue
+        for mu, rho, hbar in choices:
+            if _lagrangian(comp, box, at, target, j, mu, rho, hbar, ref):
+                return f"l{j}:{mu}:{rho}:{hbar}:" + ",".join(str(v) for v in ref)
     return None
+
+
+def _face_ok(comp, box, at, i: int, side: str, gi) -> bool:
+    """The objective is monotone towards the face, and along variable i towards it every constraint
+    holds throughout or only grows: each feasible point of the box then has a feasible point on the
+    face at most as high."""
+    if gi is None or box[i][0] == box[i][1] or box[i][0 if side == "lo" else 1] is None:
+        return False
+    if not (gi.a >= 0 if side == "lo" else gi.b <= 0) or _safe(at, comp.f) is None:
+        return False
+    for (c, strict), grads in zip(comp.cons, comp.cons_grad):
+        v = _safe(at, c)
+        if v is not None and (v.a > 0 or (not strict and v.a >= 0)):
+            continue
+        d = _safe(at, grads[i])
+        if d is None or not (d.b <= 0 if side == "lo" else d.a >= 0):
+            return False
+    return True
 
 
 def _monotone_face(comp, box, at, grads=None) -> tuple[int, str] | None:
-    if not _constraints_hold(comp, at) or _safe(at, comp.f) is None:
-        return None
     grads = grads if grads is not None else _gradient(comp, at)
-    for i, gi in enumerate(grads):
-        if box[i][0] == box[i][1]:
-            continue
-        if gi is None:
-            continue
-        if gi.a >= 0 and box[i][0] is not None:
-            return i, "lo"
-        if gi.b <= 0 and box[i][1] is not None:
-            return i, "hi"
-    return None
+    return next(((i, side) for i, gi in enumerate(grads) for side in ("lo", "hi") if _face_ok(comp, box, at, i, side, gi)), None)
+
+
+def _concave(comp, box, at, i: int) -> bool:
+    """The objective is concave along variable i on the box, which lies inside the feasible set."""
+    if box[i][0] is None or box[i][1] is None or box[i][0] == box[i][1] or comp.hess is None:
+        return False
+    h = _safe(at, comp.hess[i][i])
+    return h is not None and h.b <= 0 and _constraints_hold(comp, at) and _safe(at, comp.f) is not None
 
 
 def _face(box: Box, i: int, side: str) -> Box:
@@ -426,7 +556,7 @@ FAR = Fraction(2 ** 12)          # an unbounded side this far out is split only 
 FINE = Fraction(1, 2 ** 8)       # ... have been narrowed to this width
 
 
-def _split_choice(box: Box, ref: list[Fraction] | None) -> tuple[int, Fraction] | None:
+def _split_choice(box: Box) -> tuple[int, Fraction] | None:
     best, best_width, far = None, Fraction(-1), None
     for i, (lo, hi) in enumerate(box):
         if lo is None or hi is None:
@@ -456,9 +586,36 @@ def _inside(ref, box) -> bool:
     return ref is not None and all((lo is None or lo <= r) and (hi is None or r <= hi) for r, (lo, hi) in zip(ref, box))
 
 
-def search(reduced: Reduced, target, ref: list[Fraction] | None, max_nodes: int = MAX_NODES) -> list[str]:
-    """The proof tree's tokens, or BoundFailure when it does not close within max_nodes."""
+def _uphill(comp, box: Box, at) -> list:
+    """For each constraint cutting or touching the box: the corner where it is largest when its
+    gradient has a sign in each direction (a box whose only feasible point is a corner closes
+    with an anchor there)."""
+    out = []
+    for (c, _), grads in zip(comp.cons, comp.cons_grad):
+        h = _safe(at, c)
+        if h is None or not h.a < 0 <= h.b:
+            continue
+        signs = [_safe(at, g) for g in grads]
+        if all(g is not None and (g.a >= 0 or g.b <= 0) for g in signs):
+            out.append([hi if g.a >= 0 else lo for g, (lo, hi) in zip(signs, box)])
+    return out
+
+
+def _anchor(refs: list, box: Box) -> list[Fraction]:
+    """The reference point inside the box, else the one nearest to it clamped into it."""
+    if not refs:
+        return _midpoint(box)
+    ends = [(float(lo), float(hi)) for lo, hi in box]
+    best = min(refs, key=lambda ref: sum(max(lo - float(r), 0.0, float(r) - hi) ** 2 for r, (lo, hi) in zip(ref, ends)))
+    return [min(max(r, lo), hi) for r, (lo, hi) in zip(best, box)]
+
+
+def search(reduced: Reduced, target, ref: list[Fraction] | None, max_nodes: int = MAX_NODES,
+           others: tuple = ()) -> list[str]:
+    """The proof tree's tokens, or BoundFailure when it does not close within max_nodes. ref and
+    `others` (more optima: symmetric copies of the witness) anchor the convexity tests."""
     comp = compile_reduced(reduced)
+    refs = ([ref] if ref is not None else []) + list(others)
     tokens: list[str] = []
     box0 = [tuple(b) for b in reduced.bounds]
 
@@ -476,7 +633,7 @@ def search(reduced: Reduced, target, ref: list[Fraction] | None, max_nodes: int 
         if _safe(xs, comp.f) is None:
             tokens.append("u")
             return
-        if _range(comp, xs, target):
+        if _range(comp, xs, target) or _tail_range(comp, xs, target):
             tokens.append("r")
             return
         xs = _raw_of(comp, xs)
@@ -489,10 +646,18 @@ def search(reduced: Reduced, target, ref: list[Fraction] | None, max_nodes: int 
             tokens.append(f"f{face[0]}:{face[1]}")
             close(_face(box, *face), depth + 1)
             return
+        # only where a face is a domain face: two faces at inner split points double the work
+        concave = next((i for i in range(comp.n) if (box0[i][0] == box[i][0] or box0[i][1] == box[i][1]) and _concave(comp, box, xs, i)), None) if xs is not None else None
+        if concave is not None:
+            tokens.append(f"e{concave}")
+            close(_face(box, concave, "lo"), depth + 1)
+            close(_face(box, concave, "hi"), depth + 1)
+            return
         # the Hessian test is the costly one: near the witness, or once boxes are small
-        if xs is not None and _finite(box) and (_inside(ref, box) or depth >= CONVEX_DEPTH):
-            anchor = [min(max(r, lo), hi) for r, (lo, hi) in zip(ref, box)] if ref is not None else _midpoint(box)
-            for candidate in ([anchor, _midpoint(box)] if anchor != _midpoint(box) else [anchor]):
+        if xs is not None and _finite(box) and (any(_inside(r, box) for r in refs) or depth >= CONVEX_DEPTH):
+            anchor = _anchor(refs, box)
+            for candidate in dict.fromkeys(map(tuple, [anchor, _midpoint(box)] + _uphill(comp, box, xs)[:1])):
+                candidate = list(candidate)
                 if _convex(comp, box, xs, target, candidate):
                     tokens.append("c:" + ",".join(str(v) for v in candidate))
                     return
@@ -500,7 +665,7 @@ def search(reduced: Reduced, target, ref: list[Fraction] | None, max_nodes: int 
                 if token is not None:
                     tokens.append(token)
                     return
-        choice = _split_choice(box, ref)
+        choice = _split_choice(box)
         if choice is None or depth >= MAX_DEPTH:
             raise BoundFailure(f"a box at depth {depth} cannot be closed: {box}")
         i, p = choice
@@ -536,8 +701,8 @@ def replay(reduced: Reduced, target, tokens: list[str]) -> None:
             return
         head, _, arg = token.partition(":")
         # derivative tests need enclosures over the whole box
-        raw = _raw_of(comp, xs) if head[:1] in ("f", "l", "m", "c") else None
-        if head[:1] in ("f", "l", "m", "c") and raw is None:
+        raw = _raw_of(comp, xs) if head[:1] in ("e", "f", "l", "m", "c") else None
+        if head[:1] in ("e", "f", "l", "m", "c") and raw is None:
             fail("an eliminated variable is undefined somewhere on the box")
         if head.startswith("s"):
             i, p = int(head[1:]), Fraction(arg)
@@ -548,12 +713,15 @@ def replay(reduced: Reduced, target, tokens: list[str]) -> None:
             check([(p, b[1]) if k == i else b for k, b in enumerate(box)], depth + 1)
         elif head.startswith("f"):
             i = int(head[1:])
-            gi = _safe(raw, comp.grad[i])
-            if gi is None or not _constraints_hold(comp, raw) or _safe(raw, comp.f) is None:
-                fail("face step needs a defined gradient and every constraint to hold on the box")
-            if not ((arg == "lo" and gi.a >= 0 and box[i][0] is not None) or (arg == "hi" and gi.b <= 0 and box[i][1] is not None)):
-                fail(f"objective not monotone towards the {arg} face of variable {i}")
+            if not 0 <= i < comp.n or arg not in ("lo", "hi") or not _face_ok(comp, box, raw, i, arg, _safe(raw, comp.grad[i])):
+                fail(f"objective not monotone towards the {arg} face of variable {i}, or a constraint shrinks that way")
             check(_face(box, i, arg), depth + 1)
+        elif head.startswith("e"):
+            i = int(head[1:])
+            if not 0 <= i < comp.n or not _concave(comp, box, raw, i):
+                fail(f"objective not concave along variable {i} on a feasible box")
+            check(_face(box, i, "lo"), depth + 1)
+            check(_face(box, i, "hi"), depth + 1)
         elif head.startswith("l"):
             parts = token.split(":")
             if len(parts) != 5:
@@ -573,7 +741,7 @@ def replay(reduced: Reduced, target, tokens: list[str]) -> None:
             if _safe(xs, comp.f) is not None:
                 fail("objective is defined on the box")
         elif head == "r":
-            if not _range(comp, xs, target):
+            if not (_range(comp, xs, target) or _tail_range(comp, xs, target)):
                 fail("enclosure not above the target")
         elif head == "m":
             if not _mean_value(comp, box, raw, target):

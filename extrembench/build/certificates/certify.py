@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import logging
 from fractions import Fraction
+from itertools import islice
+
+from sympy.utilities.iterables import multiset_permutations
 
 from extrembench.build.certificates import bound, numeric
 from extrembench.build.certificates.document import (
@@ -16,7 +19,7 @@ from extrembench.build.certificates.document import (
     epsilon_abs,
     spec_problem,
 )
-from extrembench.build.certificates.interval import Unsupported, compile_enclosure, point
+from extrembench.build.certificates.interval import Program, Unsupported, compile_enclosure, point
 from extrembench.build.certificates.reduce import PlanError, apply_plan, choose_plan, needs_exact_level
 from extrembench.build.certificates.witness import find_witness, structured_witness, witness_text
 from extrembench.build.problem import Problem
@@ -51,10 +54,12 @@ def _try_bound(parsed, witness_point: dict | None, approx: dict, max_nodes: int)
     epsilon = Fraction(0) if needs_exact_level(parsed, plan) else EPSILON
     target = target_interval(parsed, epsilon)
     trees = []
+    copies = _copies(parsed, approx)
     for branch in branches:
         ref = _reference(branch, witness_point, approx, plan)
+        others = tuple(_reference(branch, None, c, plan) for c in copies)
         try:
-            trees.append(bound.search(branch, target, ref, max_nodes=max_nodes))
+            trees.append(bound.search(branch, target, ref, max_nodes=max_nodes, others=others))
         except (bound.BoundFailure, Unsupported) as exc:
             return None, f"branch-and-bound: {exc}"
     for extra in (branches[0].extra_points if branches else ()):
@@ -62,6 +67,45 @@ def _try_bound(parsed, witness_point: dict | None, approx: dict, max_nodes: int)
         if not value.a >= target.b:
             return None, "the origin (outside the normalised simplex) is below the answer"
     return {"plan": plan, "trees": trees, "epsilon": epsilon}, ""
+
+
+MAX_COPIES = 200
+
+
+def _copies(parsed, approx: dict) -> list[dict]:
+    """Other optima: permutations of the witness's values, and their mean in every variable, where
+    the objective takes the same value and the constraints and domains still hold (numerically:
+    they only anchor convexity tests). A symmetric problem has a copy of its optimum at each
+    permutation, and each needs a local proof."""
+    if not approx:
+        return []
+    names = [s.name for s in parsed.symbols]
+    program = Program(parsed.symbols)
+    handles = [program.add(parsed.objective)] + [program.add(lhs - rhs) for lhs, _, rhs in parsed.constraints]
+
+    def values(point_: list) -> list | None:
+        run = program.run([point(Fraction(v)) for v in point_])
+        try:
+            return [float(run.value(h).mid) for h in handles]
+        except (ArithmeticError, ValueError):
+            return None
+
+    base = values([approx[n] for n in names])
+    if base is None:
+        return []
+    tol = 1e-7 * (1 + abs(base[0]))
+    out = []
+    mean = [sum(approx.values()) / len(names)] * len(names)
+    for perm in [mean, *islice(multiset_permutations([approx[n] for n in names]), MAX_COPIES)]:
+        here = values(perm)
+        if here is None or abs(here[0] - base[0]) > tol or perm == [approx[n] for n in names]:
+            continue
+        ok = all(abs(v) <= tol if op == "=" else (v >= -tol if op in (">=", ">") else v <= tol)
+                 for v, (_, op, _) in zip(here[1:], parsed.constraints))
+        ok = ok and all(parsed.domains[s].contains(v) for s, v in zip(parsed.symbols, perm))
+        if ok:
+            out.append(dict(zip(names, perm)))
+    return out
 
 
 def _reference(branch, witness_point, approx, plan) -> list[Fraction] | None:

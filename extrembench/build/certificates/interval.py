@@ -548,10 +548,12 @@ class Program:
         self._needed: list = []      # per added expression: the steps it needs, in order
         self._step_of: dict = {}     # slot -> step index
         self._cache: dict = {}
+        self.exprs: list = []        # per handle: the expression added
 
     def add(self, expr: sympy.Expr) -> int:
         """Compile `expr`; returns its handle for `Run.value`."""
-        slot = self._node(sympy.sympify(expr))  # expr is already a sympy tree; sympify only wraps ints
+        self.exprs.append(sympy.sympify(expr))  # expr is already a sympy tree; sympify only wraps ints
+        slot = self._node(self.exprs[-1])
         needed, seen, stack = [], set(), [slot]
         while stack:
             s = stack.pop()
