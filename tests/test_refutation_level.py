@@ -104,3 +104,62 @@ def test_a_non_polynomial_equality_leaves_no_level_proof_but_no_validator_failur
     assert result.status in ("refuted", "inconclusive")
     if result.status == "refuted":
         assert verify_refutation(result.certificate, problem)[0]
+
+
+LEVELS = [  # (sense, claim, best value found): the level must lie exactly past the claim
+    ("min", "0.999", 0.9999999999),  # the middle snapped onto the claim itself, a short decimal
+    ("min", "-0.01", 0.0),
+    ("max", "2.002", 2.0),
+    ("min", "1.98", 2.0000000001),
+]
+
+
+@pytest.mark.parametrize("sense, claim, best", LEVELS)
+def test_the_level_lies_strictly_past_the_claim_and_leaves_most_of_the_gap(sense, claim, best):
+    from fractions import Fraction
+
+    from extrembench.build.expr import parse_expression
+    from extrembench.build.problem import parse_problem
+    from extrembench.build.refutation import _beyond, _level
+
+    parsed = parse_problem(make(sense, real("x"), "x^2", claim))
+    level = _level(parsed, parse_expression(claim, ()), best)
+    assert level is not None and _beyond(parsed, level, parse_expression(claim, ()))
+    sign = 1 if sense == "min" else -1
+    assert sign * (Fraction(best) - level) >= sign * (Fraction(best) - Fraction(claim)) / 2
+
+
+CONES = [  # homogeneous objectives on sets closed under scaling: any nonzero claim is wrong
+    make("min", {n: "nonnegative" for n in "abc"},
+         "a^3 + b^3 + c^3 + 3*a*b*c - a*b*(a + b) - b*c*(b + c) - c*a*(c + a)", "-0.01"),  # Schur, min 0
+    make("min", {n: "positive" for n in "ab"}, "1/(a*b) - 1/(a + b)^2", "-0.001"),  # degree -2, inf 0
+    make("max", real("xy"), "-(x^2 + y^2)", "0.01", ["x >= y"]),
+]
+
+
+@pytest.mark.parametrize("problem", CONES, ids=lambda p: p.objective)
+def test_a_nonzero_claim_on_a_homogeneous_problem_is_refuted_by_scaling(problem):
+    result = check_problem(problem)
+    assert result.status == "refuted", result.reason
+    assert result.certificate["method"] == "scaling"
+    assert verify_refutation(result.certificate, problem)[0]
+
+
+NOT_SCALING = [  # (changed problem or certificate field, the reason the verifier gives)
+    ({"degree": "2"}, "not homogeneous of degree 2"),
+    ({"answer": "0", "claim": "0"}, "not shown to be nonzero"),
+    ({"variables": {"a": "[1, 2]", "b": "nonnegative", "c": "nonnegative"}}, "not closed under scaling"),
+    ({"constraints": ["a + b = 1"]}, "not a homogeneous relation"),
+    ({"objective": "a^3 + b^2 + c"}, "not homogeneous"),
+]
+
+
+@pytest.mark.parametrize("change, why", NOT_SCALING)
+def test_a_scaling_certificate_does_not_verify_for_a_changed_problem_or_degree(change, why):
+    certificate = copy.deepcopy(check_problem(CONES[0]).certificate)
+    spec = {"sense": "min", "variables": dict(CONES[0].variables), "constraints": [],
+            "objective": CONES[0].objective, "answer": "-0.01"}
+    for key, value in change.items():
+        (certificate if key in certificate else spec)[key] = value
+    ok, reason = verify_refutation(certificate, make(**{k: spec[k] for k in ("sense", "variables", "objective", "answer", "constraints")}))
+    assert not ok and why in reason, reason

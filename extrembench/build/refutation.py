@@ -16,6 +16,10 @@ search found. Kinds:
   every feasible objective value lies on the far side of it (min: >= level): an interval branch and
   bound of extrembench.build.certificates.bound (`plan`, `trees`), or an exact sum-of-squares identity
   for objective - level (`body`, as in extrembench.build.certificates.sos). No feasible point reaches the claim.
+- "refutation", method "scaling": the objective is a ratio of homogeneous polynomials of total degree
+  `degree` != 0, every constraint a homogeneous relation and every domain end 0 or infinite, so
+  x -> t*x (t > 0) keeps points feasible and multiplies the objective by t^degree: the extremum is
+  0 or infinite, never the claimed nonzero number. All decided exactly on monomials.
 - "unbounded": an exact feasible path, each variable a rational function of t with rational
   coefficients (`path`), feasible for every t >= `t0` (constraints identically or with a proven
   sign on the ray: exact Sturm root counting, never samples), along which the objective is a
@@ -339,7 +343,7 @@ def verify_refutation(certificate: dict, spec: Any) -> tuple[bool, str]:
     try:
         if not isinstance(certificate, dict) or certificate.get("kind") not in ("refutation", "unbounded"):
             return False, "not a refutation certificate (kind must be 'refutation' or 'unbounded')"
-        if certificate["kind"] == "refutation" and certificate.get("method") not in ("witness", "branch-and-bound", "bound", "sos"):
+        if certificate["kind"] == "refutation" and certificate.get("method") not in ("witness", "branch-and-bound", "bound", "sos", "scaling"):
             return False, f"unknown refutation method {certificate.get('method')!r}"
         claim_text = certificate["claim"]
         parsed = _parsed(spec, claim_text)
@@ -356,6 +360,8 @@ def verify_refutation(certificate: dict, spec: Any) -> tuple[bool, str]:
             return _verify_tree(certificate, parsed, claim)
         if certificate["method"] in ("bound", "sos"):
             return _verify_level(certificate, parsed, claim)
+        if certificate["method"] == "scaling":
+            return _verify_scaling(certificate, parsed, claim)
         return _verify_witness(certificate, parsed, claim)
     except (KeyError, TypeError, ValueError, ZeroDivisionError) as error:
         return False, f"malformed certificate: {type(error).__name__}: {error}"
@@ -899,18 +905,18 @@ def _verify_level(certificate: dict, parsed, claim: sympy.Expr) -> tuple[bool, s
 
 
 def _level(parsed, claim: sympy.Expr, best_value: float) -> Fraction | None:
-    """A short rational halfway between the claim and the best value found (min form: claim < level
-    < best): the proof then has a margin of half the gap."""
+    """A short rational just past the claim (min form: claim < level, a sixteenth of the gap to the
+    best value found): the proof's slack, best - level, is then most of the gap. Compared with the
+    claim exactly: a short decimal claim (0.999) is itself a short rational the level may snap onto."""
     sign = _min_form_sign(parsed)
     c, v = sign * float(claim.evalf(30)), sign * best_value
     if not (math.isfinite(c) and math.isfinite(v) and c < v):
         return None
-    middle = (c + v) / 2
     for denominator in (10 ** 3, 10 ** 6, 10 ** 9, 10 ** 12):
-        level = Fraction(middle).limit_denominator(denominator)
-        if c < level < v - (v - c) / 8:
-            break
-    return sign * level
+        level = Fraction(c + (v - c) / 16).limit_denominator(denominator)
+        if c <= level < c + (v - c) / 2 and _beyond(parsed, sign * level, claim):
+            return sign * level
+    return None
 
 
 def _snapped_value(parsed, claim: sympy.Expr, best_value: float) -> Fraction | None:
@@ -924,8 +930,9 @@ def _snapped_value(parsed, claim: sympy.Expr, best_value: float) -> Fraction | N
 
 def level_certificate(parsed, claim_text: str, best_value: float, witness: dict[str, float] | None,
                       max_nodes: int = LEVEL_MAX_NODES) -> tuple[dict | None, str]:
-    """A certificate that no feasible point reaches a claim the search never approached: a level
-    strictly between the claim and the best value found, and a proof that every feasible value is
+    """A certificate that no feasible point reaches a claim the search never approached: by scaling
+    when the problem is homogeneous; else a level strictly between the claim and the best value
+    found, and a proof that every feasible value is
     on the far side of it (branch and bound with the certificates' tests; else an exact sum of
     squares at the snapped best value). (None, why not) when neither closes within the counts."""
     from extrembench.build.certificates import bound, sos
@@ -934,6 +941,9 @@ def level_certificate(parsed, claim_text: str, best_value: float, witness: dict[
     from extrembench.build.certificates.reduce import PlanError, choose_plan
     from extrembench.build.expr import parse_expression
 
+    certificate, why = scaling_certificate(parsed, claim_text)
+    if certificate is not None:
+        return certificate, why
     claim = parse_expression(claim_text, ())
     base = {"kind": "refutation", "sense": parsed.sense, "claim": claim_text, "verifier": VERIFIER}
     reasons = []
@@ -970,6 +980,56 @@ def level_certificate(parsed, claim_text: str, best_value: float, witness: dict[
             why = detail
         reasons.append(f"sos at {candidate}: {why}")
     return None, "; ".join(reasons) or "no level between the claim and the best value"
+
+
+# ---------------------------------------------------------------- homogeneous objectives on cones
+
+def _homogeneous_degree(expr: sympy.Expr, symbols) -> int | None:
+    """d when expr is a ratio of nonzero polynomials whose monomials each share one total degree
+    (so expr(t*x) = t^d expr(x) for t > 0), read exactly off the monomials; else None."""
+    degrees = []
+    for part in sympy.fraction(sympy.together(expr)):
+        try:
+            totals = {sum(m) for m in sympy.Poly(part, *symbols).monoms()}
+        except sympy.PolynomialError:
+            return None
+        if len(totals) != 1 or part == 0:
+            return None
+        degrees.append(totals.pop())
+    return degrees[0] - degrees[1]
+
+
+def _verify_scaling(certificate: dict, parsed, claim: sympy.Expr) -> tuple[bool, str]:
+    """method 'scaling': when inf f = m on a feasible set F with t*F = F for t > 0 and f(t*x) =
+    t^d f(x), d != 0: m < 0 gives a point with f < 0, which scaling sends to -oo; m > 0 gives f > 0
+    everywhere, which scaling sends towards 0 < m. So a nonzero finite claim is wrong (max alike)."""
+    from extrembench.build.certificates.witness import sign
+
+    if sign(claim) in (0, None):
+        return False, f"the claim {claim} is not shown to be nonzero"
+    for s in parsed.symbols:
+        if any(end is not None and end != 0 for end in (parsed.domains[s].lo, parsed.domains[s].hi)):
+            return False, f"the domain of {s} is not closed under scaling (its ends must be 0 or infinite)"
+    for lhs, op, rhs in parsed.constraints:
+        if _homogeneous_degree(lhs - rhs, parsed.symbols) is None:
+            return False, f"{lhs} {op} {rhs} is not a homogeneous relation"
+    degree = _homogeneous_degree(parsed.objective, parsed.symbols)
+    if degree is None or degree == 0 or certificate["degree"] != str(degree):
+        return False, f"the objective is not homogeneous of degree {certificate['degree']} (nor of any degree but 0)"
+    word = "minimum" if parsed.sense == "min" else "maximum"
+    return True, (f"the objective is homogeneous of degree {degree} on a feasible set closed under x -> t*x "
+                  f"(t > 0), which multiplies it by t^{degree}: its {word} is 0 or infinite, never the claimed {claim}")
+
+
+def scaling_certificate(parsed, claim_text: str) -> tuple[dict | None, str]:
+    """A 'scaling' certificate for a nonzero claim on a homogeneous problem, or (None, why not)."""
+    degree = _homogeneous_degree(parsed.objective, parsed.symbols)
+    if not degree:
+        return None, "scaling: the objective is not homogeneous of a nonzero degree"
+    certificate = {"kind": "refutation", "method": "scaling", "sense": parsed.sense, "claim": claim_text,
+                   "degree": str(degree), "verifier": VERIFIER}
+    ok, detail = verify_refutation(certificate, parsed)
+    return ({**certificate, "summary": detail}, detail) if ok else (None, f"scaling: {detail}")
 
 
 # ---------------------------------------------------------------- unbounded objectives
