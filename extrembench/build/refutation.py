@@ -466,7 +466,7 @@ def _closed_form_points(parsed, x: dict[str, float]):
     if not any(op == "=" for _, op, _ in parsed.constraints) or not all(math.isfinite(v) for v in x.values()):
         return
     try:
-        plan = choose_plan(parsed, sympy.Integer(0), x)
+        plan = choose_plan(parsed, sympy.Integer(0), x) or _any_order_plan(parsed, x)
         branches = apply_plan(parsed, sympy.Integer(0), plan) if plan else []
     except (PlanError, sympy.PolynomialError, ValueError, TypeError):
         return
@@ -490,6 +490,25 @@ def _closed_form_points(parsed, x: dict[str, float]):
                        for s in parsed.symbols}
 
 
+def _any_order_plan(parsed, x: dict[str, float]) -> list[dict] | None:
+    """Eliminations through the equalities in any order (choose_plan takes them in the order
+    given, so a cubic listed before a linear one stops it): at each step the first equality that
+    solves linearly or quadratically for a variable, largest at x first. At most
+    equalities x variables plan checks per step."""
+    from extrembench.build.certificates.reduce import _plan_ok
+
+    plan: list[dict] = []
+    left = sum(op == "=" for _, op, _ in parsed.constraints)
+    names = sorted((str(s) for s in parsed.symbols), key=lambda n: (-abs(x[n]), n))
+    for step in range(left):
+        tried = ([*plan, {"op": "eliminate", "var": n, "constraint": k}] for k in range(left - step) for n in names
+                 if all(n != done["var"] for done in plan))
+        plan = next((p for p in tried if _plan_ok(parsed, sympy.Integer(0), p)), None)
+        if plan is None:
+            return None
+    return plan
+
+
 def _rational_points(parsed, x: dict[str, float]):
     equalities = [lhs - rhs for lhs, op, rhs in parsed.constraints if op == "="]
     involved = [s for s in parsed.symbols if any(s in g.free_symbols for g in equalities)]
@@ -498,6 +517,10 @@ def _rational_points(parsed, x: dict[str, float]):
     choices.sort(key=lambda chosen: -sum(math.log1p(abs(x[str(s)])) for s in chosen))
     attempts = 0
     for snap in (*(lambda v, d=d: Fraction(v).limit_denominator(d) for d in SNAP_DENOMINATORS), Fraction):
+        # every coordinate snapped, nothing solved: (2, 1, 1) of xyz = 2, x + y + z = 4, a system
+        # of two nonlinear equalities that the one-unknown solver below cannot take
+        if equalities and all(math.isfinite(v) for v in x.values()):
+            yield {str(s): str(snap(x[str(s)])) for s in parsed.symbols}
         for chosen in choices:
             attempts += 1
             if attempts > MAX_SOLVE_ATTEMPTS:
@@ -905,16 +928,16 @@ def _verify_level(certificate: dict, parsed, claim: sympy.Expr) -> tuple[bool, s
 
 
 def _level(parsed, claim: sympy.Expr, best_value: float) -> Fraction | None:
-    """A short rational just past the claim (min form: claim < level, a sixteenth of the gap to the
+    """A short decimal just past the claim (min form: claim < level, a sixteenth of the gap to the
     best value found): the proof's slack, best - level, is then most of the gap. Compared with the
     claim exactly: a short decimal claim (0.999) is itself a short rational the level may snap onto."""
     sign = _min_form_sign(parsed)
     c, v = sign * float(claim.evalf(30)), sign * best_value
     if not (math.isfinite(c) and math.isfinite(v) and c < v):
         return None
-    for denominator in (10 ** 3, 10 ** 6, 10 ** 9, 10 ** 12):
-        level = Fraction(c + (v - c) / 16).limit_denominator(denominator)
-        if c <= level < c + (v - c) / 2 and _beyond(parsed, sign * level, claim):
+    for digits in range(1, 13):  # the shortest decimal at or above a sixteenth of the gap
+        level = Fraction(math.ceil(Fraction(c + (v - c) / 16) * 10 ** digits), 10 ** digits)
+        if level < c + (v - c) / 2 and _beyond(parsed, sign * level, claim):
             return sign * level
     return None
 
@@ -931,11 +954,10 @@ def _snapped_value(parsed, claim: sympy.Expr, best_value: float) -> Fraction | N
 def level_certificate(parsed, claim_text: str, best_value: float, witness: dict[str, float] | None,
                       max_nodes: int = LEVEL_MAX_NODES) -> tuple[dict | None, str]:
     """A certificate that no feasible point reaches a claim the search never approached: by scaling
-    when the problem is homogeneous; else a level strictly between the claim and the best value
-    found, and a proof that every feasible value is
-    on the far side of it (branch and bound with the certificates' tests; else an exact sum of
-    squares at the snapped best value). (None, why not) when neither closes within the counts."""
-    from extrembench.build.certificates import bound, sos
+    when the problem is homogeneous; else a level just past the claim and a proof that every
+    feasible value is on the far side of it (an exact sum of squares, or branch and bound with the
+    certificates' tests). (None, why not) when none closes within the counts."""
+    from extrembench.build.certificates import bound
     from extrembench.build.certificates.certify import _reference
     from extrembench.build.certificates.interval import Unsupported
     from extrembench.build.certificates.reduce import PlanError, choose_plan
@@ -949,7 +971,13 @@ def level_certificate(parsed, claim_text: str, best_value: float, witness: dict[
     reasons = []
     level = _level(parsed, claim, best_value)
     approx = {k: float(v) for k, v in (witness or {}).items()}
+    # sos at the level first (fast to fail): objective - level is strictly positive there, so the
+    # SDP has an interior and its rounded Gram matrix stays positive definite
     if level is not None:
+        certificate, why = _sos_at(parsed, base, level)
+        if certificate is not None:
+            return certificate, why
+        reasons.append(f"sos at {level}: {why}")
         sign = _min_form_sign(parsed)
         try:
             # an equality in cos(x) or sqrt(...) is no polynomial to eliminate through: no plan, no proof
@@ -966,20 +994,25 @@ def level_certificate(parsed, claim_text: str, best_value: float, witness: dict[
             reasons.append(f"bound: {detail}")
         except (PlanError, bound.BoundFailure, Unsupported, sympy.PolynomialError) as error:
             reasons.append(f"bound: {error}")
-    # sos at the middle level: objective - level is then strictly positive, so the SDP has an
-    # interior and its rounded Gram matrix stays positive definite; a snapped extremum of 0 as well
-    # (nonnegative forms, where only 0 itself is a level the identity can be exact at)
+    # a snapped extremum of 0 (nonnegative forms, where only 0 itself is a level the identity can be exact at)
     snapped = _snapped_value(parsed, claim, best_value)
-    for candidate in dict.fromkeys(v for v in (level, snapped if snapped == 0 else None) if v is not None):
-        body, why = sos.attempt(_at_level(parsed, candidate), None)
-        if body is not None:
-            certificate = {**base, "method": "sos", "level": str(candidate), "body": body}
-            ok, detail = verify_refutation(certificate, parsed)
-            if ok:
-                return {**certificate, "summary": detail}, detail
-            why = detail
-        reasons.append(f"sos at {candidate}: {why}")
+    if snapped == 0 and snapped != level:
+        certificate, why = _sos_at(parsed, base, snapped)
+        if certificate is not None:
+            return certificate, why
+        reasons.append(f"sos at 0: {why}")
     return None, "; ".join(reasons) or "no level between the claim and the best value"
+
+
+def _sos_at(parsed, base: dict, level: Fraction) -> tuple[dict | None, str]:
+    from extrembench.build.certificates import sos
+
+    body, why = sos.attempt(_at_level(parsed, level), None)
+    if body is None:
+        return None, why
+    certificate = {**base, "method": "sos", "level": str(level), "body": body}
+    ok, detail = verify_refutation(certificate, parsed)
+    return ({**certificate, "summary": detail}, detail) if ok else (None, detail)
 
 
 # ---------------------------------------------------------------- homogeneous objectives on cones
