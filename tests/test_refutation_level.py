@@ -166,15 +166,19 @@ def test_a_scaling_certificate_does_not_verify_for_a_changed_problem_or_degree(c
     assert not ok and why in reason, reason
 
 
-TWO_EQUALITIES = [  # a cubic equality listed before a linear one: no rational point by one-unknown solving
+TWO_EQUALITIES = [  # systems no one-unknown solving makes exactly feasible (a cubic listed before a linear
+    # equality; three nonlinear ones; cos of every variable)
     make("max", {n: "positive" for n in "xyz"}, "(x^4 + y^4 + z^4)/(x + y + z)^4", "(383 - 165*sqrt(5))/256",
          ["(x + y + z)^3 = 32*x*y*z", "x + y + z = 4"]),  # max 9/128 at (2, 1, 1): the float point snapped
     make("min", {n: "positive" for n in "xyz"}, "(x^4 + y^4 + z^4)/(x + y + z)^4", "0.0558780613771",
          ["(x + y + z)^3 = 32*x*y*z", "x + y + z = 4"]),  # min at x = y = golden ratio: closed forms
+    make("max", {n: "positive" for n in ("x0", "x1", "x2")}, "x0", "1.998",
+         ["x0 + 2/x0 = 2*x1 + 1/x1", "x1 + 2/x1 = 2*x2 + 1/x2", "x2 + 2/x2 = 2*x0 + 1/x0"]),  # (2, 1, 1/2)
+    make("min", real("xyz"), "cos(3*x) + cos(3*y) + cos(3*z)", "2", ["cos(x) + cos(y) + cos(z) = 0"]),  # all pi/2
 ]
 
 
-@pytest.mark.parametrize("problem", TWO_EQUALITIES, ids=lambda p: p.sense)
+@pytest.mark.parametrize("problem", TWO_EQUALITIES, ids=lambda p: f"{p.sense} {p.objective}")
 def test_a_system_of_nonlinear_equalities_gets_an_exact_witness(problem):
     result = check_problem(problem)
     assert result.status == "refuted", result.reason

@@ -450,10 +450,16 @@ def exact_points(parsed, x: dict[str, float]):
     """Exact points near the float point x, nicest first: the coordinates not fixed by equalities
     snapped to rationals, the equalities solved exactly for the rest (a linear system over the
     rationals, or one polynomial equation whose real root nearest x is isolated); then closed forms
-    (_closed_form_points). At most MAX_SOLVE_ATTEMPTS + len(SNAP_DENOMINATORS) tries, so the work
-    is bounded."""
+    (_closed_form_points); last, every coordinate one common value (_DIAGONAL), which a claim
+    far from the values there (a flipped sense) needs no point near x for. Bounded work."""
     yield from _rational_points(parsed, x)
     yield from _closed_form_points(parsed, x)
+    if any(op == "=" for _, op, _ in parsed.constraints):
+        yield from ({str(s): value for s in parsed.symbols} for value in _DIAGONAL)
+
+
+# common values of a symmetric point: where sum cos(x_i) = 0 or x + 2/x = 2x + 1/x holds exactly
+_DIAGONAL = ("1", "pi/2", "pi/3", "pi/4", "2", "1/2", "pi", "0", "-1")
 
 
 def _closed_form_points(parsed, x: dict[str, float]):
