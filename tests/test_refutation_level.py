@@ -175,6 +175,8 @@ TWO_EQUALITIES = [  # systems no one-unknown solving makes exactly feasible (a c
     make("max", {n: "positive" for n in ("x0", "x1", "x2")}, "x0", "1.998",
          ["x0 + 2/x0 = 2*x1 + 1/x1", "x1 + 2/x1 = 2*x2 + 1/x2", "x2 + 2/x2 = 2*x0 + 1/x0"]),  # (2, 1, 1/2)
     make("min", real("xyz"), "cos(3*x) + cos(3*y) + cos(3*z)", "2", ["cos(x) + cos(y) + cos(z) = 0"]),  # all pi/2
+    make("max", {"a": "[1, inf)", "x": "nonnegative", "y": "[0, 1)"}, "a", "1.1535",  # max 2/sqrt(3): a Groebner
+         ["x < a", "a^2 + y^2 = 1 + x^2", "1 + x^2 = (a - x)^2 + (1 - y)^2"]),     # basis gives two closed forms
 ]
 
 

@@ -560,7 +560,7 @@ def _solve(equalities: list, chosen: tuple, free: dict, x: dict) -> dict | None:
         point.update({str(s): str(v) for s, v in zip(chosen, solution)})
         return point
     if len(chosen) != 1:
-        return None
+        return _solve_system(polys, chosen, point, x)
     s = chosen[0]
     target = x[str(s)]
     best = None
@@ -583,6 +583,39 @@ def _solve(equalities: list, chosen: tuple, free: dict, x: dict) -> dict | None:
     coefficients = factor_poly.clear_denoms()[1].all_coeffs()
     point[str(s)] = {"root_of": [str(c) for c in coefficients], "interval": [str(lo), str(hi)]}
     return point
+
+
+def _solve_system(polys: list, chosen: tuple, point: dict, x: dict) -> dict | None:
+    """Several unknowns in nonlinear equalities: a lex Groebner basis in shape form (each unknown
+    but the last equal to a polynomial in the last, which is a root of one polynomial), the real
+    root of a linear or quadratic factor nearest x in closed form, the others substituted. Small
+    systems only (<= 3 unknowns, degree <= 4), so the work stays bounded."""
+    if len(chosen) > 3 or any(p.total_degree() > 4 for p in polys):
+        return None
+    last = chosen[-1]
+    try:
+        basis = sympy.groebner([p.as_expr() for p in polys], *chosen, order="lex", domain="QQ").exprs
+    except (sympy.PolynomialError, sympy.CoercionFailed):
+        return None
+    univariate = [g for g in basis if g.free_symbols <= {last}]
+    solved = {}
+    for g in basis:
+        lead = next((v for v in chosen if v in g.free_symbols and v != last), None)
+        poly = sympy.Poly(g, lead) if lead is not None else None
+        if poly is not None and (poly.degree() != 1 or g.free_symbols - {lead, last} or lead in solved):
+            return None
+        if poly is not None:
+            solved[lead] = -poly.nth(0) / poly.nth(1)
+    if len(univariate) != 1 or len(solved) != len(chosen) - 1:
+        return None
+    roots = [r for factor, _ in sympy.factor_list(univariate[0], last)[1] if sympy.degree(factor, last) <= 2
+             for r in sympy.roots(factor, last, filter="R")]
+    for root in sorted(roots, key=lambda r: abs(float(r) - x[str(last)]))[:1]:
+        for v, expr in [*solved.items(), (last, last)]:
+            value = sympy.radsimp(expr.xreplace({last: root}))
+            point[str(v)] = str(value) if value.is_Rational else sympy.sstr(value)
+        return point
+    return None
 
 
 # ---------------------------------------------------------------- claims no feasible point reaches
