@@ -16,6 +16,10 @@ search found. Kinds:
   every feasible objective value lies on the far side of it (min: >= level): an interval branch and
   bound of extrembench.build.certificates.bound (`plan`, `trees`), or an exact sum-of-squares identity
   for objective - level (`body`, as in extrembench.build.certificates.sos). No feasible point reaches the claim.
+- "refutation", method "scaling": the objective is a ratio of homogeneous polynomials of total degree
+  `degree` != 0, every constraint a homogeneous relation and every domain end 0 or infinite, so
+  x -> t*x (t > 0) keeps points feasible and multiplies the objective by t^degree: the extremum is
+  0 or infinite, never the claimed nonzero number. All decided exactly on monomials.
 - "unbounded": an exact feasible path, each variable a rational function of t with rational
   coefficients (`path`), feasible for every t >= `t0` (constraints identically or with a proven
   sign on the ray: exact Sturm root counting, never samples), along which the objective is a
@@ -339,7 +343,7 @@ def verify_refutation(certificate: dict, spec: Any) -> tuple[bool, str]:
     try:
         if not isinstance(certificate, dict) or certificate.get("kind") not in ("refutation", "unbounded"):
             return False, "not a refutation certificate (kind must be 'refutation' or 'unbounded')"
-        if certificate["kind"] == "refutation" and certificate.get("method") not in ("witness", "branch-and-bound", "bound", "sos"):
+        if certificate["kind"] == "refutation" and certificate.get("method") not in ("witness", "branch-and-bound", "bound", "sos", "scaling"):
             return False, f"unknown refutation method {certificate.get('method')!r}"
         claim_text = certificate["claim"]
         parsed = _parsed(spec, claim_text)
@@ -356,6 +360,8 @@ def verify_refutation(certificate: dict, spec: Any) -> tuple[bool, str]:
             return _verify_tree(certificate, parsed, claim)
         if certificate["method"] in ("bound", "sos"):
             return _verify_level(certificate, parsed, claim)
+        if certificate["method"] == "scaling":
+            return _verify_scaling(certificate, parsed, claim)
         return _verify_witness(certificate, parsed, claim)
     except (KeyError, TypeError, ValueError, ZeroDivisionError) as error:
         return False, f"malformed certificate: {type(error).__name__}: {error}"
@@ -444,10 +450,16 @@ def exact_points(parsed, x: dict[str, float]):
     """Exact points near the float point x, nicest first: the coordinates not fixed by equalities
     snapped to rationals, the equalities solved exactly for the rest (a linear system over the
     rationals, or one polynomial equation whose real root nearest x is isolated); then closed forms
-    (_closed_form_points). At most MAX_SOLVE_ATTEMPTS + len(SNAP_DENOMINATORS) tries, so the work
-    is bounded."""
+    (_closed_form_points); last, every coordinate one common value (_DIAGONAL), which a claim
+    far from the values there (a flipped sense) needs no point near x for. Bounded work."""
     yield from _rational_points(parsed, x)
     yield from _closed_form_points(parsed, x)
+    if any(op == "=" for _, op, _ in parsed.constraints):
+        yield from ({str(s): value for s in parsed.symbols} for value in _DIAGONAL)
+
+
+# common values of a symmetric point: where sum cos(x_i) = 0 or x + 2/x = 2x + 1/x holds exactly
+_DIAGONAL = ("1", "pi/2", "pi/3", "pi/4", "2", "1/2", "pi", "0", "-1")
 
 
 def _closed_form_points(parsed, x: dict[str, float]):
@@ -460,7 +472,7 @@ def _closed_form_points(parsed, x: dict[str, float]):
     if not any(op == "=" for _, op, _ in parsed.constraints) or not all(math.isfinite(v) for v in x.values()):
         return
     try:
-        plan = choose_plan(parsed, sympy.Integer(0), x)
+        plan = choose_plan(parsed, sympy.Integer(0), x) or _any_order_plan(parsed, x)
         branches = apply_plan(parsed, sympy.Integer(0), plan) if plan else []
     except (PlanError, sympy.PolynomialError, ValueError, TypeError):
         return
@@ -484,6 +496,25 @@ def _closed_form_points(parsed, x: dict[str, float]):
                        for s in parsed.symbols}
 
 
+def _any_order_plan(parsed, x: dict[str, float]) -> list[dict] | None:
+    """Eliminations through the equalities in any order (choose_plan takes them in the order
+    given, so a cubic listed before a linear one stops it): at each step the first equality that
+    solves linearly or quadratically for a variable, largest at x first. At most
+    equalities x variables plan checks per step."""
+    from extrembench.build.certificates.reduce import _plan_ok
+
+    plan: list[dict] = []
+    left = sum(op == "=" for _, op, _ in parsed.constraints)
+    names = sorted((str(s) for s in parsed.symbols), key=lambda n: (-abs(x[n]), n))
+    for step in range(left):
+        tried = ([*plan, {"op": "eliminate", "var": n, "constraint": k}] for k in range(left - step) for n in names
+                 if all(n != done["var"] for done in plan))
+        plan = next((p for p in tried if _plan_ok(parsed, sympy.Integer(0), p)), None)
+        if plan is None:
+            return None
+    return plan
+
+
 def _rational_points(parsed, x: dict[str, float]):
     equalities = [lhs - rhs for lhs, op, rhs in parsed.constraints if op == "="]
     involved = [s for s in parsed.symbols if any(s in g.free_symbols for g in equalities)]
@@ -492,6 +523,10 @@ def _rational_points(parsed, x: dict[str, float]):
     choices.sort(key=lambda chosen: -sum(math.log1p(abs(x[str(s)])) for s in chosen))
     attempts = 0
     for snap in (*(lambda v, d=d: Fraction(v).limit_denominator(d) for d in SNAP_DENOMINATORS), Fraction):
+        # every coordinate snapped, nothing solved: (2, 1, 1) of xyz = 2, x + y + z = 4, a system
+        # of two nonlinear equalities that the one-unknown solver below cannot take
+        if equalities and all(math.isfinite(v) for v in x.values()):
+            yield {str(s): str(snap(x[str(s)])) for s in parsed.symbols}
         for chosen in choices:
             attempts += 1
             if attempts > MAX_SOLVE_ATTEMPTS:
@@ -525,7 +560,7 @@ def _solve(equalities: list, chosen: tuple, free: dict, x: dict) -> dict | None:
         point.update({str(s): str(v) for s, v in zip(chosen, solution)})
         return point
     if len(chosen) != 1:
-        return None
+        return _solve_system(polys, chosen, point, x)
     s = chosen[0]
     target = x[str(s)]
     best = None
@@ -548,6 +583,39 @@ def _solve(equalities: list, chosen: tuple, free: dict, x: dict) -> dict | None:
     coefficients = factor_poly.clear_denoms()[1].all_coeffs()
     point[str(s)] = {"root_of": [str(c) for c in coefficients], "interval": [str(lo), str(hi)]}
     return point
+
+
+def _solve_system(polys: list, chosen: tuple, point: dict, x: dict) -> dict | None:
+    """Several unknowns in nonlinear equalities: a lex Groebner basis in shape form (each unknown
+    but the last equal to a polynomial in the last, which is a root of one polynomial), the real
+    root of a linear or quadratic factor nearest x in closed form, the others substituted. Small
+    systems only (<= 3 unknowns, degree <= 4), so the work stays bounded."""
+    if len(chosen) > 3 or any(p.total_degree() > 4 for p in polys):
+        return None
+    last = chosen[-1]
+    try:
+        basis = sympy.groebner([p.as_expr() for p in polys], *chosen, order="lex", domain="QQ").exprs
+    except (sympy.PolynomialError, sympy.CoercionFailed):
+        return None
+    univariate = [g for g in basis if g.free_symbols <= {last}]
+    solved = {}
+    for g in basis:
+        lead = next((v for v in chosen if v in g.free_symbols and v != last), None)
+        poly = sympy.Poly(g, lead) if lead is not None else None
+        if poly is not None and (poly.degree() != 1 or g.free_symbols - {lead, last} or lead in solved):
+            return None
+        if poly is not None:
+            solved[lead] = -poly.nth(0) / poly.nth(1)
+    if len(univariate) != 1 or len(solved) != len(chosen) - 1:
+        return None
+    roots = [r for factor, _ in sympy.factor_list(univariate[0], last)[1] if sympy.degree(factor, last) <= 2
+             for r in sympy.roots(factor, last, filter="R")]
+    for root in sorted(roots, key=lambda r: abs(float(r) - x[str(last)]))[:1]:
+        for v, expr in [*solved.items(), (last, last)]:
+            value = sympy.radsimp(expr.xreplace({last: root}))
+            point[str(v)] = str(value) if value.is_Rational else sympy.sstr(value)
+        return point
+    return None
 
 
 # ---------------------------------------------------------------- claims no feasible point reaches
@@ -811,9 +879,10 @@ def _replay(parsed, tokens: list[str], claim: Any, claim_expr: sympy.Expr) -> tu
 
 # ---------------------------------------------------------------- claims beyond a proven bound
 
-# boxes of the level proof, a work count: the certificates' own limit, since a tree that proves a
-# confirmed answer to within epsilon proves any lower level too (every leaf test is monotone in it)
-LEVEL_MAX_NODES = 3000
+# boxes of the level proof, a work count: a tree that proves a confirmed answer to within epsilon
+# proves any lower level too (every leaf test is monotone in it), but where no such tree closes, a
+# level 1e-3 past a 3-variable extremum still takes up to ~9500 boxes (ineq-0018, ineq-0022)
+LEVEL_MAX_NODES = 10000
 
 
 def _min_form_sign(parsed) -> int:
@@ -899,18 +968,19 @@ def _verify_level(certificate: dict, parsed, claim: sympy.Expr) -> tuple[bool, s
 
 
 def _level(parsed, claim: sympy.Expr, best_value: float) -> Fraction | None:
-    """A short rational halfway between the claim and the best value found (min form: claim < level
-    < best): the proof then has a margin of half the gap."""
+    """A short decimal just past the claim (min form: claim < level, a sixteenth of the gap to the
+    best value found): the proof's slack, best - level, is then most of the gap. Compared with the
+    claim exactly: a short decimal claim (0.999) is itself a short rational the level may snap onto."""
     sign = _min_form_sign(parsed)
     c, v = sign * float(claim.evalf(30)), sign * best_value
     if not (math.isfinite(c) and math.isfinite(v) and c < v):
         return None
-    middle = (c + v) / 2
-    for denominator in (10 ** 3, 10 ** 6, 10 ** 9, 10 ** 12):
-        level = Fraction(middle).limit_denominator(denominator)
-        if c < level < v - (v - c) / 8:
-            break
-    return sign * level
+    c, v = Fraction(c), Fraction(v)  # exact from here: a float middle rounds onto a short decimal
+    for digits in range(1, 13):  # the shortest decimal in [c + gap/16, c + gap/4]
+        level = Fraction(math.ceil((c + (v - c) / 16) * 10 ** digits), 10 ** digits)
+        if level <= c + (v - c) / 4 and _beyond(parsed, sign * level, claim):
+            return sign * level
+    return None
 
 
 def _snapped_value(parsed, claim: sympy.Expr, best_value: float) -> Fraction | None:
@@ -924,22 +994,31 @@ def _snapped_value(parsed, claim: sympy.Expr, best_value: float) -> Fraction | N
 
 def level_certificate(parsed, claim_text: str, best_value: float, witness: dict[str, float] | None,
                       max_nodes: int = LEVEL_MAX_NODES) -> tuple[dict | None, str]:
-    """A certificate that no feasible point reaches a claim the search never approached: a level
-    strictly between the claim and the best value found, and a proof that every feasible value is
-    on the far side of it (branch and bound with the certificates' tests; else an exact sum of
-    squares at the snapped best value). (None, why not) when neither closes within the counts."""
-    from extrembench.build.certificates import bound, sos
+    """A certificate that no feasible point reaches a claim the search never approached: by scaling
+    when the problem is homogeneous; else a level just past the claim and a proof that every
+    feasible value is on the far side of it (an exact sum of squares, or branch and bound with the
+    certificates' tests). (None, why not) when none closes within the counts."""
+    from extrembench.build.certificates import bound
     from extrembench.build.certificates.certify import _reference
     from extrembench.build.certificates.interval import Unsupported
     from extrembench.build.certificates.reduce import PlanError, choose_plan
     from extrembench.build.expr import parse_expression
 
+    certificate, why = scaling_certificate(parsed, claim_text)
+    if certificate is not None:
+        return certificate, why
     claim = parse_expression(claim_text, ())
     base = {"kind": "refutation", "sense": parsed.sense, "claim": claim_text, "verifier": VERIFIER}
     reasons = []
     level = _level(parsed, claim, best_value)
     approx = {k: float(v) for k, v in (witness or {}).items()}
+    # sos at the level first (fast to fail): objective - level is strictly positive there, so the
+    # SDP has an interior and its rounded Gram matrix stays positive definite
     if level is not None:
+        certificate, why = _sos_at(parsed, base, level)
+        if certificate is not None:
+            return certificate, why
+        reasons.append(f"sos at {level}: {why}")
         sign = _min_form_sign(parsed)
         try:
             # an equality in cos(x) or sqrt(...) is no polynomial to eliminate through: no plan, no proof
@@ -956,20 +1035,75 @@ def level_certificate(parsed, claim_text: str, best_value: float, witness: dict[
             reasons.append(f"bound: {detail}")
         except (PlanError, bound.BoundFailure, Unsupported, sympy.PolynomialError) as error:
             reasons.append(f"bound: {error}")
-    # sos at the middle level: objective - level is then strictly positive, so the SDP has an
-    # interior and its rounded Gram matrix stays positive definite; a snapped extremum of 0 as well
-    # (nonnegative forms, where only 0 itself is a level the identity can be exact at)
+    # a snapped extremum of 0 (nonnegative forms, where only 0 itself is a level the identity can be exact at)
     snapped = _snapped_value(parsed, claim, best_value)
-    for candidate in dict.fromkeys(v for v in (level, snapped if snapped == 0 else None) if v is not None):
-        body, why = sos.attempt(_at_level(parsed, candidate), None)
-        if body is not None:
-            certificate = {**base, "method": "sos", "level": str(candidate), "body": body}
-            ok, detail = verify_refutation(certificate, parsed)
-            if ok:
-                return {**certificate, "summary": detail}, detail
-            why = detail
-        reasons.append(f"sos at {candidate}: {why}")
+    if snapped == 0 and snapped != level:
+        certificate, why = _sos_at(parsed, base, snapped)
+        if certificate is not None:
+            return certificate, why
+        reasons.append(f"sos at 0: {why}")
     return None, "; ".join(reasons) or "no level between the claim and the best value"
+
+
+def _sos_at(parsed, base: dict, level: Fraction) -> tuple[dict | None, str]:
+    from extrembench.build.certificates import sos
+
+    body, why = sos.attempt(_at_level(parsed, level), None)
+    if body is None:
+        return None, why
+    certificate = {**base, "method": "sos", "level": str(level), "body": body}
+    ok, detail = verify_refutation(certificate, parsed)
+    return ({**certificate, "summary": detail}, detail) if ok else (None, detail)
+
+
+# ---------------------------------------------------------------- homogeneous objectives on cones
+
+def _homogeneous_degree(expr: sympy.Expr, symbols) -> int | None:
+    """d when expr is a ratio of nonzero polynomials whose monomials each share one total degree
+    (so expr(t*x) = t^d expr(x) for t > 0), read exactly off the monomials; else None."""
+    degrees = []
+    for part in sympy.fraction(sympy.together(expr)):
+        try:
+            totals = {sum(m) for m in sympy.Poly(part, *symbols).monoms()}
+        except sympy.PolynomialError:
+            return None
+        if len(totals) != 1 or part == 0:
+            return None
+        degrees.append(totals.pop())
+    return degrees[0] - degrees[1]
+
+
+def _verify_scaling(certificate: dict, parsed, claim: sympy.Expr) -> tuple[bool, str]:
+    """method 'scaling': when inf f = m on a feasible set F with t*F = F for t > 0 and f(t*x) =
+    t^d f(x), d != 0: m < 0 gives a point with f < 0, which scaling sends to -oo; m > 0 gives f > 0
+    everywhere, which scaling sends towards 0 < m. So a nonzero finite claim is wrong (max alike)."""
+    from extrembench.build.certificates.witness import sign
+
+    if sign(claim) in (0, None):
+        return False, f"the claim {claim} is not shown to be nonzero"
+    for s in parsed.symbols:
+        if any(end is not None and end != 0 for end in (parsed.domains[s].lo, parsed.domains[s].hi)):
+            return False, f"the domain of {s} is not closed under scaling (its ends must be 0 or infinite)"
+    for lhs, op, rhs in parsed.constraints:
+        if _homogeneous_degree(lhs - rhs, parsed.symbols) is None:
+            return False, f"{lhs} {op} {rhs} is not a homogeneous relation"
+    degree = _homogeneous_degree(parsed.objective, parsed.symbols)
+    if degree is None or degree == 0 or certificate["degree"] != str(degree):
+        return False, f"the objective is not homogeneous of degree {certificate['degree']} (nor of any degree but 0)"
+    word = "minimum" if parsed.sense == "min" else "maximum"
+    return True, (f"the objective is homogeneous of degree {degree} on a feasible set closed under x -> t*x "
+                  f"(t > 0), which multiplies it by t^{degree}: its {word} is 0 or infinite, never the claimed {claim}")
+
+
+def scaling_certificate(parsed, claim_text: str) -> tuple[dict | None, str]:
+    """A 'scaling' certificate for a nonzero claim on a homogeneous problem, or (None, why not)."""
+    degree = _homogeneous_degree(parsed.objective, parsed.symbols)
+    if not degree:
+        return None, "scaling: the objective is not homogeneous of a nonzero degree"
+    certificate = {"kind": "refutation", "method": "scaling", "sense": parsed.sense, "claim": claim_text,
+                   "degree": str(degree), "verifier": VERIFIER}
+    ok, detail = verify_refutation(certificate, parsed)
+    return ({**certificate, "summary": detail}, detail) if ok else (None, f"scaling: {detail}")
 
 
 # ---------------------------------------------------------------- unbounded objectives
