@@ -456,7 +456,7 @@ def _closed_form_points(parsed, x: dict[str, float]):
     if not any(op == "=" for _, op, _ in parsed.constraints) or not all(math.isfinite(v) for v in x.values()):
         return
     try:
-        plan = choose_plan(parsed, sympy.Integer(0), x) or _any_order_plan(parsed, x)
+        plan = choose_plan(parsed, sympy.Integer(0), x)
         branches = apply_plan(parsed, sympy.Integer(0), plan) if plan else []
     except (PlanError, sympy.PolynomialError, ValueError, TypeError):
         return
@@ -478,25 +478,6 @@ def _closed_form_points(parsed, x: dict[str, float]):
             if ok and set(point) == {str(s) for s in parsed.symbols}:
                 yield {str(s): sympy.sstr(point[str(s)]) if not isinstance(point[str(s)], str) else point[str(s)]
                        for s in parsed.symbols}
-
-
-def _any_order_plan(parsed, x: dict[str, float]) -> list[dict] | None:
-    """Eliminations through the equalities in any order (choose_plan takes them in the order
-    given, so a cubic listed before a linear one stops it): at each step the first equality that
-    solves linearly or quadratically for a variable, largest at x first. At most
-    equalities x variables plan checks per step."""
-    from extrembench.build.certificates.reduce import _plan_ok
-
-    plan: list[dict] = []
-    left = sum(op == "=" for _, op, _ in parsed.constraints)
-    names = sorted((str(s) for s in parsed.symbols), key=lambda n: (-abs(x[n]), n))
-    for step in range(left):
-        tried = ([*plan, {"op": "eliminate", "var": n, "constraint": k}] for k in range(left - step) for n in names
-                 if all(n != done["var"] for done in plan))
-        plan = next((p for p in tried if _plan_ok(parsed, sympy.Integer(0), p)), None)
-        if plan is None:
-            return None
-    return plan
 
 
 def _rational_points(parsed, x: dict[str, float]):
