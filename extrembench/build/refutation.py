@@ -65,9 +65,7 @@ class Undefined(ValueError):
 # ---------------------------------------------------------------- interval enclosures
 
 def _rational(value: Fraction | sympy.Rational) -> Any:
-    value = Fraction(int(value.numerator if isinstance(value, Fraction) else value.p),
-                     int(value.denominator if isinstance(value, Fraction) else value.q))
-    return iv.mpf(value.numerator) / iv.mpf(value.denominator)
+    return iv.mpf(int(value.numerator)) / iv.mpf(int(value.denominator))
 
 
 def _hull(lo: Any, hi: Any) -> Any:
