@@ -6,7 +6,7 @@ import sympy
 
 from extrembench.build.certificates import certify, verify
 from extrembench.build.certificates.document import embed_spec, spec_problem
-from extrembench.build.certificates.witness import check_witness, parse_witness, structured_witness, witness_text
+from extrembench.build.certificates.witness import check_witness, find_witness, parse_witness, witness_text
 from extrembench.build.problem import problem_from_dict
 
 
@@ -75,7 +75,7 @@ CASES = [
 @pytest.mark.parametrize("problem, approx, expected", CASES)
 def test_structured_witness_is_exact_and_round_trips(problem, approx, expected):
     parsed = spec_problem(embed_spec(problem))
-    found = structured_witness(parsed, approx)
+    found = find_witness(parsed, approx)
     assert found is not None
     assert all(sympy.simplify(found[s] - expected[s.name]) == 0 for s in parsed.symbols)
     again = parse_witness(parsed, witness_text(found))
@@ -87,7 +87,7 @@ def test_an_unattainable_answer_gets_no_witness(problem, approx, expected):
     better = "+" if problem.sense == "max" else "-"
     wrong = make(problem.sense, dict(problem.variables), problem.objective, f"{problem.answer} {better} 1/1000",
                  list(problem.constraints))
-    assert structured_witness(spec_problem(embed_spec(wrong)), approx) is None
+    assert find_witness(spec_problem(embed_spec(wrong)), approx) is None
 
 
 def test_an_angle_witness_verifies_and_tampering_fails():

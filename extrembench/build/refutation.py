@@ -48,21 +48,14 @@ SNAP_DENOMINATORS = (12, 1000, 10 ** 6)  # nice rationals first; the float's exa
 MAX_SOLVE_ATTEMPTS = 40       # (unknowns chosen, snapping) pairs tried when building a witness
 
 
-BRANCH_BITS = 64             # branch and bound needs no more: its margins are far above 2^-64
-_work_bits = [PRECISION_BITS]
-
-
 @contextlib.contextmanager
-def _precision(bits: int | None = None):
-    """mpmath's iv context has no workprec(); set and restore its precision around a computation
-    (bits=None: the precision of the enclosing computation)."""
-    saved, saved_work = iv.prec, _work_bits[0]
-    _work_bits[0] = bits or saved_work
-    iv.prec = _work_bits[0]
+def _precision():
+    """mpmath's iv context has no workprec(); set and restore its precision around a computation."""
+    saved, iv.prec = iv.prec, PRECISION_BITS
     try:
         yield
     finally:
-        iv.prec, _work_bits[0] = saved, saved_work
+        iv.prec = saved
 
 
 class Undefined(ValueError):
@@ -72,26 +65,21 @@ class Undefined(ValueError):
 # ---------------------------------------------------------------- interval enclosures
 
 def _rational(value: Fraction | sympy.Rational) -> Any:
-    value = Fraction(int(value.numerator if isinstance(value, Fraction) else value.p),
-                     int(value.denominator if isinstance(value, Fraction) else value.q))
-    return iv.mpf(value.numerator) / iv.mpf(value.denominator)
+    return iv.mpf(int(value.numerator)) / iv.mpf(int(value.denominator))
 
 
 def _hull(lo: Any, hi: Any) -> Any:
     return iv.mpf([lo, hi])
 
 
-def enclose(expr: sympy.Basic, box: dict, *, strict: bool = True) -> Any:
-    """An interval containing every value of expr over the box (symbol -> iv interval).
-
-    strict: the expression must be provably defined and real on the whole box (a witness check);
-    otherwise (branch and bound) the arguments of sqrt/log/fractional powers are cut to the part
-    where they are defined, since points where the problem is undefined are not feasible points."""
+def enclose(expr: sympy.Basic, box: dict) -> Any:
+    """An interval containing every value of expr over the box (symbol -> iv interval); Undefined
+    unless the expression is provably defined and real on the whole box."""
     with _precision():
-        return _enclose(expr, box, strict)
+        return _enclose(expr, box)
 
 
-def _enclose(expr: sympy.Basic, box: dict, strict: bool) -> Any:  # noqa: C901 (one case per node type)
+def _enclose(expr: sympy.Basic, box: dict) -> Any:  # noqa: C901 (one case per node type)
     if expr.is_Symbol:
         return box[expr]
     if expr.is_Rational:
@@ -100,7 +88,7 @@ def _enclose(expr: sympy.Basic, box: dict, strict: bool) -> Any:  # noqa: C901 (
         return iv.pi
     if expr is sympy.E:
         return iv.e
-    args = [_enclose(a, box, strict) for a in expr.args] if not expr.is_Pow else None
+    args = [_enclose(a, box) for a in expr.args] if not expr.is_Pow else None
     if expr.is_Add:
         return sum(args[1:], args[0])
     if expr.is_Mul:
@@ -110,18 +98,18 @@ def _enclose(expr: sympy.Basic, box: dict, strict: bool) -> Any:  # noqa: C901 (
         return result
     if expr.is_Pow:
         base, exponent = expr.args
-        b = _enclose(base, box, strict)
+        b = _enclose(base, box)
         if exponent.is_Integer:
-            if int(exponent) < 0 and _contains_zero(b) and strict:
+            if int(exponent) < 0 and _contains_zero(b):
                 raise Undefined(f"division by a value that may be 0 in {expr}")
             return b ** int(exponent)
-        b = _nonnegative_part(b, expr, strict, open_zero=exponent.is_negative)
+        b = _nonnegative_part(b, expr, open_zero=exponent.is_negative)
         if exponent == sympy.Rational(1, 2):
             return iv.sqrt(b)
-        e = _enclose(exponent, box, strict)
+        e = _enclose(exponent, box)
         if exponent.is_Rational:
             return b ** e
-        b = _positive_part(b, expr, strict)
+        b = _positive_part(b, expr)
         return iv.exp(e * iv.log(b))
     name = type(expr).__name__
     if name == "Abs":
@@ -132,14 +120,12 @@ def _enclose(expr: sympy.Basic, box: dict, strict: bool) -> Any:  # noqa: C901 (
     if name == "exp":
         return iv.exp(args[0])
     if name == "log":
-        return iv.log(_positive_part(args[0], expr, strict))
+        return iv.log(_positive_part(args[0], expr))
     if name in ("sin", "cos"):
         return getattr(iv, name)(args[0])
     if name == "tan":
         if _contains_zero(iv.cos(args[0])):
-            if strict:
-                raise Undefined(f"tan may be at a pole in {expr}")
-            return iv.mpf(["-inf", "inf"])
+            raise Undefined(f"tan may be at a pole in {expr}")
         return iv.tan(args[0])
     raise Undefined(f"no interval rule for {name}")
 
@@ -148,20 +134,16 @@ def _contains_zero(x: Any) -> bool:
     return x.a <= 0 <= x.b
 
 
-def _nonnegative_part(x: Any, expr, strict: bool, open_zero: bool = False) -> Any:
-    if x.a >= 0 and not (open_zero and x.a == 0 and strict):
+def _nonnegative_part(x: Any, expr, open_zero: bool = False) -> Any:
+    if x.a >= 0 and not (open_zero and x.a == 0):
         return x
-    if strict or x.b < 0:
-        raise Undefined(f"the base of {expr} may be negative")
-    return _hull(0, x.b)
+    raise Undefined(f"the base of {expr} may be negative")
 
 
-def _positive_part(x: Any, expr, strict: bool) -> Any:
+def _positive_part(x: Any, expr) -> Any:
     if x.a > 0:
         return x
-    if strict or x.b <= 0:
-        raise Undefined(f"the argument of {expr} may be <= 0")
-    return _hull(0, x.b)
+    raise Undefined(f"the argument of {expr} may be <= 0")
 
 
 def _text(x: Any) -> list[str]:
@@ -241,7 +223,7 @@ def _point_box(point: dict, symbols: dict) -> tuple[dict, dict, tuple | None]:
                 except ExpressionError as error:
                     raise ValueError(f"coordinate {entry!r}: {error}") from None
                 try:
-                    box[s] = _enclose(exact[s], {}, True)
+                    box[s] = _enclose(exact[s], {})
                 except Undefined as error:
                     raise ValueError(f"coordinate {entry!r}: {error}") from None
                 continue
@@ -314,7 +296,7 @@ def _in_domain(value_box: Any, domain, exact_value) -> bool:
                 if gap < 0 or (gap == 0 and is_open):
                     return False
                 continue
-            gap = (value_box - _enclose(end, {}, True)) * side
+            gap = (value_box - _enclose(end, {})) * side
             if not gap.a > 0:
                 return False
     return True
@@ -343,8 +325,10 @@ def verify_refutation(certificate: dict, spec: Any) -> tuple[bool, str]:
     try:
         if not isinstance(certificate, dict) or certificate.get("kind") not in ("refutation", "unbounded"):
             return False, "not a refutation certificate (kind must be 'refutation' or 'unbounded')"
-        if certificate["kind"] == "refutation" and certificate.get("method") not in ("witness", "branch-and-bound", "bound", "sos", "scaling"):
-            return False, f"unknown refutation method {certificate.get('method')!r}"
+        method = certificate.get("method")
+        if certificate["kind"] == "refutation" and method not in ("witness", "bound", "sos", "scaling"):
+            retired = " (retired: bound and sos level proofs refute its claims)" if method == "branch-and-bound" else ""
+            return False, f"unknown refutation method {method!r}{retired}"
         claim_text = certificate["claim"]
         parsed = _parsed(spec, claim_text)
         from extrembench.build.expr import parse_expression
@@ -356,8 +340,6 @@ def verify_refutation(certificate: dict, spec: Any) -> tuple[bool, str]:
             return False, f"the certificate is for a {certificate.get('sense')} problem, this one asks for the {parsed.sense}"
         if certificate["kind"] == "unbounded":
             return _verify_unbounded(certificate, parsed, claim)
-        if certificate["method"] == "branch-and-bound":
-            return _verify_tree(certificate, parsed, claim)
         if certificate["method"] in ("bound", "sos"):
             return _verify_level(certificate, parsed, claim)
         if certificate["method"] == "scaling":
@@ -397,7 +379,7 @@ def _verify_witness(certificate: dict, parsed, claim: sympy.Expr) -> tuple[bool,
     except Undefined as error:
         return False, f"objective: {error}"
     with _precision():
-        bound = _enclose(claim, {}, True)
+        bound = _enclose(claim, {})
         margin = bound.a - value.b if parsed.sense == "min" else value.a - bound.b
     if not margin > 0:
         return False, f"the objective's enclosure {_text(value)} does not beat the claim {claim}"
@@ -472,7 +454,7 @@ def _closed_form_points(parsed, x: dict[str, float]):
     if not any(op == "=" for _, op, _ in parsed.constraints) or not all(math.isfinite(v) for v in x.values()):
         return
     try:
-        plan = choose_plan(parsed, sympy.Integer(0), x) or _any_order_plan(parsed, x)
+        plan = choose_plan(parsed, sympy.Integer(0), x)
         branches = apply_plan(parsed, sympy.Integer(0), plan) if plan else []
     except (PlanError, sympy.PolynomialError, ValueError, TypeError):
         return
@@ -494,25 +476,6 @@ def _closed_form_points(parsed, x: dict[str, float]):
             if ok and set(point) == {str(s) for s in parsed.symbols}:
                 yield {str(s): sympy.sstr(point[str(s)]) if not isinstance(point[str(s)], str) else point[str(s)]
                        for s in parsed.symbols}
-
-
-def _any_order_plan(parsed, x: dict[str, float]) -> list[dict] | None:
-    """Eliminations through the equalities in any order (choose_plan takes them in the order
-    given, so a cubic listed before a linear one stops it): at each step the first equality that
-    solves linearly or quadratically for a variable, largest at x first. At most
-    equalities x variables plan checks per step."""
-    from extrembench.build.certificates.reduce import _plan_ok
-
-    plan: list[dict] = []
-    left = sum(op == "=" for _, op, _ in parsed.constraints)
-    names = sorted((str(s) for s in parsed.symbols), key=lambda n: (-abs(x[n]), n))
-    for step in range(left):
-        tried = ([*plan, {"op": "eliminate", "var": n, "constraint": k}] for k in range(left - step) for n in names
-                 if all(n != done["var"] for done in plan))
-        plan = next((p for p in tried if _plan_ok(parsed, sympy.Integer(0), p)), None)
-        if plan is None:
-            return None
-    return plan
 
 
 def _rational_points(parsed, x: dict[str, float]):
@@ -616,265 +579,6 @@ def _solve_system(polys: list, chosen: tuple, point: dict, x: dict) -> dict | No
             point[str(v)] = str(value) if value.is_Rational else sympy.sstr(value)
         return point
     return None
-
-
-# ---------------------------------------------------------------- claims no feasible point reaches
-
-MAX_BOXES = 6000  # work bound of the branch-and-bound prover (boxes examined), never a time limit
-
-
-class _Reduced:
-    """The problem over the variables left after eliminating v = expression for equalities linear in
-    v with a numeric coefficient: the eliminated variable's domain becomes constraints, and the
-    objective and the remaining constraints are rewritten. Feasible points correspond one to one."""
-
-    def __init__(self, parsed, eliminate: dict[str, str]):
-        from extrembench.build.expr import parse_expression
-
-        names = [str(s) for s in parsed.symbols]
-        mapping, used = {}, set()
-        for name, text in eliminate.items():
-            v = next(s for s in parsed.symbols if str(s) == name)
-            expr = parse_expression(text, names)
-            index = next((j for j, (lhs, op, rhs) in enumerate(parsed.constraints)
-                          if op == "=" and j not in used and _solves(lhs - rhs, v, expr)), None)
-            if index is None or v in expr.free_symbols or any(m in expr.free_symbols for m in mapping):
-                raise ValueError(f"{name} = {text} does not solve an equality of the problem linearly")
-            used.add(index)
-            mapping = {k: e.xreplace({v: expr}) for k, e in mapping.items()}
-            mapping[v] = expr
-        self.symbols = tuple(s for s in parsed.symbols if s not in mapping)
-        self.domains = parsed.domains
-        # an eliminated variable keeps its own interval: its expression's enclosure cut to its domain,
-        # so a tiny positive c = 3 - a - b does not turn c^2/... into a division by an interval around 0
-        self.dependents = list(mapping.items())
-        self.constraints = [c for j, c in enumerate(parsed.constraints) if j not in used]
-        self.objective = parsed.objective
-        self.sense = parsed.sense
-        gradient = [sympy.diff(self.objective, s) + sum((sympy.diff(self.objective, v) * sympy.diff(e, s)
-                                                          for v, e in self.dependents), sympy.Integer(0))
-                    for s in self.symbols]
-        smooth = all(not g.has(sympy.Derivative, sympy.sign, sympy.Heaviside, sympy.Subs) for g in gradient)
-        # the mean-value form needs the segment from the box's middle to any feasible point to stay
-        # feasible for the eliminated variables: true when their expressions are affine
-        affine = all(_affine(e, self.symbols) for _, e in self.dependents)
-        self.gradient = gradient if smooth and affine else None
-
-    def assignment(self, box: list, cut: bool = True) -> dict | None:
-        """Intervals of every variable over the box; None when an eliminated one leaves its domain
-        (cut=False: when its enclosure is not inside its domain)."""
-        values = dict(zip(self.symbols, box))
-        with _precision():
-            for v, expr in self.dependents:
-                enc = enclose(expr, values, strict=False)
-                closure = _domain_interval(self.domains[v])
-                lo, hi = max(enc.a, closure.a), min(enc.b, closure.b)
-                domain = self.domains[v]
-                touches_open_end = (domain.lo is not None and domain.lo_open and hi <= closure.a) or \
-                    (domain.hi is not None and domain.hi_open and lo >= closure.b)
-                if lo > hi or touches_open_end or (not cut and (lo != enc.a or hi != enc.b)):
-                    return None
-                values[v] = _hull(lo, hi)
-        return values
-
-
-def _affine(expr: sympy.Expr, symbols: tuple) -> bool:
-    try:
-        return sympy.Poly(expr, *symbols).total_degree() <= 1
-    except sympy.PolynomialError:
-        return False
-
-
-def _domain_interval(domain) -> Any:
-    with _precision():
-        lo = _enclose(domain.lo, {}, True).a if domain.lo is not None else iv.mpf("-inf").a
-        hi = _enclose(domain.hi, {}, True).b if domain.hi is not None else iv.mpf("inf").b
-        return _hull(lo, hi)
-
-
-def _solves(g: sympy.Expr, v: sympy.Symbol, expr: sympy.Expr) -> bool:
-    """g = 0 exactly when v = expr: g is linear in v with a nonzero numeric coefficient, and
-    substituting expr makes g vanish identically (polynomial identity, decided exactly)."""
-    try:
-        poly = sympy.Poly(sympy.expand(g), v)
-    except sympy.PolynomialError:
-        return False
-    if poly.degree() != 1 or not poly.LC().is_number or poly.LC() == 0:
-        return False
-    return sympy.expand(g.xreplace({v: expr})) == 0
-
-
-def _eliminations(parsed) -> dict[str, str]:
-    """v = expression for equalities linear in some v with a numeric coefficient (a + b + c = 3)."""
-    from extrembench.build.convert import to_text
-
-    eliminate, taken = {}, set()
-    for lhs, op, rhs in parsed.constraints:
-        if op != "=":
-            continue
-        g = lhs - rhs
-        for v in parsed.symbols:
-            if v in taken or v not in g.free_symbols:
-                continue
-            solved = sympy.solve(g, v)
-            if len(solved) == 1 and _solves(g, v, solved[0]) and not (solved[0].free_symbols & taken):
-                eliminate[str(v)] = to_text(solved[0])
-                taken.add(v)
-                break
-    return eliminate
-
-
-def _box_of_domains(parsed) -> list:
-    return [_domain_interval(parsed.domains[s]) for s in parsed.symbols]
-
-
-def _split(interval: Any) -> tuple[Any, Any]:
-    """Halves of an interval; an infinite one is cut at 0 or past twice its finite end, so the
-    tails shrink geometrically. The same rule in prover and verifier, so a tree of splits is data."""
-    lo, hi = interval.a, interval.b
-    if lo == iv.mpf("-inf").a and hi == iv.mpf("inf").b:
-        cut = iv.mpf(0).a
-    elif hi == iv.mpf("inf").b:
-        cut = (lo * 2 + 1).b if lo >= 0 else iv.mpf(0).a
-    elif lo == iv.mpf("-inf").a:
-        cut = (hi * 2 - 1).a if hi <= 0 else iv.mpf(0).a
-    else:
-        cut = ((lo + hi) / 2).a
-    return _hull(lo, cut), _hull(cut, hi)
-
-
-def _width(interval: Any) -> float:
-    lo, hi = float(interval.a), float(interval.b)
-    return math.inf if math.isinf(lo) or math.isinf(hi) else (hi - lo) / (1 + abs(lo) + abs(hi))
-
-
-def _prune(parsed, box: list, claim: Any) -> str | None:
-    """Why no feasible point in the box reaches the claim ('o' objective beyond it, 'c<j>'
-    constraint j violated everywhere, 'd' an eliminated variable outside its domain everywhere,
-    'u' objective undefined everywhere), or None."""
-    try:
-        assignment = parsed.assignment(box)
-    except Undefined:
-        return "d"
-    if assignment is None:
-        return "d"
-    for j, (lhs, op, rhs) in enumerate(parsed.constraints):
-        try:
-            difference = enclose(lhs - rhs if op in ("=", ">=", ">") else rhs - lhs, assignment, strict=False)
-        except Undefined:
-            return f"c{j}"
-        if (op == "=" and not _contains_zero(difference)) or (op in (">=", "<=") and difference.b < 0) \
-                or (op in (">", "<") and difference.b <= 0):
-            return f"c{j}"
-    try:
-        value = enclose(parsed.objective, assignment, strict=False)
-    except Undefined:
-        return "u"
-    if parsed.gradient is not None and all(math.isfinite(_width(b)) for b in box):
-        value = _mean_value(parsed, box, value)
-    if (parsed.sense == "min" and value.a > claim.b) or (parsed.sense == "max" and value.b < claim.a):
-        return "o"
-    return None
-
-
-def _mean_value(parsed, box: list, natural: Any) -> Any:
-    """The natural enclosure intersected with the mean-value form f(m) + grad f(box) . (box - m),
-    whose overestimate shrinks with the square of the box width."""
-    with _precision():
-        middle = [_hull(((b.a + b.b) / 2).a, ((b.a + b.b) / 2).a) for b in box]
-        try:
-            at_middle, over_box = parsed.assignment(middle, cut=False), parsed.assignment(box)
-            if at_middle is None or over_box is None:
-                return natural
-            value = enclose(parsed.objective, at_middle, strict=False)
-            for g, b, m in zip(parsed.gradient, box, middle):
-                value = value + enclose(g, over_box, strict=False) * (b - m)
-        except (Undefined, ZeroDivisionError):
-            return natural
-        lo, hi = max(value.a, natural.a), min(value.b, natural.b)
-    return _hull(lo, hi) if lo <= hi else natural
-
-
-def unreachable_certificate(parsed, claim_text: str, max_boxes: int = MAX_BOXES) -> tuple[dict | None, str]:
-    """A branch-and-bound certificate that no feasible point reaches the claim, or (None, why not).
-    The tree of splits is recorded in preorder ('s<k>' = split variable k, leaves as in _prune)."""
-    from extrembench.build.expr import parse_expression
-
-    with _precision():
-        claim = _enclose(parse_expression(claim_text, ()), {}, True)
-    eliminate = _eliminations(parsed)
-    original, parsed = parsed, _Reduced(parsed, eliminate)
-    with _precision(BRANCH_BITS):
-        tokens = _branch(parsed, claim, max_boxes)
-    if isinstance(tokens, str):
-        return None, tokens
-    certificate = {"kind": "refutation", "method": "branch-and-bound", "sense": parsed.sense, "claim": claim_text,
-                   "eliminate": eliminate, "tree": " ".join(tokens), "verifier": VERIFIER}
-    ok, detail = verify_refutation(certificate, original)
-    return (certificate, detail) if ok else (None, detail)
-
-
-def _branch(parsed, claim: Any, max_boxes: int) -> list[str] | str:
-    """The preorder tokens of a closed tree, or why it did not close."""
-    tokens: list[str] = []
-    stack = [_box_of_domains(parsed)]
-    while stack:
-        box = stack.pop()
-        if len(tokens) >= max_boxes:
-            return f"branch and bound did not close within {max_boxes} boxes"
-        leaf = _prune(parsed, box, claim)
-        if leaf is not None:
-            tokens.append(leaf)
-            continue
-        k = max(range(len(box)), key=lambda i: _width(box[i]))
-        if _width(box[k]) < 1e-12:
-            return "branch and bound reached boxes too small to decide"
-        tokens.append(f"s{k}")
-        low, high = _split(box[k])
-        stack.append(box[:k] + [high] + box[k + 1:])
-        stack.append(box[:k] + [low] + box[k + 1:])
-    return tokens
-
-
-def _verify_tree(certificate: dict, parsed, claim_expr: sympy.Expr) -> tuple[bool, str]:
-    tokens = certificate["tree"].split()
-    if len(tokens) > 10 * MAX_BOXES:
-        return False, "the tree is larger than any the prover writes"
-    eliminate = certificate.get("eliminate", {})
-    if not isinstance(eliminate, dict) or not all(isinstance(v, str) for v in eliminate.values()):
-        return False, "eliminate must map variable names to expressions as text"
-    parsed = _Reduced(parsed, eliminate)
-    with _precision():
-        claim = _enclose(claim_expr, {}, True)
-    with _precision(BRANCH_BITS):
-        return _replay(parsed, tokens, claim, claim_expr)
-
-
-def _replay(parsed, tokens: list[str], claim: Any, claim_expr: sympy.Expr) -> tuple[bool, str]:
-    stack = [_box_of_domains(parsed)]
-    leaves = 0
-    for position, token in enumerate(tokens):
-        if not stack:
-            return False, f"token {position} ({token}) is past the end of the tree"
-        box = stack.pop()
-        if token.startswith("s"):
-            k = int(token[1:])
-            if not 0 <= k < len(box):
-                return False, f"token {position} splits a variable that does not exist"
-            low, high = _split(box[k])
-            stack.append(box[:k] + [high] + box[k + 1:])
-            stack.append(box[:k] + [low] + box[k + 1:])
-            continue
-        found = _prune(parsed, box, claim)
-        if found != token:
-            shown = ", ".join(f"{s} in [{_text(b)[0]}, {_text(b)[1]}]" for s, b in zip(parsed.symbols, box))
-            return False, f"leaf {position} claims {token!r} on the box {shown}, which does not hold"
-        leaves += 1
-    if stack:
-        return False, "the tree leaves part of the domain uncovered"
-    word = "below" if parsed.sense == "min" else "above"
-    return True, (f"interval branch and bound over {leaves} boxes covering the domain shows no feasible "
-                  f"point has an objective {word} or equal to the claimed {claim_expr}")
 
 
 # ---------------------------------------------------------------- claims beyond a proven bound

@@ -745,23 +745,14 @@ def _refute_by_witness(problem: Problem, model: _Model, better: list[_Candidate]
                        f"{answer:.12g}, but no exactly feasible point near it beats the claim ({why})")
 
 
-UNREACHABLE_BOXES = 1000  # boxes of the plain fallback tree when the level proof did not close (a work count)
-
-
 def _refute_unreachable(problem: Problem, model: _Model, best: _Candidate) -> CheckResult:
     """The claim lies beyond every value the search found: refuted only with a proof that no
-    feasible point reaches it (a branch-and-bound certificate), inconclusive otherwise."""
-    from extrembench.build.refutation import level_certificate, unreachable_certificate
+    feasible point reaches it (scaling, or a bound or sos proof of a level past it), inconclusive otherwise."""
+    from extrembench.build.refutation import level_certificate
 
     answer = float(model.parsed.answer.evalf(30))
     best_value = model.sign * best.value
-    # a level between the claim and the best value leaves a margin of half the gap, which the
-    # certificates' branch and bound (convexity and KKT leaves) closes in few boxes; the plain
-    # tree of unreachable_certificate is the fallback
     certificate, detail = level_certificate(model.parsed, problem.answer, best_value, _witness(model, best))
-    if certificate is None:
-        certificate, more = unreachable_certificate(model.parsed, problem.answer, max_boxes=UNREACHABLE_BOXES)
-        detail = f"{detail}; {more}"
     if certificate is None:
         return CheckResult(problem.id, "inconclusive", best_value, _witness(model, best),
                            f"the claimed {answer:.12g} is never reached nor approached by the search (best feasible "

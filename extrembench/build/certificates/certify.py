@@ -21,7 +21,7 @@ from extrembench.build.certificates.document import (
 )
 from extrembench.build.certificates.interval import Program, Unsupported, compile_enclosure, point
 from extrembench.build.certificates.reduce import PlanError, apply_plan, choose_plan, needs_exact_level
-from extrembench.build.certificates.witness import find_witness, structured_witness, witness_text
+from extrembench.build.certificates.witness import find_witness, witness_text
 from extrembench.build.problem import Problem
 
 log = logging.getLogger(__name__)
@@ -140,17 +140,6 @@ def _certify(problem: Problem, witness, reason: str, max_nodes: int) -> dict:
     notes = []
     if approx:
         exact = find_witness(parsed, approx)
-        if exact is None:
-            sign = 1 if parsed.sense == "min" else -1
-            plan = choose_plan(parsed, sign * parsed.answer, approx)
-            if plan:
-                try:
-                    branches = apply_plan(parsed, sign * parsed.answer, plan)
-                    for b in branches:
-                        exact = exact or find_witness(parsed, approx, b.substitutions)
-                except PlanError:
-                    pass
-        exact = exact or structured_witness(parsed, approx)
     if exact is not None:
         from extrembench.build.certificates import sos
 

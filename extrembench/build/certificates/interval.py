@@ -267,27 +267,20 @@ def _divide(x: Interval, y: Interval) -> Interval:
     return Interval(_div_lo(a, c), _div_hi(b, c))
 
 
-def _pow_lo(v: float, n: int) -> float:
-    """A lower bound on v**n for v >= 0 (repeated rounded-down products)."""
+def _pow_lo(v: float, n: int, mul=_mul_lo) -> float:
+    """A lower bound on v**n for v >= 0 (repeated rounded-down products); mul=_mul_hi: an upper bound."""
     out, base = 1.0, v
     while n:
         if n & 1:
-            out = _mul_lo(out, base)
+            out = mul(out, base)
         n >>= 1
         if n:
-            base = _mul_lo(base, base)
+            base = mul(base, base)
     return out
 
 
 def _pow_hi(v: float, n: int) -> float:
-    out, base = 1.0, v
-    while n:
-        if n & 1:
-            out = _mul_hi(out, base)
-        n >>= 1
-        if n:
-            base = _mul_hi(base, base)
-    return out
+    return _pow_lo(v, n, _mul_hi)
 
 
 def _int_power(x: Interval, n: int) -> Interval:

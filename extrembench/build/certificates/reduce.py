@@ -210,23 +210,20 @@ def apply_plan(parsed: ParsedProblem, answer_signed: sympy.Expr, plan: list[dict
 
 def choose_plan(parsed: ParsedProblem, answer_signed: sympy.Expr, witness: dict) -> list[dict] | None:
     """A plan for this problem, or None: normalise a constraint-free homogeneous problem, then
-    eliminate each equality through the variable largest at the witness (so the optimum stays
-    away from the slanted face the elimination creates)."""
+    eliminate the equalities one at a time: the first (in the order given) that solves for a
+    variable, through the variable largest at the witness (so the optimum stays away from the
+    slanted face the elimination creates); a later equality serves when a cubic listed first cannot."""
     symbols, domains, equalities, nonneg, objective = base_problem(parsed)
     plan: list[dict] = []
     if not equalities and not nonneg and len(symbols) > 1 and _plan_ok(parsed, answer_signed, [{"op": "normalize"}]):
         plan.append({"op": "normalize"})
         equalities = [sympy.Add(*symbols) - 1]
-    remaining = list(symbols)
-    for _ in range(len(equalities)):
-        for name in sorted((s.name for s in remaining), key=lambda n: (-abs(float(witness.get(n, 0))), n)):
-            attempt = plan + [{"op": "eliminate", "var": name, "constraint": 0}]
-            if not _plan_ok(parsed, answer_signed, attempt):
-                continue
-            plan = attempt
-            remaining = [s for s in remaining if s.name != name]
-            break
-        else:
+    names = sorted((s.name for s in symbols), key=lambda n: (-abs(float(witness.get(n, 0))), n))
+    for left in range(len(equalities), 0, -1):
+        tried = (plan + [{"op": "eliminate", "var": n, "constraint": k}] for k in range(left) for n in names
+                 if all(n != step.get("var") for step in plan))
+        plan = next((p for p in tried if _plan_ok(parsed, answer_signed, p)), None)
+        if plan is None:
             return None
     return plan
 

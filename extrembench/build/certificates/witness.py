@@ -144,28 +144,34 @@ def _snap(value: float) -> list[sympy.Expr]:
     return out
 
 
-def find_witness(parsed: ParsedProblem, approximate: dict[str, float], substitutions: dict | None = None) -> dict | None:
-    """An exact witness near the approximate one: snap each coordinate to a short rational or
-    surd; when that misses an equality, recompute the eliminated variables exactly from the
-    others through the plan's solved forms."""
-    candidates: list[dict] = []
+def find_witness(parsed: ParsedProblem, approximate: dict[str, float]) -> dict | None:
+    """An exact witness near the approximate one, cheapest candidates first: each coordinate snapped
+    to a short rational or surd; then the reduction plan's eliminated variables recomputed exactly
+    from the snapped others; then the points of _structured_points."""
+    return _first_witness(parsed, itertools.chain(_snapped_points(parsed, approximate),
+                                                  _structured_points(parsed, approximate)))
+
+
+def _snapped_points(parsed: ParsedProblem, approximate: dict[str, float]):
+    from extrembench.build.certificates.reduce import PlanError, apply_plan, choose_plan
+
     snapped = {s: _snap(float(approximate[s.name])) for s in parsed.symbols}
-    for choice in (0, -1):
-        candidates.append({s: options[choice] for s, options in snapped.items()})
-    if substitutions:
-        for base in list(candidates):
+    bases = [{s: options[choice] for s, options in snapped.items()} for choice in (0, -1)]
+    yield from bases
+    answer = (1 if parsed.sense == "min" else -1) * parsed.answer
+    plan = choose_plan(parsed, answer, approximate)
+    try:
+        branches = apply_plan(parsed, answer, plan) if plan else []
+    except PlanError:
+        return
+    for substitutions in (b.substitutions for b in branches):
+        for base in bases:
             free = {s: v for s, v in base.items() if s not in substitutions}
             solved = dict(free)
             for var, expr in substitutions.items():
                 solved[var] = sympy.nsimplify(sympy.radsimp(expr.subs(free))) if expr.subs(free).is_number else None
             if all(v is not None for v in solved.values()):
-                candidates.append(solved)
-    return _first_witness(parsed, candidates)
-
-
-def structured_witness(parsed: ParsedProblem, approximate: dict[str, float]) -> dict | None:
-    """An exact witness among the points of _structured_points (costlier than find_witness)."""
-    return _first_witness(parsed, _structured_points(parsed, approximate))
+                yield solved
 
 
 def _first_witness(parsed: ParsedProblem, candidates) -> dict | None:
