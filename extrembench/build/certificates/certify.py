@@ -4,6 +4,7 @@ fall back to `numeric`. Deterministic: same problem and witness give the same by
 from __future__ import annotations
 
 import logging
+import math
 from fractions import Fraction
 from itertools import islice
 
@@ -152,16 +153,20 @@ def _certify(problem: Problem, witness, reason: str, max_nodes: int) -> dict:
                     pass
         exact = exact or structured_witness(parsed, approx)
     if exact is not None:
-        from extrembench.build.certificates import sos
+        from extrembench.build.certificates import sos, trig
 
-        body, why = sos.attempt(parsed, exact)
+        # proofs run on the polynomial problem of a cos/sin substitution where one applies
+        steps = trig.plan(parsed)
+        proof, extra = (trig.substituted(parsed, steps), trig.record(parsed, steps)) if steps else (parsed, {})
+        proof_approx = {k: getattr(math, steps[k][0])(v) if k in steps else v for k, v in approx.items()}
+        body, why = sos.attempt(proof, exact)
         if body is not None:
-            return _document(problem, "sos", witness_text(exact), body, sos.size(body))
+            return _document(problem, "sos", witness_text(exact), {**body, **extra}, sos.size(body))
         notes.append(f"sos: {why}")
-        body, why = _try_bound(parsed, exact, approx, max_nodes)
+        body, why = _try_bound(proof, exact, proof_approx, max_nodes)
         if body is not None:
             epsilon = body.pop("epsilon")
-            return _document(problem, "bound", witness_text(exact), body, sum(len(t) for t in body["trees"]), epsilon)
+            return _document(problem, "bound", witness_text(exact), {**body, **extra}, sum(len(t) for t in body["trees"]), epsilon)
         notes.append(f"bound: {why}")
     else:
         notes.append("no exact witness found")
