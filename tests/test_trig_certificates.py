@@ -9,7 +9,7 @@ import sympy
 
 from extrembench.build.certificates import certify, verify
 from extrembench.build.certificates.document import embed_spec, spec_problem
-from extrembench.build.certificates.trig import _polynomial, plan
+from extrembench.build.certificates.trig import _polynomial, plan, route
 from extrembench.build.problem import problem_from_dict
 
 R, HALF, THIRD = "real", "[-pi/2, pi/2]", "[0, pi/3]"
@@ -33,6 +33,13 @@ def make(sense, variables, objective, answer, constraints=()):
 ])
 def test_plan(variables, objective, constraints, expected):
     assert plan(spec_problem(embed_spec(make("min", variables, objective, "0", constraints)))) == expected
+
+
+def test_a_substitution_whose_text_the_parser_refuses_is_no_route():
+    parsed = spec_problem(embed_spec(make("min", {"x": R}, "cos(90*x)", "-1")))   # T_90 is past 1,000 characters
+    assert plan(parsed) == {"x": ["cos", "-1", "1"]} and route(parsed) == ({}, parsed, {})
+    parsed = spec_problem(embed_spec(make("min", {"x": "[0, 10^12*pi]"}, "cos(x)", "-1")))   # no walk over its 10^12 extremes
+    assert route(parsed)[0] == {"x": ["cos", "-1", "1"]}
 
 
 @pytest.mark.parametrize("by", ["cos", "sin"])

@@ -159,8 +159,7 @@ def _certify(problem: Problem, witness, reason: str, max_nodes: int) -> dict:
         from extrembench.build.certificates import sos, trig
 
         # proofs run on the polynomial problem of a cos/sin substitution where one applies
-        steps = trig.plan(parsed)
-        proof, extra = (trig.substituted(parsed, steps), trig.record(parsed, steps)) if steps else (parsed, {})
+        steps, proof, extra = trig.route(parsed)
         proof_approx = {k: getattr(math, steps[k][0])(v) if k in steps else v for k, v in approx.items()}
         body, why = sos.attempt(proof, exact)
         if body is not None:

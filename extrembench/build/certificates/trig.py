@@ -35,9 +35,9 @@ def _image(by: str, domain: Domain) -> tuple[sympy.Rational, sympy.Rational] | N
     """The closure of by(domain) when its ends are rational, else None. Ends must be rational
     multiples of pi (or infinite); the extremes are at the ends and at the critical points (k pi
     for cos, pi/2 + k pi for sin) inside."""
-    if domain.lo is None or domain.hi is None:
+    a, b = (None, None) if domain.lo is None or domain.hi is None else (domain.lo / sympy.pi, domain.hi / sympy.pi)
+    if a is None or (a.is_Rational and b.is_Rational and b - a >= 2):   # a whole period
         return sympy.Integer(-1), sympy.Integer(1)
-    a, b = domain.lo / sympy.pi, domain.hi / sympy.pi
     if not (a.is_Rational and b.is_Rational):
         return None
     shift = sympy.Integer(0) if by == "cos" else sympy.Rational(1, 2)
@@ -93,10 +93,19 @@ def substituted(parsed: ParsedProblem, steps: dict[str, list[str]]) -> ParsedPro
                          sub(parsed.objective), parsed.answer, parsed.sense)
 
 
-def record(parsed: ParsedProblem, steps: dict[str, list[str]]) -> dict:
-    """The body's fields: the substitution and the polynomial problem it gives, as text."""
-    poly = substituted(parsed, steps)
-    return {"substitution": steps, "polynomial": [str(poly.objective), *(f"{lhs} {op} {rhs}" for lhs, op, rhs in poly.constraints)]}
+def route(parsed: ParsedProblem) -> tuple[dict, ParsedProblem, dict]:
+    """(substitution, the problem to prove, the body's fields recording it), or ({}, parsed, {})
+    when none applies or its text does not parse back (past the safe parser's length limits)."""
+    steps = plan(parsed)
+    if steps:
+        poly = substituted(parsed, steps)
+        fields = {"substitution": steps,
+                  "polynomial": [str(poly.objective), *(f"{lhs} {op} {rhs}" for lhs, op, rhs in poly.constraints)]}
+        try:
+            return steps, checked(parsed, fields), fields   # the verifier's own re-derivation
+        except ValueError:
+            pass
+    return {}, parsed, {}
 
 
 def checked(parsed: ParsedProblem, body: dict) -> ParsedProblem:
