@@ -55,7 +55,7 @@ def _expressions(parsed: ParsedProblem) -> list[sympy.Expr]:
 def plan(parsed: ParsedProblem) -> dict[str, list[str]]:
     """{variable: [cos|sin, box lo, box hi]} for each variable the substitution applies to."""
     exprs = _expressions(parsed)
-    atoms = sorted(set().union(*(e.atoms(sympy.cos, sympy.sin) for e in exprs)), key=sympy.default_sort_key)
+    atoms = set().union(*(e.atoms(sympy.cos, sympy.sin) for e in exprs))
     uses: dict[sympy.Symbol, set] = {}
     masked = {}
     for atom in atoms:
@@ -77,14 +77,13 @@ def plan(parsed: ParsedProblem) -> dict[str, list[str]]:
 def substituted(parsed: ParsedProblem, steps: dict[str, list[str]]) -> ParsedProblem:
     """The problem with each variable of `steps` replaced (keeping its name) by its cos or sin."""
     put, domains = {}, dict(parsed.domains)
+    for atom in set().union(*(e.atoms(sympy.cos, sympy.sin) for e in _expressions(parsed))):
+        k, v = atom.args[0].as_coeff_Mul()
+        if v in domains and v.name in steps:   # plan took v: every cos/sin of it has this form
+            put[atom] = _polynomial(steps[v.name][0], type(atom).__name__, int(k), v)
     for v in parsed.symbols:
         if v.name in steps:
-            by, lo, hi = steps[v.name]
-            domains[v] = Domain(sympy.Rational(lo), sympy.Rational(hi), False, False)
-            for atom in set().union(*(e.atoms(sympy.cos, sympy.sin) for e in _expressions(parsed))):
-                k, var = atom.args[0].as_coeff_Mul()
-                if var == v:
-                    put[atom] = _polynomial(by, type(atom).__name__, int(k), v)
+            domains[v] = Domain(sympy.Rational(steps[v.name][1]), sympy.Rational(steps[v.name][2]), False, False)
 
     def sub(e):
         return sympy.expand(e.xreplace(put))
