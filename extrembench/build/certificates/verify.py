@@ -65,6 +65,10 @@ def verify(certificate: dict | str, spec: dict | None = None) -> tuple[bool, str
         failure = check_witness(parsed, witness)
         if failure:
             return False, f"witness: {failure}"
+        if "substitution" in (doc.get("body") or {}):
+            from extrembench.build.certificates import trig
+
+            parsed = trig.checked(parsed, doc["body"])
         if kind == "bound":
             return _verify_bound(doc, parsed, epsilon)
         from extrembench.build.certificates import sos
