@@ -163,6 +163,11 @@ def _certify(problem: Problem, witness, reason: str, max_nodes: int) -> dict:
             epsilon = body.pop("epsilon")
             return _document(problem, "bound", witness_text(exact), body, sum(len(t) for t in body["trees"]), epsilon)
         notes.append(f"bound: {why}")
+        # after bound, so a problem bound already proves keeps its certificate
+        body, why = sos.attempt(parsed, exact, squared=True)
+        if body is not None:
+            return _document(problem, "sos", witness_text(exact), body, sos.size(body))
+        notes.append(f"sos, squared: {why}")
     else:
         notes.append("no exact witness found")
     body = numeric.build(exact, approx, reason)

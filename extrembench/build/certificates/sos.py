@@ -25,6 +25,8 @@ from fractions import Fraction
 import numpy as np
 import sympy
 
+from extrembench.build.certificates.witness import sign as witness_sign
+
 
 class SosFailure(ValueError):
     pass
@@ -60,11 +62,43 @@ def _cleared(expr, syms, domains, what: str, positive: bool = True):
     return num, den
 
 
-def _polys(parsed, squares: tuple[str, ...] = (), polya: int = 0):
+def _objective(parsed):
+    """The objective with each Abs(c*(x - y)) whose sign a chain of constraints x <= y (or y <= x)
+    fixes replaced by its value: the same function on the feasible set."""
+    below = {(lhs, rhs) if op in ("<", "<=") else (rhs, lhs) for lhs, op, rhs in parsed.constraints
+             if op != "=" and lhs.is_Symbol and rhs.is_Symbol}
+    for k in parsed.symbols:   # transitive closure (Warshall)
+        below |= {(x, y) for x, z in below if z == k for w, y in below if w == k}
+
+    def resolve(u):
+        terms = u.as_coefficients_dict()
+        if len(terms) == 2 and sum(terms.values()) == 0 and all(v.is_Symbol for v in terms):
+            x, y = sorted(terms, key=lambda v: terms[v])   # u = c*(y - x), c > 0
+            if (x, y) in below or (y, x) in below:
+                return u if (x, y) in below else -u
+        return sympy.Abs(u)
+
+    return parsed.objective.replace(sympy.Abs, resolve)
+
+
+def square_of(parsed) -> tuple[str, str] | None:
+    """(a, K) with the answer a + sqrt(K) (max) or a - sqrt(K) (min), a and K rational; a = 0 for
+    an objective Abs(p). None when the answer has no such form."""
+    a = sympy.Integer(0) if isinstance(_objective(parsed), sympy.Abs) else parsed.answer.as_coeff_Add()[0]
+    K = sympy.expand((parsed.answer - a) ** 2)
+    if not (a.is_Rational and K.is_Rational) or witness_sign((parsed.answer - a) * (1 if parsed.sense == "max" else -1)) != 1:
+        return None
+    return str(a), str(K)
+
+
+def _polys(parsed, squares: tuple[str, ...] = (), polya: int = 0, square: tuple[str, str] | None = None):
     """(variables, target, equalities h = 0, inequalities g >= 0) as {exponent: Fraction} dicts,
     or SosFailure.
 
-    target = numerator - answer * denominator of the min-form objective. Every variable named in
+    target = numerator - answer * denominator of the min-form objective; with `square` = (a, K)
+    (the answer a + sqrt(K) for max, a - sqrt(K) for min) it is K * den^2 - (num - a * den)^2 of
+    the objective num/den, or of p in an objective Abs(p) when a = 0: target >= 0 puts the
+    objective (|p|, as p^2 <= K) within sqrt(K) of a, so on the answer's side of it. Every variable named in
     `squares` is replaced by its square (allowed when its domain lies in [0, inf): every such
     value is a square); the g are the inequality constraints and the rational domain ends
     (x - lo, hi - x), each cleared of a positive denominator. All of it describes a superset of
@@ -99,10 +133,21 @@ def _polys(parsed, squares: tuple[str, ...] = (), polya: int = 0):
             ineqs.append(poly(sympy.Poly(s - d.lo, *syms)))
         if d.hi is not None and d.hi.is_Rational:
             ineqs.append(poly(sympy.Poly(d.hi - s, *syms)))
-    if not parsed.answer.is_Rational:
+    objective = _objective(parsed)
+    if square:
+        a, K = (sympy.Rational(Fraction(x)) for x in square)
+        if (K < 0 or sympy.expand((parsed.answer - a) ** 2) != K
+                or witness_sign(sign * (a - parsed.answer)) not in (0, 1)):
+            raise SosFailure(f"the answer is not {a} {'+' if sign < 0 else '-'} sqrt({K})")
+        if isinstance(objective, sympy.Abs) and a == 0:
+            objective = objective.args[0]
+        num, den = _cleared(objective, syms, parsed.domains, "the objective")
+        target = poly(K * den ** 2 - (num - a * den) ** 2)
+    elif not parsed.answer.is_Rational:
         raise SosFailure("the answer is irrational")
-    num, den = _cleared(sign * parsed.objective, syms, parsed.domains, "the objective")
-    target = poly(num - sign * parsed.answer * den)
+    else:
+        num, den = _cleared(sign * objective, syms, parsed.domains, "the objective")
+        target = poly(num - sign * parsed.answer * den)
     if polya:
         if any(s not in put and (parsed.domains[s].lo is None or parsed.domains[s].lo < 0) for s in syms):
             raise SosFailure("a Polya multiplier needs every variable nonnegative")
@@ -518,10 +563,14 @@ def psd_exact(matrix: list[list[Fraction]]) -> bool:
     return True
 
 
-def attempt(parsed, exact_witness, solve=None) -> tuple[dict | None, str]:
+def attempt(parsed, exact_witness, solve=None, squared: bool = False) -> tuple[dict | None, str]:
     """(body, "") or (None, why not): every variable free, then the nonnegative ones as squares;
     each first without the inequalities (a smaller SDP, usually better conditioned), then with;
-    then all of it once more at a degree 2 higher when an SDP found no certificate."""
+    then all of it once more at a degree 2 higher when an SDP found no certificate. `squared`:
+    the target K - (objective - a)^2 of an answer a +- sqrt(K) (see _polys)."""
+    square = square_of(parsed) if squared else None
+    if squared and square is None:
+        return None, "the answer is not a + sqrt(K) (max) or a - sqrt(K) (min) with a, K rational"
     nonneg = tuple(str(s) for s in parsed.symbols if parsed.domains[s].lo is not None and parsed.domains[s].lo >= 0)
     reasons, infeasible = [], False
     for extra, polya in ((0, 0), (2, 0), (0, 1)):
@@ -530,7 +579,7 @@ def attempt(parsed, exact_witness, solve=None) -> tuple[dict | None, str]:
                 if (extra or polya) and not infeasible:
                     break
                 try:
-                    return _attempt(parsed, squares, positive, solve, extra, polya), ""
+                    return _attempt(parsed, squares, positive, solve, extra, polya, square), ""
                 except SosFailure as exc:
                     infeasible = infeasible or str(exc).startswith(("SDP", "no interior"))
                     reasons.append(f"{'squares' if squares else 'free'}{', inequalities' if positive else ''}"
@@ -545,11 +594,12 @@ def attempt(parsed, exact_witness, solve=None) -> tuple[dict | None, str]:
 FACE_ROUNDS = 8   # face reductions after the first SDP: each drops the numeric kernel the optimum forces
 
 
-def _attempt(parsed, squares: tuple[str, ...], positive: bool, solve=None, extra: int = 0, polya: int = 0) -> dict:
+def _attempt(parsed, squares: tuple[str, ...], positive: bool, solve=None, extra: int = 0, polya: int = 0,
+             square: tuple[str, str] | None = None) -> dict:
     """`solve` is the float SDP solver (rows, goal, pairs, n_vars) -> ([R_k], t, values):
     _solve_numeric unless a test perturbs its answer. `positive`: use the inequalities."""
     solve = solve or _solve_numeric
-    syms, target, eqs, ineqs = _polys(parsed, squares, polya)
+    syms, target, eqs, ineqs = _polys(parsed, squares, polya, square)
     if polya and not _homogeneous(target):
         raise SosFailure("a Polya multiplier is tried on homogeneous targets only")
     if positive and not ineqs:
@@ -585,6 +635,8 @@ def _attempt(parsed, squares: tuple[str, ...], positive: bool, solve=None, extra
         body["positive"] = grams
     if polya:
         body["polya"] = polya
+    if square:
+        body["square"] = list(square)
     lambdas = iter(exact[sum(len(p) for p in pairs):])
     for monos in multipliers:
         terms = [[list(m), str(c)] for m, c in zip(monos, lambdas) if c != 0]
@@ -627,8 +679,11 @@ def verify(doc: dict, parsed, epsilon) -> tuple[bool, str]:
     polya = body.get("polya", 0)
     if not isinstance(polya, int) or not 0 <= polya <= 4:
         return False, "sos: polya must be an integer from 0 to 4"
+    square = body.get("square")
+    if square is not None and not (isinstance(square, list) and len(square) == 2 and all(isinstance(x, str) for x in square)):
+        return False, "sos: square must be [a, K], two rationals"
     try:
-        syms, target, eqs, ineqs = _polys(parsed, tuple(squares), polya)
+        syms, target, eqs, ineqs = _polys(parsed, tuple(squares), polya, square)
     except SosFailure as exc:
         return False, f"sos: {exc}"
     if body.get("variables") != [str(s) for s in syms]:
@@ -664,5 +719,6 @@ def verify(doc: dict, parsed, epsilon) -> tuple[bool, str]:
         return False, "sos: the identity does not hold exactly"
     sides = ", ".join(str(len(b["gram"])) for b in [body, *blocks])
     times = f" times (sum of the variables)^{polya}" if polya else ""
-    return True, (f"sos: objective - answer{times} equals positive semidefinite Gram forms ({sides}) times products "
+    what = f"{square[1]} - (objective - {square[0]})^2" if square else "objective - answer"
+    return True, (f"sos: {what}{times} equals positive semidefinite Gram forms ({sides}) times products "
                   "of the inequalities, plus multiples of the equality constraints (exact identity); exact witness attains it")
