@@ -45,6 +45,11 @@ CASES = [
     # a sum of Abs whose signs the chain x1 <= x2 <= x3 fixes: 2*(x3 - x1) on the sphere
     (make("max", R3, "Abs(x1 - x2) + Abs(x2 - x3) + Abs(x1 - x3)", "2*sqrt(2)", ["x1 <= x2", "x2 <= x3", SPHERE]),
      {"x1": -0.7071067812, "x2": 0.0, "x3": 0.7071067812}, ["0", "8"]),
+    # the optimum at y = 0 with a, x irrational: the rounded numeric kernel misses z(witness), the
+    # witness's rational parts give it exactly (without them: no grid gives a semidefinite Gram)
+    (make("max", {"a": "[2, inf)", "x": "nonnegative", "y": "[0, 2)"}, "a", "4*sqrt(3)/3",
+          ["x < a", "a^2 + y^2 = 4 + x^2", "4 + x^2 = (a - x)^2 + (2 - y)^2"]),
+     {"a": 2.3094010768, "x": 1.1547005384, "y": 0.0}, ["0", "16/3"]),
 ]
 
 
@@ -73,7 +78,7 @@ def test_squared_target_certifies_and_tampering_fails(problem, witness, square, 
 
 def test_abs_signs_come_from_the_spec_not_the_certificate(sos_only):
     """Without x1 <= x2 in the spec, Abs(x1 - x2) keeps its Abs: the same body proves nothing."""
-    problem, witness, _ = CASES[-1]
+    problem, witness, _ = CASES[4]
     certificate = certify(problem, witness)
     spec = dict(certificate["spec"], constraints=["x2 <= x3", SPHERE])
     ok, why = verify({**certificate, "spec": spec})
@@ -123,3 +128,22 @@ def test_abs_resolved_only_where_a_chain_fixes_the_sign(objective, constraints, 
 ])
 def test_square_of_the_answer(sense, objective, answer, square):
     assert sos.square_of(parsed(make(sense, {"x": "real", "y": "real"}, objective, answer))) == square
+
+
+R2 = sympy.sqrt(2)
+X, Y = sympy.symbols("x y")
+
+
+@pytest.mark.parametrize("basis, g, at, expected", [
+    # z = (1, x, y) at (1 + sqrt(2), sqrt(3)): parts 1, sqrt(2), sqrt(3)
+    ([(0, 0), (1, 0), (0, 1)], {(0, 0): 1}, {X: 1 + R2, Y: sympy.sqrt(3)}, [[1, 1, 0], [0, 1, 0], [0, 0, 1]]),
+    ([(0, 0), (2, 0)], {(0, 0): 1}, {X: R2, Y: 0}, [[1, 2]]),                    # x^2 = 2 is rational
+    ([(0, 0), (1, 0)], {(1, 0): 1}, {X: 0, Y: 1}, []),                          # g = x is 0 there: no condition
+    ([(0, 0), (1, 0)], {(1, 0): -1}, {X: 1, Y: 1}, []),                         # g < 0: not a witness of this block
+    ([(0, 0), (1, 0)], {(0, 0): 1}, {X: sympy.cbrt(2), Y: 0}, []),              # not a sum of square roots
+])
+def test_witness_zero_gives_the_rational_kernel_parts(basis, g, at, expected):
+    from fractions import Fraction
+
+    g = {m: Fraction(c) for m, c in g.items()}
+    assert sorted(sos._vanishing(basis, g, (X, Y), at)) == sorted([[Fraction(v) for v in row] for row in expected])

@@ -579,7 +579,7 @@ def attempt(parsed, exact_witness, solve=None, squared: bool = False) -> tuple[d
                 if (extra or polya) and not infeasible:
                     break
                 try:
-                    return _attempt(parsed, squares, positive, solve, extra, polya, square), ""
+                    return _attempt(parsed, squares, positive, solve, extra, polya, square, square and exact_witness), ""
                 except SosFailure as exc:
                     infeasible = infeasible or str(exc).startswith(("SDP", "no interior"))
                     reasons.append(f"{'squares' if squares else 'free'}{', inequalities' if positive else ''}"
@@ -594,10 +594,33 @@ def attempt(parsed, exact_witness, solve=None, squared: bool = False) -> tuple[d
 FACE_ROUNDS = 8   # face reductions after the first SDP: each drops the numeric kernel the optimum forces
 
 
+def _vanishing(basis, g, syms, at) -> list[list[Fraction]]:
+    """Rational vectors every Gram matrix G of the block must annihilate: the target is 0 at the
+    exact witness `at`, so each term g * z^T G z is, and where g > 0 there G z(at) = 0. z(at) over
+    a field Q(sqrt(d1), sqrt(d2), ...) splits into rational vectors, one per square root (square
+    roots of distinct squarefree integers are independent over Q), and G (rational) kills each.
+    Empty when the witness has other irrationals or g is not proven > 0 there."""
+    point = [at[s] for s in syms]
+
+    def value(m):
+        return sympy.expand(sympy.Mul(*(v ** e for v, e in zip(point, m))))
+
+    if witness_sign(sum(c * value(m) for m, c in g.items())) != 1:
+        return []
+    parts = {}
+    for i, m in enumerate(basis):
+        for root, c in value(m).as_coefficients_dict().items():
+            if not (c.is_Rational and (root == 1 or (root.is_Pow and root.exp == sympy.S.Half and root.base.is_Integer))):
+                return []
+            parts.setdefault(root, [Fraction(0)] * len(basis))[i] = Fraction(int(c.p), int(c.q))
+    return list(parts.values())
+
+
 def _attempt(parsed, squares: tuple[str, ...], positive: bool, solve=None, extra: int = 0, polya: int = 0,
-             square: tuple[str, str] | None = None) -> dict:
+             square: tuple[str, str] | None = None, at: dict | None = None) -> dict:
     """`solve` is the float SDP solver (rows, goal, pairs, n_vars) -> ([R_k], t, values):
-    _solve_numeric unless a test perturbs its answer. `positive`: use the inequalities."""
+    _solve_numeric unless a test perturbs its answer. `positive`: use the inequalities. `at`: the
+    exact witness, whose zero of the target fixes part of each block's kernel (see _vanishing)."""
     solve = solve or _solve_numeric
     syms, target, eqs, ineqs = _polys(parsed, squares, polya, square)
     if polya and not _homogeneous(target):
@@ -608,7 +631,10 @@ def _attempt(parsed, squares: tuple[str, ...], positive: bool, solve=None, extra
     if extra and not (eqs or ineqs):
         raise SosFailure("a higher degree needs a constraint to cancel against")
     blocks, multipliers = _setup(len(syms), target, eqs, ineqs, extra)
-    Bs = [_complement([], len(basis)) for _, _, basis in blocks]
+    Bs = [_complement(_vanishing(basis, g, syms, at) if at and not squares else [], len(basis)) for _, g, basis in blocks]
+    blocks, Bs = [b for b, B in zip(blocks, Bs) if B], [B for B in Bs if B]
+    if not blocks:
+        raise SosFailure("every Gram block is forced to zero")
     for _ in range(FACE_ROUNDS + 1):
         rows, goal, pairs, n_vars = _coefficient_equations(blocks, Bs, multipliers, eqs, target)
         Rs, t, values = solve(rows, goal, pairs, n_vars)
