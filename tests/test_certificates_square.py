@@ -147,3 +147,17 @@ def test_witness_zero_gives_the_rational_kernel_parts(basis, g, at, expected):
 
     g = {m: Fraction(c) for m, c in g.items()}
     assert sorted(sos._vanishing(basis, g, (X, Y), at)) == sorted([[Fraction(v) for v in row] for row in expected])
+
+
+@pytest.mark.parametrize("problem, witness, square", CASES)
+def test_squared_certificate_bytes_survive_solver_noise(problem, witness, square):
+    from test_certificates import _perturbed_solver
+
+    from extrembench.build.certificates.witness import find_witness
+
+    p = parsed(problem)
+    exact = find_witness(p, witness)
+    reference, why = sos.attempt(p, exact, squared=True)
+    assert reference is not None, why
+    for seed in range(4):
+        assert canonical(sos.attempt(p, exact, solve=_perturbed_solver(seed, 1e-8), squared=True)[0]) == canonical(reference)
