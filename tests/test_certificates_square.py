@@ -45,6 +45,10 @@ CASES = [
     # a sum of Abs whose signs the chain x1 <= x2 <= x3 fixes: 2*(x3 - x1) on the sphere
     (make("max", R3, "Abs(x1 - x2) + Abs(x2 - x3) + Abs(x1 - x3)", "2*sqrt(2)", ["x1 <= x2", "x2 <= x3", SPHERE]),
      {"x1": -0.7071067812, "x2": 0.0, "x3": 0.7071067812}, ["0", "8"]),
+    # no chain, but a problem invariant under every permutation has its maximum on x1 <= x2 <= x3
+    # too; the witness off that chain is no zero of the resolved target, so its kernel is not used
+    (make("max", R3, "Abs(x1 - x2) + Abs(x2 - x3) + Abs(x1 - x3)", "2*sqrt(2)", ["x1 + x2 + x3 = 0", SPHERE]),
+     {"x1": 0.7071067812, "x2": 0.0, "x3": -0.7071067812}, ["0", "8"]),
     # the optimum at y = 0 with a, x irrational: the rounded numeric kernel misses z(witness), the
     # witness's rational parts give it exactly (without them: no grid gives a semidefinite Gram)
     (make("max", {"a": "[2, inf)", "x": "nonnegative", "y": "[0, 2)"}, "a", "4*sqrt(3)/3",
@@ -85,6 +89,31 @@ def test_abs_signs_come_from_the_spec_not_the_certificate(sos_only):
     assert not ok and "not a rational function" in why
 
 
+def test_symmetry_comes_from_the_spec(sos_only):
+    """x1 with a domain of its own breaks the symmetry: the sorted chain, and with it the proof, is gone."""
+    problem, witness, _ = CASES[5]
+    certificate = certify(problem, witness)
+    assert certificate["kind"] == "sos" and verify(certificate)[0]
+    spec = dict(certificate["spec"], variables={**certificate["spec"]["variables"], "x1": "[-1, 1]"})
+    ok, why = verify({**certificate, "spec": spec})
+    assert not ok and "not a rational function" in why
+
+
+@pytest.mark.parametrize("variables, objective, constraints, symmetric", [
+    ("real", "Abs(x - y) + Abs(y - z) + Abs(x - z)", ["x + y + z = 0", "x^2 + y^2 + z^2 = 1"], True),
+    ("real", "Abs(x - y) + Abs(y - z)", [], False),
+    ("real", "Abs(x - y) + Abs(y - z) + Abs(x - z)", ["x + 2*y + z = 0"], False),
+    ("real", "x*y*z", ["1 <= x*y*z", "x + y + z >= 0"], True),             # sides swapped: the same constraint
+    ("real", "x*y*z", ["x - y <= 1", "y - x <= 1"], False),                 # z is in no such pair
+    ("real", "x*y*z", ["x - y = 0", "y - z = 0", "z - x = 0"], True),       # an equality matches up to its sign
+    ("real", "x*y*z", ["x - y = 0"], False),
+    ({"x": "positive", "y": "real", "z": "real"}, "x + y + z", [], False),
+])
+def test_symmetry_is_checked_exactly(variables, objective, constraints, symmetric):
+    variables = variables if isinstance(variables, dict) else {v: variables for v in "xyz"}
+    assert sos._symmetric(parsed(make("max", variables, objective, "1", constraints))) is symmetric
+
+
 @pytest.mark.parametrize("problem, why", [
     # feasible set {-3} u [1 - sqrt(2), 1 + sqrt(2)]: the answer 1 + sqrt(2) is right, but at x = -3
     # (x - 1)^2 = 16 > 2, so no certificate of 2 - (x - 1)^2 >= 0 exists: the range is not symmetric
@@ -108,6 +137,8 @@ def test_squared_route_declines(problem, why):
     ("Abs(x + y)", ["x <= y"], "Abs(x + y)"),
     ("Abs(x - y)", ["x = y"], "Abs(x - y)"),                               # equalities are not used
     ("Abs(x - z)", ["x <= y"], "Abs(x - z)"),
+    ("Abs(x - y) + Abs(y - z) + Abs(x - z)", [], "2*z - 2*x"),           # symmetric: sorted x <= y <= z
+    ("Abs(x - y) + z", [], "Abs(x - y) + z"),                            # not symmetric
 ])
 def test_abs_resolved_only_where_a_chain_fixes_the_sign(objective, constraints, expected):
     problem = make("max", {v: "real" for v in "xyz"}, objective, "1", constraints)

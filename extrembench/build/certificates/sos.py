@@ -25,6 +25,7 @@ from fractions import Fraction
 import numpy as np
 import sympy
 
+from extrembench.build.certificates.witness import is_zero
 from extrembench.build.certificates.witness import sign as witness_sign
 
 
@@ -62,11 +63,30 @@ def _cleared(expr, syms, domains, what: str, positive: bool = True):
     return num, den
 
 
+def _symmetric(parsed) -> bool:
+    """Swapping any two neighbouring variables leaves the domains, the objective and the set of
+    constraints unchanged (exactly): the problem is invariant under every permutation."""
+    forms = [(sympy.expand(lhs - rhs), op) if op in ("=", ">", ">=") else (sympy.expand(rhs - lhs), op.replace("<", ">"))
+             for lhs, op, rhs in parsed.constraints]
+    for x, y in zip(parsed.symbols, parsed.symbols[1:]):
+        swap = {x: y, y: x}
+        if parsed.domains[x] != parsed.domains[y] or parsed.objective.xreplace(swap) != parsed.objective:
+            return False
+        for form, op in forms:
+            moved = sympy.expand(form.xreplace(swap))
+            if not any(o == op and (moved == f or (op == "=" and moved == -f)) for f, o in forms):
+                return False
+    return True
+
+
 def _objective(parsed):
     """The objective with each Abs(c*(x - y)) whose sign a chain of constraints x <= y (or y <= x)
-    fixes replaced by its value: the same function on the feasible set."""
+    fixes replaced by its value: the same function on the feasible set. A problem invariant under
+    every permutation of its variables has its extremum on x1 <= x2 <= ... too: that chain, then."""
     below = {(lhs, rhs) if op in ("<", "<=") else (rhs, lhs) for lhs, op, rhs in parsed.constraints
              if op != "=" and lhs.is_Symbol and rhs.is_Symbol}
+    if not below and parsed.objective.has(sympy.Abs) and _symmetric(parsed):
+        below = set(itertools.combinations(parsed.symbols, 2))
     for k in parsed.symbols:   # transitive closure (Warshall)
         below |= {(x, y) for x, z in below if z == k for w, y in below if w == k}
 
@@ -631,7 +651,9 @@ def _attempt(parsed, squares: tuple[str, ...], positive: bool, solve=None, extra
     if extra and not (eqs or ineqs):
         raise SosFailure("a higher degree needs a constraint to cancel against")
     blocks, multipliers = _setup(len(syms), target, eqs, ineqs, extra)
-    Bs = [_complement(_vanishing(basis, g, syms, at) if at and not squares else [], len(basis)) for _, g, basis in blocks]
+    if at and (squares or not is_zero(sum(c * sympy.Mul(*(at[s] ** e for s, e in zip(syms, m))) for m, c in target.items()))):
+        at = None   # the target is not 0 there (a witness off the chain x1 <= x2 <= ... of a symmetric problem)
+    Bs = [_complement(_vanishing(basis, g, syms, at) if at else [], len(basis)) for _, g, basis in blocks]
     blocks, Bs = [b for b, B in zip(blocks, Bs) if B], [B for B in Bs if B]
     if not blocks:
         raise SosFailure("every Gram block is forced to zero")
