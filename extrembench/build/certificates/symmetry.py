@@ -91,10 +91,16 @@ def checked(parsed: ParsedProblem, body: dict) -> ParsedProblem:
         raise ValueError("ordered: the groups must be disjoint")
     by_name = {s.name: s for s in parsed.symbols}
     for chain in chains:
-        for a, b in zip(chain, chain[1:]):
-            if not _invariant(parsed, by_name[a], by_name[b]):
-                raise ValueError(f"ordered: swapping {a} and {b} changes the problem")
+        if not symmetric(parsed, [by_name[n] for n in chain]):
+            raise ValueError(f"ordered: permuting {', '.join(chain)} changes the problem")
     return ordered(parsed, chains)
+
+
+def symmetric(parsed: ParsedProblem, chain) -> bool:
+    """Every adjacent transposition of `chain` (symbols) leaves the problem unchanged, so every
+    permutation of it does."""
+    base = _forms(parsed)
+    return all(_invariant(parsed, a, b, base) for a, b in zip(chain, chain[1:]))
 
 
 def sorted_witness(witness: dict, chains: list[list[str]]) -> dict:
