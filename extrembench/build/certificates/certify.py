@@ -145,7 +145,7 @@ def _certify(problem: Problem, witness, reason: str, max_nodes: int) -> dict:
     if approx:
         exact = find_witness(parsed, approx)
     if exact is not None:
-        from extrembench.build.certificates import sos, trig
+        from extrembench.build.certificates import sos, symmetry, trig
 
         # proofs run on the polynomial problem of a cos/sin substitution where one applies
         steps, proof, extra = trig.route(parsed)
@@ -163,6 +163,18 @@ def _certify(problem: Problem, witness, reason: str, max_nodes: int) -> dict:
             epsilon = body.pop("epsilon")
             return _document(problem, "bound", witness_text(exact), {**body, **extra}, sum(len(t) for t in body["trees"]), epsilon)
         notes.append(f"bound: {why}")
+        # after bound, so a problem bound already proves keeps its certificate
+        body, why = sos.attempt(parsed, exact, squared=True)
+        if body is not None:
+            return _document(problem, "sos", witness_text(exact), body, sos.size(body))
+        notes.append(f"sos, squared: {why}")
+        # last: sorted copies of a symmetric group (Max/Min become its ends, Abs differences fixed signs)
+        chains = symmetry.groups(proof)
+        for squared in (False, True) if chains else ():
+            body, why = sos.attempt(symmetry.ordered(proof, chains), symmetry.sorted_witness(exact, chains), squared=squared)
+            if body is not None:
+                return _document(problem, "sos", witness_text(exact), {**body, **extra, "ordered": chains}, sos.size(body))
+            notes.append(f"sos, ordered{', squared' if squared else ''}: {why}")
     else:
         notes.append("no exact witness found")
     body = numeric.build(exact, approx, reason)

@@ -25,6 +25,10 @@ from fractions import Fraction
 import numpy as np
 import sympy
 
+from extrembench.build.certificates.symmetry import symmetric
+from extrembench.build.certificates.witness import is_zero
+from extrembench.build.certificates.witness import sign as witness_sign
+
 
 class SosFailure(ValueError):
     pass
@@ -60,11 +64,46 @@ def _cleared(expr, syms, domains, what: str, positive: bool = True):
     return num, den
 
 
-def _polys(parsed, squares: tuple[str, ...] = (), polya: int = 0):
+def _objective(parsed):
+    """The objective with each Abs(c*(x - y)) whose sign a chain of constraints x <= y (or y <= x)
+    fixes replaced by its value: the same function on the feasible set. A problem invariant under
+    every permutation of its variables has its extremum on x1 <= x2 <= ... too: that chain, then."""
+    below = {(lhs, rhs) if op in ("<", "<=") else (rhs, lhs) for lhs, op, rhs in parsed.constraints
+             if op != "=" and lhs.is_Symbol and rhs.is_Symbol}
+    if not below and parsed.objective.has(sympy.Abs) and symmetric(parsed, parsed.symbols):
+        below = set(itertools.combinations(parsed.symbols, 2))
+    for k in parsed.symbols:   # transitive closure (Warshall)
+        below |= {(x, y) for x, z in below if z == k for w, y in below if w == k}
+
+    def resolve(u):
+        terms = u.as_coefficients_dict()
+        if len(terms) == 2 and sum(terms.values()) == 0 and all(v.is_Symbol for v in terms):
+            x, y = sorted(terms, key=lambda v: terms[v])   # u = c*(y - x), c > 0
+            if (x, y) in below or (y, x) in below:
+                return u if (x, y) in below else -u
+        return sympy.Abs(u)
+
+    return parsed.objective.replace(sympy.Abs, resolve)
+
+
+def square_of(parsed) -> tuple[str, str] | None:
+    """(a, K) with the answer a + sqrt(K) (max) or a - sqrt(K) (min), a and K rational; a = 0 for
+    an objective Abs(p). None when the answer has no such form."""
+    a = sympy.Integer(0) if isinstance(_objective(parsed), sympy.Abs) else parsed.answer.as_coeff_Add()[0]
+    K = sympy.expand((parsed.answer - a) ** 2)
+    if not (a.is_Rational and K.is_Rational) or witness_sign((parsed.answer - a) * (1 if parsed.sense == "max" else -1)) != 1:
+        return None
+    return str(a), str(K)
+
+
+def _polys(parsed, squares: tuple[str, ...] = (), polya: int = 0, square: tuple[str, str] | None = None):
     """(variables, target, equalities h = 0, inequalities g >= 0) as {exponent: Fraction} dicts,
     or SosFailure.
 
-    target = numerator - answer * denominator of the min-form objective. Every variable named in
+    target = numerator - answer * denominator of the min-form objective; with `square` = (a, K)
+    (the answer a + sqrt(K) for max, a - sqrt(K) for min) it is K * den^2 - (num - a * den)^2 of
+    the objective num/den, or of p in an objective Abs(p) when a = 0: target >= 0 puts the
+    objective (|p|, as p^2 <= K) within sqrt(K) of a, so on the answer's side of it. Every variable named in
     `squares` is replaced by its square (allowed when its domain lies in [0, inf): every such
     value is a square); the g are the inequality constraints and the rational domain ends
     (x - lo, hi - x), each cleared of a positive denominator. All of it describes a superset of
@@ -99,10 +138,21 @@ def _polys(parsed, squares: tuple[str, ...] = (), polya: int = 0):
             ineqs.append(poly(sympy.Poly(s - d.lo, *syms)))
         if d.hi is not None and d.hi.is_Rational:
             ineqs.append(poly(sympy.Poly(d.hi - s, *syms)))
-    if not parsed.answer.is_Rational:
+    objective = _objective(parsed)
+    if square:
+        a, K = (sympy.Rational(Fraction(x)) for x in square)
+        if (K < 0 or sympy.expand((parsed.answer - a) ** 2) != K
+                or witness_sign(sign * (a - parsed.answer)) not in (0, 1)):
+            raise SosFailure(f"the answer is not {a} {'+' if sign < 0 else '-'} sqrt({K})")
+        if isinstance(objective, sympy.Abs) and a == 0:
+            objective = objective.args[0]
+        num, den = _cleared(objective, syms, parsed.domains, "the objective")
+        target = poly(K * den ** 2 - (num - a * den) ** 2)
+    elif not parsed.answer.is_Rational:
         raise SosFailure("the answer is irrational")
-    num, den = _cleared(sign * parsed.objective, syms, parsed.domains, "the objective")
-    target = poly(num - sign * parsed.answer * den)
+    else:
+        num, den = _cleared(sign * objective, syms, parsed.domains, "the objective")
+        target = poly(num - sign * parsed.answer * den)
     if polya:
         if any(s not in put and (parsed.domains[s].lo is None or parsed.domains[s].lo < 0) for s in syms):
             raise SosFailure("a Polya multiplier needs every variable nonnegative")
@@ -518,10 +568,14 @@ def psd_exact(matrix: list[list[Fraction]]) -> bool:
     return True
 
 
-def attempt(parsed, exact_witness, solve=None) -> tuple[dict | None, str]:
+def attempt(parsed, exact_witness, solve=None, squared: bool = False) -> tuple[dict | None, str]:
     """(body, "") or (None, why not): every variable free, then the nonnegative ones as squares;
     each first without the inequalities (a smaller SDP, usually better conditioned), then with;
-    then all of it once more at a degree 2 higher when an SDP found no certificate."""
+    then all of it once more at a degree 2 higher when an SDP found no certificate. `squared`:
+    the target K - (objective - a)^2 of an answer a +- sqrt(K) (see _polys)."""
+    square = square_of(parsed) if squared else None
+    if squared and square is None:
+        return None, "the answer is not a + sqrt(K) (max) or a - sqrt(K) (min) with a, K rational"
     nonneg = tuple(str(s) for s in parsed.symbols if parsed.domains[s].lo is not None and parsed.domains[s].lo >= 0)
     reasons, infeasible = [], False
     for extra, polya in ((0, 0), (2, 0), (0, 1)):
@@ -530,7 +584,7 @@ def attempt(parsed, exact_witness, solve=None) -> tuple[dict | None, str]:
                 if (extra or polya) and not infeasible:
                     break
                 try:
-                    return _attempt(parsed, squares, positive, solve, extra, polya), ""
+                    return _attempt(parsed, squares, positive, solve, extra, polya, square, square and exact_witness), ""
                 except SosFailure as exc:
                     infeasible = infeasible or str(exc).startswith(("SDP", "no interior"))
                     reasons.append(f"{'squares' if squares else 'free'}{', inequalities' if positive else ''}"
@@ -545,11 +599,35 @@ def attempt(parsed, exact_witness, solve=None) -> tuple[dict | None, str]:
 FACE_ROUNDS = 8   # face reductions after the first SDP: each drops the numeric kernel the optimum forces
 
 
-def _attempt(parsed, squares: tuple[str, ...], positive: bool, solve=None, extra: int = 0, polya: int = 0) -> dict:
+def _vanishing(basis, g, syms, at) -> list[list[Fraction]]:
+    """Rational vectors every Gram matrix G of the block must annihilate: the target is 0 at the
+    exact witness `at`, so each term g * z^T G z is, and where g > 0 there G z(at) = 0. z(at) over
+    a field Q(sqrt(d1), sqrt(d2), ...) splits into rational vectors, one per square root (square
+    roots of distinct squarefree integers are independent over Q), and G (rational) kills each.
+    Empty when the witness has other irrationals or g is not proven > 0 there."""
+    point = [at[s] for s in syms]
+
+    def value(m):
+        return sympy.expand(sympy.Mul(*(v ** e for v, e in zip(point, m))))
+
+    if witness_sign(sum(c * value(m) for m, c in g.items())) != 1:
+        return []
+    parts = {}
+    for i, m in enumerate(basis):
+        for root, c in value(m).as_coefficients_dict().items():
+            if not (c.is_Rational and (root == 1 or (root.is_Pow and root.exp == sympy.S.Half and root.base.is_Integer))):
+                return []
+            parts.setdefault(root, [Fraction(0)] * len(basis))[i] = Fraction(int(c.p), int(c.q))
+    return list(parts.values())
+
+
+def _attempt(parsed, squares: tuple[str, ...], positive: bool, solve=None, extra: int = 0, polya: int = 0,
+             square: tuple[str, str] | None = None, at: dict | None = None) -> dict:
     """`solve` is the float SDP solver (rows, goal, pairs, n_vars) -> ([R_k], t, values):
-    _solve_numeric unless a test perturbs its answer. `positive`: use the inequalities."""
+    _solve_numeric unless a test perturbs its answer. `positive`: use the inequalities. `at`: the
+    exact witness, whose zero of the target fixes part of each block's kernel (see _vanishing)."""
     solve = solve or _solve_numeric
-    syms, target, eqs, ineqs = _polys(parsed, squares, polya)
+    syms, target, eqs, ineqs = _polys(parsed, squares, polya, square)
     if polya and not _homogeneous(target):
         raise SosFailure("a Polya multiplier is tried on homogeneous targets only")
     if positive and not ineqs:
@@ -558,7 +636,12 @@ def _attempt(parsed, squares: tuple[str, ...], positive: bool, solve=None, extra
     if extra and not (eqs or ineqs):
         raise SosFailure("a higher degree needs a constraint to cancel against")
     blocks, multipliers = _setup(len(syms), target, eqs, ineqs, extra)
-    Bs = [_complement([], len(basis)) for _, _, basis in blocks]
+    if at and (squares or not is_zero(sum(c * sympy.Mul(*(at[s] ** e for s, e in zip(syms, m))) for m, c in target.items()))):
+        at = None   # the target is not 0 there (a witness off the chain x1 <= x2 <= ... of a symmetric problem)
+    Bs = [_complement(_vanishing(basis, g, syms, at) if at else [], len(basis)) for _, g, basis in blocks]
+    blocks, Bs = [b for b, B in zip(blocks, Bs) if B], [B for B in Bs if B]
+    if not blocks:
+        raise SosFailure("every Gram block is forced to zero")
     for _ in range(FACE_ROUNDS + 1):
         rows, goal, pairs, n_vars = _coefficient_equations(blocks, Bs, multipliers, eqs, target)
         Rs, t, values = solve(rows, goal, pairs, n_vars)
@@ -585,6 +668,8 @@ def _attempt(parsed, squares: tuple[str, ...], positive: bool, solve=None, extra
         body["positive"] = grams
     if polya:
         body["polya"] = polya
+    if square:
+        body["square"] = list(square)
     lambdas = iter(exact[sum(len(p) for p in pairs):])
     for monos in multipliers:
         terms = [[list(m), str(c)] for m, c in zip(monos, lambdas) if c != 0]
@@ -627,8 +712,9 @@ def verify(doc: dict, parsed, epsilon) -> tuple[bool, str]:
     polya = body.get("polya", 0)
     if not isinstance(polya, int) or not 0 <= polya <= 4:
         return False, "sos: polya must be an integer from 0 to 4"
+    square = body.get("square")   # any (a, K) is sound: _polys checks the answer is a +- sqrt(K)
     try:
-        syms, target, eqs, ineqs = _polys(parsed, tuple(squares), polya)
+        syms, target, eqs, ineqs = _polys(parsed, tuple(squares), polya, square)
     except SosFailure as exc:
         return False, f"sos: {exc}"
     if body.get("variables") != [str(s) for s in syms]:
@@ -664,5 +750,6 @@ def verify(doc: dict, parsed, epsilon) -> tuple[bool, str]:
         return False, "sos: the identity does not hold exactly"
     sides = ", ".join(str(len(b["gram"])) for b in [body, *blocks])
     times = f" times (sum of the variables)^{polya}" if polya else ""
-    return True, (f"sos: objective - answer{times} equals positive semidefinite Gram forms ({sides}) times products "
+    what = f"{square[1]} - (objective - {square[0]})^2" if square else "objective - answer"
+    return True, (f"sos: {what}{times} equals positive semidefinite Gram forms ({sides}) times products "
                   "of the inequalities, plus multiples of the equality constraints (exact identity); exact witness attains it")

@@ -69,6 +69,10 @@ def verify(certificate: dict | str, spec: dict | None = None) -> tuple[bool, str
             from extrembench.build.certificates import trig
 
             parsed = trig.checked(parsed, doc["body"])
+        if "ordered" in (doc.get("body") or {}):
+            from extrembench.build.certificates import symmetry
+
+            parsed = symmetry.checked(parsed, doc["body"])
         if kind == "bound":
             return _verify_bound(doc, parsed, epsilon)
         from extrembench.build.certificates import sos
