@@ -41,6 +41,8 @@ import sympy
 from mpmath import iv
 from mpmath.libmp import to_str
 
+from extrembench.build.certificates.reduce import homogeneity_degree
+
 VERIFIER = "extrembench.build.refutation/1"
 PRECISION_BITS = 200          # working precision of the enclosures
 ROOT_WIDTH = Fraction(1, 2 ** 190)  # isolating interval of an algebraic coordinate, refined to this width
@@ -762,21 +764,6 @@ def _sos_at(parsed, base: dict, level: Fraction) -> tuple[dict | None, str]:
 
 # ---------------------------------------------------------------- homogeneous objectives on cones
 
-def _homogeneous_degree(expr: sympy.Expr, symbols) -> int | None:
-    """d when expr is a ratio of nonzero polynomials whose monomials each share one total degree
-    (so expr(t*x) = t^d expr(x) for t > 0), read exactly off the monomials; else None."""
-    degrees = []
-    for part in sympy.fraction(sympy.together(expr)):
-        try:
-            totals = {sum(m) for m in sympy.Poly(part, *symbols).monoms()}
-        except sympy.PolynomialError:
-            return None
-        if len(totals) != 1 or part == 0:
-            return None
-        degrees.append(totals.pop())
-    return degrees[0] - degrees[1]
-
-
 def _verify_scaling(certificate: dict, parsed, claim: sympy.Expr) -> tuple[bool, str]:
     """method 'scaling': when inf f = m on a feasible set F with t*F = F for t > 0 and f(t*x) =
     t^d f(x), d != 0: m < 0 gives a point with f < 0, which scaling sends to -oo; m > 0 gives f > 0
@@ -789,9 +776,9 @@ def _verify_scaling(certificate: dict, parsed, claim: sympy.Expr) -> tuple[bool,
         if any(end is not None and end != 0 for end in (parsed.domains[s].lo, parsed.domains[s].hi)):
             return False, f"the domain of {s} is not closed under scaling (its ends must be 0 or infinite)"
     for lhs, op, rhs in parsed.constraints:
-        if _homogeneous_degree(lhs - rhs, parsed.symbols) is None:
+        if homogeneity_degree(lhs - rhs, parsed.symbols, polynomial_only=True) is None:
             return False, f"{lhs} {op} {rhs} is not a homogeneous relation"
-    degree = _homogeneous_degree(parsed.objective, parsed.symbols)
+    degree = homogeneity_degree(parsed.objective, parsed.symbols, polynomial_only=True)
     if degree is None or degree == 0 or certificate["degree"] != str(degree):
         return False, f"the objective is not homogeneous of degree {certificate['degree']} (nor of any degree but 0)"
     word = "minimum" if parsed.sense == "min" else "maximum"
@@ -801,7 +788,7 @@ def _verify_scaling(certificate: dict, parsed, claim: sympy.Expr) -> tuple[bool,
 
 def scaling_certificate(parsed, claim_text: str) -> tuple[dict | None, str]:
     """A 'scaling' certificate for a nonzero claim on a homogeneous problem, or (None, why not)."""
-    degree = _homogeneous_degree(parsed.objective, parsed.symbols)
+    degree = homogeneity_degree(parsed.objective, parsed.symbols, polynomial_only=True)
     if not degree:
         return None, "scaling: the objective is not homogeneous of a nonzero degree"
     certificate = {"kind": "refutation", "method": "scaling", "sense": parsed.sense, "claim": claim_text,
