@@ -14,7 +14,8 @@ from extrembench.artifacts import read_artifact, write_artifact
 from extrembench.build.certificates import VERIFIER_VERSION, bound, canonical, certify, verify
 from extrembench.build.certificates.certify import target_interval
 from extrembench.build.certificates.document import EPSILON, embed_spec, spec_problem
-from extrembench.build.certificates.reduce import apply_plan, choose_plan
+from extrembench.build.certificates.reduce import apply_plan, choose_plan, homogeneity_degree
+from extrembench.build.expr import parse_expression
 from extrembench.build.problem import problem_from_dict
 from extrembench.report.leaderboard import restrict_to_certified
 
@@ -330,6 +331,18 @@ def test_certifier_never_fails_on_non_polynomial_constraints_or_complex_candidat
     certificate = certify(problem, witness)
     assert "the certifier failed" not in certificate["body"].get("not_certified", ""), certificate["body"]
     assert verify(certificate)[0]
+
+
+# (expression, degree, degree when only ratios of polynomials count): one function for the plan's
+# normalise step and the scaling refutation
+@pytest.mark.parametrize("text, degree, polynomial_degree", [
+    ("a*b/(a + b)", 1, 1), ("(a + b)^3/(a*b^2)", 0, 0), ("5", 0, 0), ("a^2 + b", None, None), ("0", None, None),
+    ("sqrt(a^2 + b^2)", 1, None), ("Abs(a - b) + a", 1, None), ("sqrt(a) + b", None, None),
+])
+def test_homogeneity_degree(text, degree, polynomial_degree):
+    expr, symbols = parse_expression(text, ["a", "b"]), [parse_expression(name, [name]) for name in "ab"]
+    assert homogeneity_degree(expr, symbols) == degree
+    assert homogeneity_degree(expr, symbols, polynomial_only=True) == polynomial_degree
 
 
 def test_normalised_homogeneous_bound_needs_epsilon_zero():

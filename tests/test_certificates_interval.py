@@ -15,7 +15,7 @@ from extrembench.build.certificates.interval import (
     Interval,
     Program,
     compile_enclosure,
-    enclose_constant,
+    enclose_mp,
     interval,
     point,
 )
@@ -128,6 +128,34 @@ def test_point_is_the_tightest_float_interval():
     assert (point(Fraction(1, 2)).a, point(Fraction(1, 2)).b) == (0.5, 0.5)
     third = point(Fraction(1, 3))
     assert third.b == math.nextafter(third.a, math.inf) and contains(third, Fraction(1, 3))
-    box = enclose_constant(sympy.pi, 300)
+    box = enclose_mp(sympy.pi, 300)
     with mpmath.workprec(400):
         assert box.a < +mpmath.pi < box.b and box.b - box.a < mpmath.mpf(2) ** -290
+
+
+# (expression, box of x, lenient enclosure's ends or None when it raises): strict raises on every
+# row whose box leaves the expression's real domain, and agrees with lenient on the others
+@pytest.mark.parametrize("text, lo, hi, ends, defined", [
+    ("sqrt(x)", -1, 4, (0, 2), False),
+    ("sqrt(x)", 1, 4, (1, 2), True),
+    ("log(x)", 0, 1, None, False),
+    ("1/x", -1, 1, None, False),
+    ("x^(3/2)", 0, 4, (0, 8), True),
+    ("tan(x)", 1, 2, None, False),
+    ("Abs(x) + Max(x, 1)", -2, 1, (1, 3), True),
+])
+def test_strict_mp_enclosure_refuses_what_lenient_clips(text, lo, hi, ends, defined):
+    from extrembench.build.certificates.interval import Undefined, ctx
+    from extrembench.build.expr import parse_expression
+
+    expr = parse_expression(text, ["x"])
+    box = {next(iter(expr.free_symbols)): ctx.mpf([lo, hi])}
+    if ends is not None:
+        lenient = enclose_mp(expr, 100, box)
+        assert (float(lenient.a), float(lenient.b)) == ends
+    if defined:
+        strict = enclose_mp(expr, 100, box, strict=True)
+        assert strict.a <= ends[0] and ends[1] <= strict.b and (float(strict.a), float(strict.b)) == ends
+    else:
+        with pytest.raises(Undefined):
+            enclose_mp(expr, 100, box, strict=True)

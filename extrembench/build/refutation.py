@@ -25,21 +25,22 @@ search found. Kinds:
   sign on the ray: exact Sturm root counting, never samples), along which the objective is a
   rational function tending to -oo (min) / +oo (max). Any finite claim is passed.
 
-Interval arithmetic is mpmath's `iv` context: every operation rounds outward, so an enclosure always
-contains the true value. A certificate that cannot be decided this way does not verify.
+Interval arithmetic is mpmath's, through the strict mode of extrembench.build.certificates.interval.
+enclose_mp: every operation rounds outward, so an enclosure always contains the true value. A certificate that cannot be decided this way does not verify.
 """
 
 from __future__ import annotations
 
-import contextlib
 import itertools
 import math
 from fractions import Fraction
 from typing import Any
 
 import sympy
-from mpmath import iv
 from mpmath.libmp import to_str
+
+from extrembench.build.certificates.interval import Undefined, ctx, enclose_mp, precision
+from extrembench.build.certificates.reduce import homogeneity_degree
 
 VERIFIER = "extrembench.build.refutation/1"
 PRECISION_BITS = 200          # working precision of the enclosures
@@ -48,102 +49,16 @@ SNAP_DENOMINATORS = (12, 1000, 10 ** 6)  # nice rationals first; the float's exa
 MAX_SOLVE_ATTEMPTS = 40       # (unknowns chosen, snapping) pairs tried when building a witness
 
 
-@contextlib.contextmanager
-def _precision():
-    """mpmath's iv context has no workprec(); set and restore its precision around a computation."""
-    saved, iv.prec = iv.prec, PRECISION_BITS
-    try:
-        yield
-    finally:
-        iv.prec = saved
-
-
-class Undefined(ValueError):
-    """An expression that is (or may be) undefined or not real on the given box."""
-
-
 # ---------------------------------------------------------------- interval enclosures
 
 def _rational(value: Fraction | sympy.Rational) -> Any:
-    return iv.mpf(int(value.numerator)) / iv.mpf(int(value.denominator))
-
-
-def _hull(lo: Any, hi: Any) -> Any:
-    return iv.mpf([lo, hi])
+    return ctx.mpf(int(value.numerator)) / int(value.denominator)
 
 
 def enclose(expr: sympy.Basic, box: dict) -> Any:
-    """An interval containing every value of expr over the box (symbol -> iv interval); Undefined
+    """An interval containing every value of expr over the box (symbol -> ctx interval); Undefined
     unless the expression is provably defined and real on the whole box."""
-    with _precision():
-        return _enclose(expr, box)
-
-
-def _enclose(expr: sympy.Basic, box: dict) -> Any:  # noqa: C901 (one case per node type)
-    if expr.is_Symbol:
-        return box[expr]
-    if expr.is_Rational:
-        return _rational(expr)
-    if expr is sympy.pi:
-        return iv.pi
-    if expr is sympy.E:
-        return iv.e
-    args = [_enclose(a, box) for a in expr.args] if not expr.is_Pow else None
-    if expr.is_Add:
-        return sum(args[1:], args[0])
-    if expr.is_Mul:
-        result = args[0]
-        for a in args[1:]:
-            result = result * a
-        return result
-    if expr.is_Pow:
-        base, exponent = expr.args
-        b = _enclose(base, box)
-        if exponent.is_Integer:
-            if int(exponent) < 0 and _contains_zero(b):
-                raise Undefined(f"division by a value that may be 0 in {expr}")
-            return b ** int(exponent)
-        b = _nonnegative_part(b, expr, open_zero=exponent.is_negative)
-        if exponent == sympy.Rational(1, 2):
-            return iv.sqrt(b)
-        e = _enclose(exponent, box)
-        if exponent.is_Rational:
-            return b ** e
-        b = _positive_part(b, expr)
-        return iv.exp(e * iv.log(b))
-    name = type(expr).__name__
-    if name == "Abs":
-        return abs(args[0])
-    if name in ("Max", "Min"):
-        pick = max if name == "Max" else min
-        return _hull(pick(a.a for a in args), pick(a.b for a in args))
-    if name == "exp":
-        return iv.exp(args[0])
-    if name == "log":
-        return iv.log(_positive_part(args[0], expr))
-    if name in ("sin", "cos"):
-        return getattr(iv, name)(args[0])
-    if name == "tan":
-        if _contains_zero(iv.cos(args[0])):
-            raise Undefined(f"tan may be at a pole in {expr}")
-        return iv.tan(args[0])
-    raise Undefined(f"no interval rule for {name}")
-
-
-def _contains_zero(x: Any) -> bool:
-    return x.a <= 0 <= x.b
-
-
-def _nonnegative_part(x: Any, expr, open_zero: bool = False) -> Any:
-    if x.a >= 0 and not (open_zero and x.a == 0):
-        return x
-    raise Undefined(f"the base of {expr} may be negative")
-
-
-def _positive_part(x: Any, expr) -> Any:
-    if x.a > 0:
-        return x
-    raise Undefined(f"the argument of {expr} may be <= 0")
+    return enclose_mp(expr, PRECISION_BITS, box, strict=True)
 
 
 def _text(x: Any) -> list[str]:
@@ -203,7 +118,7 @@ def _refine(coefficients: list[Fraction], lo: Fraction, hi: Fraction, width: Fra
 def _point_box(point: dict, symbols: dict) -> tuple[dict, dict, tuple | None]:
     """(exact rational coordinates, interval box, the algebraic coordinate or None)."""
     exact, box, algebraic = {}, {}, None
-    with _precision():
+    with precision(PRECISION_BITS):
         for name, entry in point.items():
             s = symbols[name]
             if isinstance(entry, str) and _is_rational_text(entry):
@@ -223,7 +138,7 @@ def _point_box(point: dict, symbols: dict) -> tuple[dict, dict, tuple | None]:
                 except ExpressionError as error:
                     raise ValueError(f"coordinate {entry!r}: {error}") from None
                 try:
-                    box[s] = _enclose(exact[s], {})
+                    box[s] = enclose(exact[s], {})
                 except Undefined as error:
                     raise ValueError(f"coordinate {entry!r}: {error}") from None
                 continue
@@ -236,7 +151,7 @@ def _point_box(point: dict, symbols: dict) -> tuple[dict, dict, tuple | None]:
                 box[s] = _rational(lo)
                 continue
             algebraic = (s, coefficients, lo, hi)
-            box[s] = _hull(_rational(lo).a, _rational(hi).b)
+            box[s] = ctx.mpf([_rational(lo).a, _rational(hi).b])
     return exact, box, algebraic
 
 
@@ -260,7 +175,8 @@ def _exactly_zero(expr: sympy.Expr, exact: dict, algebraic: tuple | None, box: d
     if not top.rem(root).is_zero:
         return False
     try:
-        return not _contains_zero(enclose(denominator, box))
+        enclosure = enclose(denominator, box)
+        return not enclosure.a <= 0 <= enclosure.b
     except Undefined:
         return False
 
@@ -287,7 +203,7 @@ def _holds(lhs, op: str, rhs, exact: dict, algebraic, box: dict) -> tuple[bool, 
 
 def _in_domain(value_box: Any, domain, exact_value) -> bool:
     """Whether the coordinate lies in its domain: exact for rationals, by enclosure otherwise."""
-    with _precision():
+    with precision(PRECISION_BITS):
         for end, is_open, side in ((domain.lo, domain.lo_open, 1), (domain.hi, domain.hi_open, -1)):
             if end is None:
                 continue
@@ -296,7 +212,7 @@ def _in_domain(value_box: Any, domain, exact_value) -> bool:
                 if gap < 0 or (gap == 0 and is_open):
                     return False
                 continue
-            gap = (value_box - _enclose(end, {})) * side
+            gap = (value_box - enclose(end, {})) * side
             if not gap.a > 0:
                 return False
     return True
@@ -345,7 +261,7 @@ def verify_refutation(certificate: dict, spec: Any) -> tuple[bool, str]:
         if certificate["method"] == "scaling":
             return _verify_scaling(certificate, parsed, claim)
         return _verify_witness(certificate, parsed, claim)
-    except (KeyError, TypeError, ValueError, ZeroDivisionError) as error:
+    except (KeyError, TypeError, ValueError, ArithmeticError) as error:
         return False, f"malformed certificate: {type(error).__name__}: {error}"
 
 
@@ -378,8 +294,8 @@ def _verify_witness(certificate: dict, parsed, claim: sympy.Expr) -> tuple[bool,
         value = enclose(parsed.objective, box)
     except Undefined as error:
         return False, f"objective: {error}"
-    with _precision():
-        bound = _enclose(claim, {})
+    with precision(PRECISION_BITS):
+        bound = enclose(claim, {})
         margin = bound.a - value.b if parsed.sense == "min" else value.a - bound.b
     if not margin > 0:
         return False, f"the objective's enclosure {_text(value)} does not beat the claim {claim}"
@@ -762,21 +678,6 @@ def _sos_at(parsed, base: dict, level: Fraction) -> tuple[dict | None, str]:
 
 # ---------------------------------------------------------------- homogeneous objectives on cones
 
-def _homogeneous_degree(expr: sympy.Expr, symbols) -> int | None:
-    """d when expr is a ratio of nonzero polynomials whose monomials each share one total degree
-    (so expr(t*x) = t^d expr(x) for t > 0), read exactly off the monomials; else None."""
-    degrees = []
-    for part in sympy.fraction(sympy.together(expr)):
-        try:
-            totals = {sum(m) for m in sympy.Poly(part, *symbols).monoms()}
-        except sympy.PolynomialError:
-            return None
-        if len(totals) != 1 or part == 0:
-            return None
-        degrees.append(totals.pop())
-    return degrees[0] - degrees[1]
-
-
 def _verify_scaling(certificate: dict, parsed, claim: sympy.Expr) -> tuple[bool, str]:
     """method 'scaling': when inf f = m on a feasible set F with t*F = F for t > 0 and f(t*x) =
     t^d f(x), d != 0: m < 0 gives a point with f < 0, which scaling sends to -oo; m > 0 gives f > 0
@@ -789,9 +690,9 @@ def _verify_scaling(certificate: dict, parsed, claim: sympy.Expr) -> tuple[bool,
         if any(end is not None and end != 0 for end in (parsed.domains[s].lo, parsed.domains[s].hi)):
             return False, f"the domain of {s} is not closed under scaling (its ends must be 0 or infinite)"
     for lhs, op, rhs in parsed.constraints:
-        if _homogeneous_degree(lhs - rhs, parsed.symbols) is None:
+        if homogeneity_degree(lhs - rhs, parsed.symbols, polynomial_only=True) is None:
             return False, f"{lhs} {op} {rhs} is not a homogeneous relation"
-    degree = _homogeneous_degree(parsed.objective, parsed.symbols)
+    degree = homogeneity_degree(parsed.objective, parsed.symbols, polynomial_only=True)
     if degree is None or degree == 0 or certificate["degree"] != str(degree):
         return False, f"the objective is not homogeneous of degree {certificate['degree']} (nor of any degree but 0)"
     word = "minimum" if parsed.sense == "min" else "maximum"
@@ -801,7 +702,7 @@ def _verify_scaling(certificate: dict, parsed, claim: sympy.Expr) -> tuple[bool,
 
 def scaling_certificate(parsed, claim_text: str) -> tuple[dict | None, str]:
     """A 'scaling' certificate for a nonzero claim on a homogeneous problem, or (None, why not)."""
-    degree = _homogeneous_degree(parsed.objective, parsed.symbols)
+    degree = homogeneity_degree(parsed.objective, parsed.symbols, polynomial_only=True)
     if not degree:
         return None, "scaling: the objective is not homogeneous of a nonzero degree"
     certificate = {"kind": "refutation", "method": "scaling", "sense": parsed.sense, "claim": claim_text,

@@ -8,8 +8,8 @@ Two arithmetics:
   (libm's pow is not correctly rounded everywhere). Transcendental functions (exp, log, sin, ...)
   go through mpmath's interval context at 53 bits (its own software arithmetic, the same result
   everywhere), never through libm.
-- `enclose_constant(expr, prec)`: mpmath intervals at any precision, for the sign of an exact
-  constant (witness checks).
+- `enclose_mp(expr, prec)`: mpmath intervals at any precision, for the sign of an exact
+  constant (witness checks) and, strict, for the refutation verifier's exact points.
 
 Why not arb balls: tails to infinity need half-infinite intervals ([1, +inf] and
 1/[0, d] = [1/d, +inf]), which balls cannot represent.
@@ -22,6 +22,7 @@ into one `Program` sharing common subexpressions, evaluated once per box.
 
 from __future__ import annotations
 
+import contextlib
 import math
 from collections.abc import Callable, Sequence
 from fractions import Fraction
@@ -661,17 +662,29 @@ def compile_enclosure(expr: sympy.Expr, symbols: Sequence[sympy.Symbol]) -> Encl
 # ------------------------------------------------------------- exact constants at any precision
 
 
-def enclose_constant(expr: sympy.Expr, prec: int = PRECISION_BITS):
-    """An mpmath interval (ends .a, .b) around a constant expression at `prec` bits."""
-    old = ctx.prec
+@contextlib.contextmanager
+def precision(prec: int):
+    """ctx's precision set and restored around a computation (its intervals have no workprec)."""
+    saved, ctx.prec = ctx.prec, prec
     try:
-        ctx.prec = prec
-        return _mp_value(sympy.sympify(expr))
+        yield
     finally:
-        ctx.prec = old
+        ctx.prec = saved
 
 
-def _mp_value(e: sympy.Expr):
+def enclose_mp(expr: sympy.Expr, prec: int = PRECISION_BITS, box: dict | None = None, strict: bool = False):
+    """An mpmath interval (ends .a, .b) around expr at `prec` bits, its symbols read from box
+    (symbol -> ctx interval). Lenient: a base or logarithm's argument that may be negative is clipped
+    at 0 (the sign of an exact constant). strict: Undefined unless expr is provably defined and real
+    on the whole box (the refutation verifier)."""
+    with precision(prec):
+        return _mp_value(sympy.sympify(expr), box or {}, strict)
+
+
+def _mp_value(e: sympy.Expr, box: dict, strict: bool):  # noqa: C901 (one case per node type)
+    def value(a):
+        return _mp_value(a, box, strict)
+
     if e.is_Rational:
         return ctx.mpf(int(e.p)) / int(e.q)
     if e is sympy.pi:   # ctx.pi is lazy (evaluated at the precision of the moment): fix it now
@@ -679,52 +692,56 @@ def _mp_value(e: sympy.Expr):
     if e is sympy.E:
         return ctx.e * 1
     if e.is_Symbol:
+        if e in box:
+            return box[e]
         raise Unsupported(f"not a constant: {e}")
-    if isinstance(e, sympy.Add):
-        total = _mp_value(e.args[0])
+    if isinstance(e, (sympy.Add, sympy.Mul)):
+        total = value(e.args[0])
         for a in e.args[1:]:
-            total = total + _mp_value(a)
-        return total
-    if isinstance(e, sympy.Mul):
-        total = _mp_value(e.args[0])
-        for a in e.args[1:]:
-            total = total * _mp_value(a)
+            total = total + value(a) if e.is_Add else total * value(a)
         return total
     if isinstance(e, sympy.Pow):
-        base = _mp_value(e.base)
-        if e.exp.is_Integer:
-            return base ** int(e.exp)
-        if base.b < 0:
-            raise Undefined("power of a negative number")
+        base, n = value(e.base), e.exp
+        if n.is_Integer:
+            if strict and n < 0 and base.a <= 0 <= base.b:
+                raise Undefined(f"division by a value that may be 0 in {e}")
+            return base ** int(n)
+        if base.b < 0 or (strict and (base.a < 0 or (base.a == 0 and n.is_negative))):
+            raise Undefined(f"the base of {e} may be negative")
+        if strict:
+            if n == sympy.Rational(1, 2):
+                return ctx.sqrt(base)
+            if n.is_Rational:
+                return base ** value(n)
+            if base.a <= 0:
+                raise Undefined(f"the argument of {e} may be <= 0")
+            return ctx.exp(value(n) * ctx.log(base))
         clipped = ctx.mpf([max(base.a, 0), base.b])
-        if e.exp.is_Rational and e.exp.q == 2:
-            return ctx.sqrt(clipped) ** int(e.exp.p)
+        if n.is_Rational and n.q == 2:
+            return ctx.sqrt(clipped) ** int(n.p)
         if clipped.a == 0:
             raise Unsupported("power of an interval touching 0")
-        return ctx.exp(ctx.log(clipped) * _mp_value(e.exp))
+        return ctx.exp(ctx.log(clipped) * value(n))
     if isinstance(e, (sympy.Max, sympy.Min)):
-        parts = [_mp_value(a) for a in e.args]
+        parts = [value(a) for a in e.args]
         pick = max if isinstance(e, sympy.Max) else min
         return ctx.mpf([pick(p.a for p in parts), pick(p.b for p in parts)])
-    funcs = {sympy.sin: ctx.sin, sympy.cos: ctx.cos, sympy.tan: ctx.tan, sympy.exp: ctx.exp}
+    if isinstance(e, sympy.tan) and strict:
+        cosine = ctx.cos(value(e.args[0]))
+        if cosine.a <= 0 <= cosine.b:
+            raise Undefined(f"tan may be at a pole in {e}")
+    funcs = {sympy.sin: ctx.sin, sympy.cos: ctx.cos, sympy.tan: ctx.tan, sympy.exp: ctx.exp, sympy.Abs: abs}
     for kind, func in funcs.items():
         if isinstance(e, kind) and len(e.args) == 1:
-            return func(_mp_value(e.args[0]))
+            return func(value(e.args[0]))
     if isinstance(e, sympy.log) and len(e.args) == 1:
-        inner = _mp_value(e.args[0])
-        if inner.b <= 0:
-            raise Undefined("logarithm of a non-positive number")
+        inner = value(e.args[0])
+        if inner.b <= 0 or (strict and inner.a <= 0):
+            raise Undefined(f"the argument of {e} may be <= 0")
         return ctx.log(ctx.mpf([max(inner.a, 0), inner.b]))
-    if isinstance(e, sympy.Abs):
-        inner = _mp_value(e.args[0])
-        if inner.a >= 0:
-            return inner
-        if inner.b <= 0:
-            return -inner
-        return ctx.mpf([0, max(-inner.a, inner.b)])
-    raise Unsupported(f"no interval enclosure for {type(e).__name__} in {e}")
+    raise (Undefined if strict else Unsupported)(f"no interval rule for {type(e).__name__}")
 
 
 def constant(expr: sympy.Expr) -> Interval:
     """A float interval around a constant expression (mpmath at 53 bits, ends outward)."""
-    return _from_mp(enclose_constant(expr))
+    return _from_mp(enclose_mp(expr))

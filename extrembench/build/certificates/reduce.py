@@ -9,6 +9,7 @@ set searched when the shrinking is proven. Every step keeps a SUPERSET of the fe
 
 from __future__ import annotations
 
+import contextlib
 import math
 from dataclasses import dataclass
 from fractions import Fraction
@@ -100,8 +101,16 @@ def base_problem(parsed: ParsedProblem) -> tuple[list, dict, list, list, sympy.E
     return list(parsed.symbols), dict(parsed.domains), equalities, nonneg, sign * parsed.objective
 
 
-def homogeneity_degree(expr: sympy.Expr, symbols) -> int | None:
-    """d with expr(t x) = t^d expr(x) identically (checked exactly), else None."""
+def homogeneity_degree(expr: sympy.Expr, symbols, polynomial_only: bool = False) -> int | None:
+    """d with expr(t x) = t^d expr(x) identically, else None: read off the monomials of a ratio of
+    polynomials each of one total degree; otherwise (unless polynomial_only) checked on expr(t x)."""
+    parts = sympy.fraction(sympy.together(expr))
+    with contextlib.suppress(sympy.PolynomialError):
+        totals = [{sum(m) for m in sympy.Poly(part, *symbols).monoms()} for part in parts]
+        if parts[0] != 0 and all(len(total) == 1 for total in totals):
+            return min(totals[0]) - min(totals[1])
+    if polynomial_only:
+        return None
     t = sympy.Symbol("t_scale", positive=True)
     scaled = expr.subs({s: t * s for s in symbols}, simultaneous=True)
     probe = {s: sympy.Rational(k + 2, k + 3) for k, s in enumerate(symbols)}

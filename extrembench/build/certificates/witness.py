@@ -15,7 +15,7 @@ from fractions import Fraction
 import mpmath
 import sympy
 
-from extrembench.build.certificates.interval import Interval, compile_enclosure, enclose_constant
+from extrembench.build.certificates.interval import Interval, compile_enclosure, enclose_mp
 from extrembench.build.expr import FUNCTIONS, ExpressionError, parse_expression
 from extrembench.build.problem import ParsedProblem
 
@@ -92,7 +92,7 @@ def sign(expr: sympy.Expr) -> int | None:
     if value.b < 0:
         return -1
     try:
-        value = enclose_constant(expr, 300)
+        value = enclose_mp(expr, 300)
     except Exception:
         return None
     return 1 if value.a > 0 else (-1 if value.b < 0 else None)
