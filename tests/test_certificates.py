@@ -415,6 +415,19 @@ def test_sdp_solver_panic_is_a_failure_to_certify():
     assert body is None and "SDP solver failure" in why
 
 
+def test_exact_projection_is_bounded_by_a_count_of_unknowns(monkeypatch):
+    """The exact rational projection is the one sos step whose cost no SDP limit bounded
+    (ineq-0124's squared target ran past 15 CPU-minutes in it): past MAX_EXACT_UNKNOWNS it
+    declines with the count, before any exact algebra."""
+    from extrembench.build.certificates import sos
+
+    problem, witness = SOS_CASES[0]
+    assert certify(problem, witness)["kind"] == "sos"
+    monkeypatch.setattr(sos, "MAX_EXACT_UNKNOWNS", 2)
+    body, why = sos.attempt(spec_problem(embed_spec(problem)), None)
+    assert body is None and "unknowns for the exact projection (limit 2)" in why
+
+
 def test_sos_polya_power_is_checked():
     """The Polya power is part of the identity, and it needs every variable nonnegative."""
     problem = make("min", {v: "nonnegative" for v in "abc"}, SCHUR, "0")

@@ -266,6 +266,10 @@ def _setup(n, target, eqs, ineqs, extra: int = 0):
 
 
 PRUNE_LIMIT = 30 * MAX_ENTRIES
+# Unknowns of the exact projection (Gram entries plus equality multipliers' coefficients): its
+# rational inverse grows cubically with big entries (1,159 took 4 CPU-min for ineq-0136, the
+# largest certified; 2,459 ran past 15 for ineq-0124's squared target), so a count, not a clock.
+MAX_EXACT_UNKNOWNS = 1500
 
 
 def _entries(blocks) -> int:
@@ -654,6 +658,8 @@ def _attempt(parsed, squares: tuple[str, ...], positive: bool, solve=None, extra
             raise SosFailure("every Gram block is forced to zero")
     if t < 1e-7:
         raise SosFailure(f"no interior Gram matrix on the reduced face (smallest eigenvalue {t:.2g})")
+    if n_vars > MAX_EXACT_UNKNOWNS:
+        raise SosFailure(f"{n_vars} unknowns for the exact projection (limit {MAX_EXACT_UNKNOWNS})")
     exact = exact_gram(_Projector(rows, goal, n_vars), pairs, [float(v) for v in values])
     grams = []
     for (factors, _, basis), B, R in zip(blocks, Bs, _grams(pairs, exact)):
