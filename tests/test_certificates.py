@@ -417,15 +417,17 @@ def test_sdp_solver_panic_is_a_failure_to_certify():
 
 def test_exact_projection_is_bounded_by_a_count_of_unknowns(monkeypatch):
     """The exact rational projection is the one sos step whose cost no SDP limit bounded
-    (ineq-0124's squared target ran past 15 CPU-minutes in it): past MAX_EXACT_UNKNOWNS it
-    declines with the count, before any exact algebra."""
+    (ineq-0124's squared target ran past 15 CPU-minutes in it): past MAX_EXACT_UNKNOWNS unknowns
+    or MAX_EXACT_BITS bits it declines with the counts, before any exact algebra."""
     from extrembench.build.certificates import sos
 
     problem, witness = SOS_CASES[0]
     assert certify(problem, witness)["kind"] == "sos"
-    monkeypatch.setattr(sos, "MAX_EXACT_UNKNOWNS", 2)
-    body, why = sos.attempt(spec_problem(embed_spec(problem)), None)
-    assert body is None and "unknowns for the exact projection (limit 2)" in why
+    for limit in ("MAX_EXACT_UNKNOWNS", "MAX_EXACT_BITS"):
+        with monkeypatch.context() as m:
+            m.setattr(sos, limit, 2)
+            body, why = sos.attempt(spec_problem(embed_spec(problem)), None)
+            assert body is None and "for the exact projection" in why, why
 
 
 def test_sos_polya_power_is_checked():

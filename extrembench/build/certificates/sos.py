@@ -266,10 +266,12 @@ def _setup(n, target, eqs, ineqs, extra: int = 0):
 
 
 PRUNE_LIMIT = 30 * MAX_ENTRIES
-# Unknowns of the exact projection (Gram entries plus equality multipliers' coefficients): its
-# rational inverse grows cubically with big entries (1,159 took 4 CPU-min for ineq-0136, the
-# largest certified; 2,459 ran past 15 for ineq-0124's squared target), so a count, not a clock.
+# Size of the exact projection: unknowns (Gram entries plus equality multipliers' coefficients)
+# and the bits of the coefficient equations' rationals. Its rational inverse grows cubically
+# with both (ineq-0136, the largest certified: 1,159 unknowns, 19,312 bits, 4 CPU-min; ineq-0124's
+# squared, sorted target: 1,329 unknowns, 119,875 bits, 98 CPU-s to fail), so counts, not a clock.
 MAX_EXACT_UNKNOWNS = 1500
+MAX_EXACT_BITS = 40000
 
 
 def _entries(blocks) -> int:
@@ -658,8 +660,10 @@ def _attempt(parsed, squares: tuple[str, ...], positive: bool, solve=None, extra
             raise SosFailure("every Gram block is forced to zero")
     if t < 1e-7:
         raise SosFailure(f"no interior Gram matrix on the reduced face (smallest eigenvalue {t:.2g})")
-    if n_vars > MAX_EXACT_UNKNOWNS:
-        raise SosFailure(f"{n_vars} unknowns for the exact projection (limit {MAX_EXACT_UNKNOWNS})")
+    bits = sum(c.numerator.bit_length() + c.denominator.bit_length() for row in rows for c in row.values())
+    if n_vars > MAX_EXACT_UNKNOWNS or bits > MAX_EXACT_BITS:   # on the final face, where they are smallest
+        raise SosFailure(f"{n_vars} unknowns, {bits} bits for the exact projection "
+                         f"(limits {MAX_EXACT_UNKNOWNS}, {MAX_EXACT_BITS})")
     exact = exact_gram(_Projector(rows, goal, n_vars), pairs, [float(v) for v in values])
     grams = []
     for (factors, _, basis), B, R in zip(blocks, Bs, _grams(pairs, exact)):
