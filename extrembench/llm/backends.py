@@ -49,6 +49,7 @@ def open_endpoint(model: str, model_cfg: Model, *, cache_dir: Path,
         port = free_port()
         command = llamacpp.server_command(model_cfg, llamacpp.model_file(model_cfg, Path(cache_dir)), port)
         ready_path, startup_s, served = "/v1/models", model_cfg.llamacpp.startup_timeout_s, llamacpp.SERVED_NAME
+        crash_hint = llamacpp.crash_hint
     elif backend == "sglang":
         from extrembench.llm import sglang
 
@@ -56,9 +57,10 @@ def open_endpoint(model: str, model_cfg: Model, *, cache_dir: Path,
         port = free_port()
         command = sglang.server_command(model_cfg, port)
         ready_path, startup_s, served = "/health", model_cfg.sglang.startup_timeout_s, model_cfg.hf_id
+        crash_hint = None
     else:
         raise ValueError(f"models.{model}.backend: {backend!r} serves no chat endpoint; "
                          f"use one of {', '.join(CHAT_BACKENDS)}")
     with ManagedServer(command, port=port, ready_path=ready_path, log_path=Path(server_log),
-                       startup_timeout_s=startup_s) as server:
+                       startup_timeout_s=startup_s, crash_hint=crash_hint) as server:
         yield Endpoint(server.base_url, served, None, server.check_alive)

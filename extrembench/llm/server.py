@@ -15,7 +15,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import httpx
@@ -51,17 +51,35 @@ def log_tail(path: Path, lines: int = 40) -> str:
     return "\n".join(text.splitlines()[-lines:])
 
 
+def exit_message(code: int | None, log_path: Path, crash_hint: Callable[[int], str | None] | None) -> str:
+    """Why the server is gone: its exit code or signal, the backend's diagnosis of that signal, its log."""
+    if code is not None and code < 0:
+        try:
+            how = f"killed by {signal.Signals(-code).name} (code {code})"
+        except ValueError:
+            how = f"killed by signal {-code} (code {code})"
+        hint = crash_hint(-code) if crash_hint is not None else None
+    else:
+        how, hint = f"exited (code {code})", None
+    message = f"server {how}"
+    if hint:
+        message += f"\n{hint}"
+    return f"{message}\nlast lines of {log_path}:\n{log_tail(log_path)}"
+
+
 class ManagedServer:
     """A server process we own: `with ManagedServer(cmd, ...) as server: server.base_url`."""
 
     def __init__(self, command: Sequence[str], *, port: int, ready_path: str, log_path: Path,
-                 startup_timeout_s: float, env: dict[str, str] | None = None) -> None:
+                 startup_timeout_s: float, env: dict[str, str] | None = None,
+                 crash_hint: Callable[[int], str | None] | None = None) -> None:
         self.command = list(command)
         self.port = port
         self.ready_path = ready_path
         self.log_path = Path(log_path)
         self.startup_timeout_s = startup_timeout_s
         self.env = env
+        self.crash_hint = crash_hint  # signal number -> the backend's diagnosis of a death by that signal
         self.process: subprocess.Popen | None = None
 
     @property
@@ -95,7 +113,7 @@ class ManagedServer:
     def check_alive(self) -> None:
         if self.process is None or self.process.poll() is not None:
             code = None if self.process is None else self.process.returncode
-            raise ServerError(f"server exited (code {code}); last lines of {self.log_path}:\n{log_tail(self.log_path)}")
+            raise ServerError(exit_message(code, self.log_path, self.crash_hint))
 
     def wait_ready(self) -> None:
         deadline = time.monotonic() + self.startup_timeout_s
