@@ -10,7 +10,7 @@ configfile: "config.yaml"
 
 
 include: "rules/common.smk"
-include: "rules/build.smk"
+include: "rules/problems.smk"
 include: "rules/evaluate.smk"
 include: "rules/report.smk"
 include: "rules/compare.smk"

@@ -27,8 +27,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from extrembench.artifacts import read_artifact, write_artifact
-from extrembench.config import validate_config
+from extrembench.core.artifacts import read_artifact, write_artifact
+from extrembench.core.config import validate_config
 from extrembench.generation.requests import chat_payload, plan_samples
 from extrembench.generation.run import generate_shard
 from extrembench.llm import llamacpp

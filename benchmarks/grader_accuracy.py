@@ -24,10 +24,10 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
-from extrembench.build.ingest import shared_data_root
 from extrembench.grading import MODES, grade_many
 from extrembench.grading.extract import extract_answer
 from extrembench.grading.grade import close_shared_pools, grade_math_in_process
+from extrembench.sources.ingest import shared_data_root
 
 REPO = Path(__file__).resolve().parent.parent
 MATH_VERIFY_CASES = shared_data_root() / "math-verify-tests" / "math_verify_test_cases.jsonl"

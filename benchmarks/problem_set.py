@@ -3,7 +3,7 @@
 Prints counts by difficulty (declared and by the rubric of docs/problem-format.md), technique,
 number of variables, sense, domain, constraint kind, equality-case type, source type, and the
 share the `symmetric-guess` model answers right; then each target with met / NOT MET, including
-no near-duplicate pairs (extrembench.build.duplicates). Exit status 1 when a target is not met.
+no near-duplicate pairs (extrembench.problems.duplicates). Exit status 1 when a target is not met.
 
 The equality-case type needs one witness per problem from the validator's search (seeded, at most
 --starts local searches each, a work count); --no-search skips it (the type is then counted as "not searched").
@@ -20,8 +20,8 @@ from collections import Counter
 
 import sympy
 
-from extrembench.build.problem import Problem, load_problem, parse_problem
-from extrembench.build.problem_set import describe, difficulty_mismatches, equality_case, guess_matches
+from extrembench.problems.problem import Problem, load_problem, parse_problem
+from extrembench.report.problem_set import describe, difficulty_mismatches, equality_case, guess_matches
 
 # (label, how the share is computed, comparison, threshold); shares are of all problems.
 TARGETS = (
@@ -42,7 +42,7 @@ def _share(rows, predicate) -> float:
 
 def _witness(problem: Problem, starts: int) -> dict[str, float] | None:
     """A point of the validator's search that reaches the answer (to 1e-6 relative), else None."""
-    from extrembench.build.validate import Effort, search_extremum
+    from extrembench.verify.validate import Effort, search_extremum
 
     result = search_extremum(problem, seed=0, effort=Effort(starts=starts))
     if result.witness is None or result.best_value is None:
@@ -99,14 +99,14 @@ def main(argv: list[str] | None = None) -> int:
         shown = f"{value:d}" if isinstance(value, int) else f"{100 * value:.1f} %"
         wanted = f"{threshold:d}" if isinstance(threshold, int) else f"{100 * threshold:.0f} %"
         print(f"  {label:40s} {shown:>8s}  (target {op} {wanted})  {'met' if met else 'NOT MET'}")
-    from extrembench.build.duplicates import find_duplicates
+    from extrembench.problems.duplicates import find_duplicates
 
     duplicates = find_duplicates([load_problem(path) for path in files])
     failed += bool(duplicates)
     print(f"  {'near-duplicate pairs':40s} {len(duplicates):8d}  (target = 0)  {'met' if not duplicates else 'NOT MET'}")
     mismatches = difficulty_mismatches(rows)
     if duplicates:
-        print(f"\n{len(duplicates)} near-duplicate pairs (extrembench.build.duplicates):")
+        print(f"\n{len(duplicates)} near-duplicate pairs (extrembench.problems.duplicates):")
         print("\n".join(f"  {d}" for d in duplicates))
     if mismatches:
         print(f"\n{len(mismatches)} declared difficulties disagree with the rubric:")

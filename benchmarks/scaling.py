@@ -27,7 +27,7 @@ from pathlib import Path
 
 import yaml
 
-from extrembench.build.ingest import shared_data_root
+from extrembench.sources.ingest import shared_data_root
 
 REPO = Path(__file__).resolve().parents[1]
 SNAKEMAKE = Path(sys.executable).with_name("snakemake")
@@ -122,7 +122,7 @@ def generation_rows(reasonings: list[str]) -> list[dict]:
 
 
 def parquet_size(rows: list[dict]) -> int:
-    from extrembench.artifacts import write_artifact
+    from extrembench.core.artifacts import write_artifact
 
     with tempfile.TemporaryDirectory() as tmp:
         return write_artifact(rows, Path(tmp) / "shard.parquet", "generations").stat().st_size

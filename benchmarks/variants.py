@@ -21,13 +21,13 @@ import time
 from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
 
-from extrembench.build.convert import answer_latex
-from extrembench.build.problem import load_problem
-from extrembench.build.validate import Effort, check_problem, search_extremum
-from extrembench.build.variants import KINDS, Settings, variants_of
 from extrembench.generation.reference import answer as reference_answer
 from extrembench.generation.requests import sample_seed
 from extrembench.grading import grade_many
+from extrembench.problems.problem import load_problem
+from extrembench.sources.convert import answer_latex
+from extrembench.sources.variants import KINDS, Settings, variants_of
+from extrembench.verify.validate import Effort, check_problem, search_extremum
 
 SHARE_TARGET, TIME_TARGET_S, VALIDATION_SEED = 0.90, 300.0, 0
 EFFORT = Effort()  # the default config's validation effort

@@ -13,13 +13,13 @@ import sys
 
 # subcommand -> (module, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
-    "check": ("extrembench.build.validate", "validate problem files by computation"),
+    "check": ("extrembench.verify.validate", "validate problem files by computation"),
     "grade": ("extrembench.grading.cli", "grade model responses against gold answers"),
     "audit": ("extrembench.report.audit", "trace an accuracy back to its inputs and recheck every hash"),
-    "formalize": ("extrembench.build.formalize", "turn 'find the minimum of ...' statements into problem specs"),
+    "formalize": ("extrembench.sources.formalize", "turn 'find the minimum of ...' statements into problem specs"),
     "plan": ("extrembench.cluster.plan", "jobs, missing requests, GPU-hours and cost of a grid, before submitting it"),
-    "verify-certificate": ("extrembench.build.certificates.cli", "re-check the certificates in problem Parquet files"),
-    "schema": ("extrembench.schema", "print the JSON Schema of config.yaml or of a problem file"),
+    "verify-certificate": ("extrembench.verify.certificates.cli", "re-check the certificates in problem Parquet files"),
+    "schema": ("extrembench.problems.schema", "print the JSON Schema of config.yaml or of a problem file"),
 }
 
 

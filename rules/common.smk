@@ -9,11 +9,11 @@ from pathlib import Path
 
 from snakemake.exceptions import WorkflowError
 
-from extrembench.config import ConfigError, validate_config
+from extrembench.core.config import ConfigError, validate_config
 from extrembench.generation.run import count_missing
 from extrembench.cluster.resources import job_request
-from extrembench.provenance import stage_code_hash
-from extrembench.shards import shard_of, take
+from extrembench.core.provenance import stage_code_hash
+from extrembench.core.shards import shard_of, take
 
 workflow_start = time.time()
 
@@ -97,14 +97,14 @@ def validation_sources(wildcards):
 
 def dataset_root(benchmark):
     """Local copy of an ingested dataset (offline mode): `root`, else the shared data folder."""
-    from extrembench.build.ingest import local_root
+    from extrembench.sources.ingest import local_root
 
     bench = CONFIG.benchmarks[benchmark]
     return bench.root or str(local_root(bench.dataset))
 
 
 def dataset_files(wildcards):
-    from extrembench.build.ingest import DATASETS
+    from extrembench.sources.ingest import DATASETS
 
     root = Path(dataset_root(wildcards.benchmark))
     return [str(root / name) for name in DATASETS[CONFIG.benchmarks[wildcards.benchmark].dataset].files]
@@ -234,7 +234,7 @@ def model_settings(wildcards):
 def remove_stale_results(start):
     """A failed job leaves the previous leaderboard, tables and figures out of date: remove the
     ones this run did not rewrite, and say so."""
-    from extrembench.workflow import remove_stale_results as remove
+    from extrembench.core.workflow import remove_stale_results as remove
 
     removed = remove([*LEADERBOARD.values(), *TABLES.values(), *FIGURES.values()], start)
     if removed:

@@ -2,9 +2,9 @@
 
 from pathlib import Path
 
-from extrembench.config import Config
+from extrembench.core.config import Config
+from extrembench.core.workflow import start_job
 from extrembench.report.aggregate import aggregate
-from extrembench.workflow import start_job
 
 start_job(snakemake)  # noqa: F821 (injected by Snakemake)
 smk = snakemake  # noqa: F821

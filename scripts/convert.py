@@ -1,13 +1,13 @@
-"""convert: one shard of problem files to machine-checkable specs (rules/build.smk). An LLM
+"""convert: one shard of problem files to machine-checkable specs (rules/problems.smk). An LLM
 endpoint starts only when a source-only file's conversion is missing from the cache."""
 
 from contextlib import nullcontext
 from pathlib import Path
 
-from extrembench.build.convert import convert_shard
-from extrembench.config import Config
+from extrembench.core.config import Config
+from extrembench.core.workflow import start_job
 from extrembench.llm.calls import caller_for
-from extrembench.workflow import start_job
+from extrembench.sources.convert import convert_shard
 
 node = start_job(snakemake)  # noqa: F821 (injected by Snakemake)
 smk, wc = snakemake, snakemake.wildcards  # noqa: F821

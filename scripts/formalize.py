@@ -1,13 +1,13 @@
-"""formalize: one shard of a statements file (id, statement, answer) to specs (rules/build.smk):
+"""formalize: one shard of a statements file (id, statement, answer) to specs (rules/problems.smk):
 the rule-based formalizer first, the convert model for what it cannot read."""
 
 from contextlib import nullcontext
 from pathlib import Path
 
-from extrembench.build.formalize import formalize_shard
-from extrembench.config import Config
+from extrembench.core.config import Config
+from extrembench.core.workflow import start_job
 from extrembench.llm.calls import caller_for
-from extrembench.workflow import start_job
+from extrembench.sources.formalize import formalize_shard
 
 node = start_job(snakemake)  # noqa: F821 (injected by Snakemake)
 smk, wc = snakemake, snakemake.wildcards  # noqa: F821

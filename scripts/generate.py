@@ -3,9 +3,9 @@
 from pathlib import Path
 
 from extrembench.cluster import preemption
-from extrembench.config import Config
+from extrembench.core.config import Config
+from extrembench.core.workflow import start_job
 from extrembench.generation.run import generate_shard
-from extrembench.workflow import start_job
 
 node = start_job(snakemake)  # noqa: F821 (injected by Snakemake)
 preemption.install()  # SIGTERM/SIGUSR1: flush the cache, stop the server, exit non-zero to be resubmitted

@@ -2,10 +2,10 @@
 
 from pathlib import Path
 
-from extrembench.config import Config
+from extrembench.core.config import Config
+from extrembench.core.workflow import start_job
 from extrembench.grading.shard import grade_shard
 from extrembench.llm.judge import judge_for
-from extrembench.workflow import start_job
 
 node = start_job(snakemake)  # noqa: F821 (injected by Snakemake)
 smk = snakemake  # noqa: F821

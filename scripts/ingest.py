@@ -1,10 +1,10 @@
-"""ingest: one shard of an official dataset from its local copy (rules/build.smk)."""
+"""ingest: one shard of an official dataset from its local copy (rules/problems.smk)."""
 
 from pathlib import Path
 
-from extrembench.build.ingest import ingest_shard
-from extrembench.config import Config
-from extrembench.workflow import start_job
+from extrembench.core.config import Config
+from extrembench.core.workflow import start_job
+from extrembench.sources.ingest import ingest_shard
 
 node = start_job(snakemake)  # noqa: F821 (injected by Snakemake)
 smk = snakemake  # noqa: F821

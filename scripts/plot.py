@@ -4,11 +4,11 @@ from pathlib import Path
 
 import pandas as pd
 
-from extrembench.artifacts import read_artifact
-from extrembench.config import Config
+from extrembench.core.artifacts import read_artifact
+from extrembench.core.config import Config
+from extrembench.core.workflow import start_job
 from extrembench.report import figures
 from extrembench.report.published import published_for_run
-from extrembench.workflow import start_job
 
 start_job(snakemake)  # noqa: F821 (injected by Snakemake)
 smk = snakemake  # noqa: F821

@@ -1,9 +1,9 @@
-"""review: every built problem the validator did not confirm, with why (rules/build.smk)."""
+"""review: every built problem the validator did not confirm, with why (rules/problems.smk)."""
 
 from pathlib import Path
 
-from extrembench.build.review import review_table
-from extrembench.workflow import start_job
+from extrembench.core.workflow import start_job
+from extrembench.sources.review import review_table
 
 start_job(snakemake)  # noqa: F821 (injected by Snakemake)
 smk = snakemake  # noqa: F821

@@ -1,13 +1,13 @@
-"""translate: one shard of problem files to English (rules/build.smk). An LLM endpoint starts only
+"""translate: one shard of problem files to English (rules/problems.smk). An LLM endpoint starts only
 when a translation is missing from the cache."""
 
 from contextlib import nullcontext
 from pathlib import Path
 
-from extrembench.build.translate import translate_shard
-from extrembench.config import Config
+from extrembench.core.config import Config
+from extrembench.core.workflow import start_job
 from extrembench.llm.calls import caller_for
-from extrembench.workflow import start_job
+from extrembench.sources.translate import translate_shard
 
 node = start_job(snakemake)  # noqa: F821 (injected by Snakemake)
 smk, wc = snakemake, snakemake.wildcards  # noqa: F821

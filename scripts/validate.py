@@ -1,10 +1,10 @@
-"""validate: check one shard of specs by computation and certify them (rules/build.smk)."""
+"""validate: check one shard of specs by computation and certify them (rules/problems.smk)."""
 
 from pathlib import Path
 
-from extrembench.build.validate import validate_shard
-from extrembench.config import Config
-from extrembench.workflow import start_job
+from extrembench.core.config import Config
+from extrembench.core.workflow import start_job
+from extrembench.verify.validate import validate_shard
 
 node = start_job(snakemake)  # noqa: F821 (injected by Snakemake)
 smk, wc = snakemake, snakemake.wildcards  # noqa: F821

@@ -1,11 +1,11 @@
-"""vary: variants of one shard's confirmed problems (rules/build.smk)."""
+"""vary: variants of one shard's confirmed problems (rules/problems.smk)."""
 
 from pathlib import Path
 
-from extrembench.build.validate import Effort, check_problem, search_extremum
-from extrembench.build.variants import vary_shard
-from extrembench.config import Config
-from extrembench.workflow import start_job
+from extrembench.core.config import Config
+from extrembench.core.workflow import start_job
+from extrembench.sources.variants import vary_shard
+from extrembench.verify.validate import Effort, check_problem, search_extremum
 
 node = start_job(snakemake)  # noqa: F821 (injected by Snakemake)
 smk, wc = snakemake, snakemake.wildcards  # noqa: F821

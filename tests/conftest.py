@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from extrembench.build.ingest import shared_data_root
+from extrembench.sources.ingest import shared_data_root
 
 SHARED_DATASETS = ("aime2025", "math500", "amo-bench")
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pyarrow as pa
 import pytest
 
-from extrembench.artifacts import SCHEMAS, read_artifact, read_lineage, write_artifact
-from extrembench.files import sha256_file
+from extrembench.core.artifacts import SCHEMAS, read_artifact, read_lineage, write_artifact
+from extrembench.core.files import sha256_file
 
 
 def _row(kind: str) -> dict:

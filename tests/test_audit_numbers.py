@@ -12,15 +12,15 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from extrembench.build.convert import convert_shard
-from extrembench.build.translate import translate_shard
-from extrembench.build.validate import validate_shard
-from extrembench.config import Validation, validate_config
+from extrembench.core.config import Validation, validate_config
 from extrembench.generation.run import generate_shard
 from extrembench.grading.shard import grade_shard
 from extrembench.llm.cache import GenerationCache, entry_digest
 from extrembench.report.aggregate import aggregate, write_checksums
 from extrembench.report.audit import audit
+from extrembench.sources.convert import convert_shard
+from extrembench.sources.translate import translate_shard
+from extrembench.verify.validate import validate_shard
 
 FIXTURES = Path(__file__).parent / "fixtures" / "pipeline"
 CONFIG = {

@@ -10,14 +10,14 @@ import pandas as pd
 import pytest
 
 from extrembench import cli
-from extrembench.artifacts import read_artifact, write_artifact
-from extrembench.build.certificates import VERIFIER_VERSION, bound, canonical, certify, verify
-from extrembench.build.certificates.certify import target_interval
-from extrembench.build.certificates.document import EPSILON, embed_spec, spec_problem
-from extrembench.build.certificates.reduce import apply_plan, choose_plan, homogeneity_degree
-from extrembench.build.expr import parse_expression
-from extrembench.build.problem import problem_from_dict
+from extrembench.core.artifacts import read_artifact, write_artifact
+from extrembench.problems.expr import parse_expression
+from extrembench.problems.problem import problem_from_dict
 from extrembench.report.leaderboard import restrict_to_certified
+from extrembench.verify.certificates import VERIFIER_VERSION, bound, canonical, certify, verify
+from extrembench.verify.certificates.certify import target_interval
+from extrembench.verify.certificates.document import EPSILON, embed_spec, spec_problem
+from extrembench.verify.certificates.reduce import apply_plan, choose_plan, homogeneity_degree
 
 POS2 = {"a": "positive", "b": "positive"}
 POS3 = {"a": "positive", "b": "positive", "c": "positive"}
@@ -186,9 +186,9 @@ def test_sos_wrong_answer_by_1e3_never_certifies(problem, witness):
 def test_refutation_kinds_are_unverifiable_until_the_module_exists():
     ok, reason = verify({"kind": "refutation"})
     try:
-        import extrembench.build.refutation  # noqa: F401
+        import extrembench.verify.refutation  # noqa: F401
     except ImportError:
-        assert not ok and "extrembench.build.refutation" in reason
+        assert not ok and "extrembench.verify.refutation" in reason
 
 
 def test_spec_mismatch_is_reported():
@@ -203,7 +203,7 @@ def _rows(problems):
     for i, (problem, witness) in enumerate(problems):
         c = certify(problem, witness)
         spec = {k: v for k, v in embed_spec(problem).items() if k != "answer"}
-        from extrembench.build.convert import answer_latex
+        from extrembench.sources.convert import answer_latex
         rows.append({"benchmark": "t", "problem_id": f"p{i}", "source_path": "x", "source_sha256": "0" * 64,
                      "statement": None, "answer": answer_latex(problem.answer), "answer_type": "number",
                      "sense": problem.sense, "technique": [], "difficulty": None,
@@ -289,7 +289,7 @@ def _perturbed_solver(seed: int, size: float):
     absolute 1e-12): what another machine's BLAS or thread count may give within tolerance."""
     import random
 
-    from extrembench.build.certificates import sos
+    from extrembench.verify.certificates import sos
 
     rng = random.Random(seed)
 
@@ -306,7 +306,7 @@ def _perturbed_solver(seed: int, size: float):
 @pytest.mark.parametrize("problem, witness", SOS_CASES)
 def test_sos_certificate_bytes_survive_solver_noise(problem, witness):
     """The stored rationals do not depend on float noise within solver tolerance (1e-8)."""
-    from extrembench.build.certificates import sos
+    from extrembench.verify.certificates import sos
 
     parsed = spec_problem(embed_spec(problem))
     reference, why = sos.attempt(parsed, None)
@@ -349,8 +349,8 @@ def test_normalised_homogeneous_bound_needs_epsilon_zero():
     """f = (a - b)^2 has degree 2: f >= -eps on the simplex a + b = 1 allows f(x) = -eps/2 there,
     which scales to -infinity off it. Such a bound certificate with epsilon > 0 proves nothing and
     must not verify (verifier 2 accepted it); the same proof trees are fine where degree is 0."""
-    from extrembench.build.certificates.certify import _document
-    from extrembench.build.certificates.reduce import needs_exact_level
+    from extrembench.verify.certificates.certify import _document
+    from extrembench.verify.certificates.reduce import needs_exact_level
 
     problem = make("min", POS2, "(a - b)^2", "0")
     plan, trees = _bound_only(problem, {"a": 0.5, "b": 0.5})
@@ -377,7 +377,7 @@ def _one(n):
 
 
 def _upto(n, high):
-    from extrembench.build.certificates import sos
+    from extrembench.verify.certificates import sos
 
     return sos._monomials(n, 0, high)
 
@@ -400,7 +400,7 @@ MOTZKIN = {(4, 2): Fraction(1), (2, 4): Fraction(1), (0, 0): Fraction(1), (2, 2)
      {(2,): Fraction(1), (4,): Fraction(-1)}, [], [], [((), [(2,)]), ((0,), [(1,)])]),
 ])
 def test_sos_pruning_drops_exactly_the_forced_zero_diagonals(blocks, target, eqs, multipliers, kept):
-    from extrembench.build.certificates import sos
+    from extrembench.verify.certificates import sos
 
     assert [(f, b) for f, _, b in sos._prune(blocks, target, eqs, multipliers)] == kept
 
@@ -408,7 +408,7 @@ def test_sos_pruning_drops_exactly_the_forced_zero_diagonals(blocks, target, eqs
 def test_sdp_solver_panic_is_a_failure_to_certify():
     """Clarabel's Rust panics (an eigen-solver failure inside its PSD cone) are BaseExceptions:
     they must end as a reason, not escape certify. This inequality problem triggers one."""
-    from extrembench.build.certificates import sos
+    from extrembench.verify.certificates import sos
 
     problem = make("min", POS3, "1/a + 2/b + 3/c", "15/2", ["21*a*b + 2*b*c + 8*c*a <= 12"])
     body, why = sos.attempt(spec_problem(embed_spec(problem)), None)
@@ -419,7 +419,7 @@ def test_exact_projection_is_bounded_by_a_count_of_unknowns(monkeypatch):
     """The exact rational projection is the one sos step whose cost no SDP limit bounded
     (ineq-0124's squared target ran past 15 CPU-minutes in it): past MAX_EXACT_UNKNOWNS unknowns
     or MAX_EXACT_BITS bits it declines with the counts, before any exact algebra."""
-    from extrembench.build.certificates import sos
+    from extrembench.verify.certificates import sos
 
     problem, witness = SOS_CASES[0]
     assert certify(problem, witness)["kind"] == "sos"
@@ -452,7 +452,7 @@ def test_sos_polya_power_is_checked():
     ([], False),
 ])
 def test_float_prefilter_never_rejects_what_the_exact_test_could_accept(matrix, indefinite):
-    from extrembench.build.certificates import sos
+    from extrembench.verify.certificates import sos
 
     assert sos._clearly_indefinite(matrix) is indefinite
 
@@ -486,7 +486,7 @@ ROUTE_CASES = [
 @pytest.fixture
 def bound_only(monkeypatch):
     """These cases test bound routes; sos (tried first) proves some of them too, so it steps aside."""
-    from extrembench.build.certificates import sos
+    from extrembench.verify.certificates import sos
 
     monkeypatch.setattr(sos, "attempt", lambda parsed, witness: (None, "not tried: a bound route is tested"))
 
@@ -533,7 +533,7 @@ def test_epsilon_zero_needs_the_exact_anchor(bound_only):
 def test_face_step_needs_constraints_that_grow_towards_the_face(objective, box, i, side, holds):
     import sympy
 
-    from extrembench.build.certificates.reduce import Reduced
+    from extrembench.verify.certificates.reduce import Reduced
 
     x, y = sympy.symbols("x y")
     reduced = Reduced((x, y), ((Fraction(-1), Fraction(1)),) * 2, sympy.sympify(objective), ((1 - x - y, False),))
@@ -557,7 +557,7 @@ def test_face_step_needs_constraints_that_grow_towards_the_face(objective, box, 
 def test_tail_sign_by_taylor_shift_at_the_finite_end(expr, box, strict, holds):
     import sympy
 
-    from extrembench.build.certificates.reduce import Reduced
+    from extrembench.verify.certificates.reduce import Reduced
 
     x, y = sympy.symbols("x y", real=True)
     syms = (x, y)[:len(box)]

@@ -11,7 +11,7 @@ import mpmath
 import pytest
 import sympy
 
-from extrembench.build.certificates.interval import (
+from extrembench.verify.certificates.interval import (
     Interval,
     Program,
     compile_enclosure,
@@ -145,8 +145,8 @@ def test_point_is_the_tightest_float_interval():
     ("Abs(x) + Max(x, 1)", -2, 1, (1, 3), True),
 ])
 def test_strict_mp_enclosure_refuses_what_lenient_clips(text, lo, hi, ends, defined):
-    from extrembench.build.certificates.interval import Undefined, ctx
-    from extrembench.build.expr import parse_expression
+    from extrembench.problems.expr import parse_expression
+    from extrembench.verify.certificates.interval import Undefined, ctx
 
     expr = parse_expression(text, ["x"])
     box = {next(iter(expr.free_symbols)): ctx.mpf([lo, hi])}

@@ -8,9 +8,9 @@ import json
 import pytest
 import sympy
 
-from extrembench.build.certificates import canonical, certify, sos, symmetry, verify
-from extrembench.build.certificates.document import embed_spec, spec_problem
-from extrembench.build.problem import problem_from_dict
+from extrembench.problems.problem import problem_from_dict
+from extrembench.verify.certificates import canonical, certify, sos, symmetry, verify
+from extrembench.verify.certificates.document import embed_spec, spec_problem
 
 R3 = {v: "real" for v in ("x1", "x2", "x3")}
 R5 = {f"x{i}": "real" for i in range(1, 6)}
@@ -60,7 +60,7 @@ CASES = [
 @pytest.fixture
 def sos_only(monkeypatch):
     """bound (tried before the squared sos) proves some of these too; it steps aside."""
-    monkeypatch.setattr(importlib.import_module("extrembench.build.certificates.certify"), "_try_bound", lambda *args: (None, "not tried: the squared sos route is tested"))
+    monkeypatch.setattr(importlib.import_module("extrembench.verify.certificates.certify"), "_try_bound", lambda *args: (None, "not tried: the squared sos route is tested"))
 
 
 @pytest.mark.parametrize("problem, witness, square", CASES)
@@ -185,7 +185,7 @@ def test_witness_zero_gives_the_rational_kernel_parts(basis, g, at, expected):
 def test_squared_certificate_bytes_survive_solver_noise(problem, witness, square):
     from test_certificates import _perturbed_solver
 
-    from extrembench.build.certificates.witness import find_witness
+    from extrembench.verify.certificates.witness import find_witness
 
     p = parsed(problem)
     exact = find_witness(p, witness)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from extrembench.provenance import import_closure, stage_code_hash
+from extrembench.core.provenance import import_closure, stage_code_hash
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPTS = sorted(p.relative_to(ROOT) for p in (ROOT / "scripts").glob("*.py"))

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from extrembench.config import ConfigError, config_hash, load_config_file, validate_config
+from extrembench.core.config import ConfigError, config_hash, load_config_file, validate_config
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT = yaml.safe_load((REPO / "config.yaml").read_text())
@@ -184,7 +184,7 @@ def test_schema_command_prints_the_generated_json_schema(capsys, name, top_keys)
 
 
 def test_config_schema_documents_each_kind_backend_and_default():
-    from extrembench.config import config_json_schema
+    from extrembench.core.config import config_json_schema
 
     defs = config_json_schema()["$defs"]
     assert {d["properties"]["kind"]["const"] for n, d in defs.items() if n.endswith("Benchmark") and n != "BenchmarkBase"} \

@@ -3,9 +3,9 @@
 import pytest
 import sympy
 
-from extrembench.build.convert import convert_problem, derive_from_inequality, render_statement, to_text
-from extrembench.build.expr import parse_expression
-from extrembench.build.problem import ProblemError, problem_from_dict
+from extrembench.problems.expr import parse_expression
+from extrembench.problems.problem import ProblemError, problem_from_dict
+from extrembench.sources.convert import convert_problem, derive_from_inequality, render_statement, to_text
 
 a, b, c = sympy.symbols("a b c")
 ABC = {"a": "positive", "b": "positive", "c": "positive"}

@@ -13,10 +13,10 @@ import pytest
 from test_figures import assert_valid_png_and_pdf
 from test_generation_client import BASE_CONFIG, ScriptedEndpoint, problem_row
 
-from extrembench.artifacts import write_artifact
 from extrembench.cluster import ledger
 from extrembench.cluster.cost import cost_table, with_cost_columns
-from extrembench.config import Cluster, model_entry, validate_config
+from extrembench.core.artifacts import write_artifact
+from extrembench.core.config import Cluster, model_entry, validate_config
 from extrembench.generation.run import generate_shard
 from extrembench.report import figures
 

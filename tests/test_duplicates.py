@@ -1,4 +1,4 @@
-"""Near-duplicate detection (extrembench.build.duplicates): known duplicate pairs of the set as it was
+"""Near-duplicate detection (extrembench.problems.duplicates): known duplicate pairs of the set as it was
 (copies in tests/data/duplicates/), same-template problems that are not duplicates, renamed and
 scaled copies of shipped problems, and the shipped set itself."""
 
@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 import sympy
 
-from extrembench.build.duplicates import find_duplicates
-from extrembench.build.expr import parse_expression, parse_relation
-from extrembench.build.problem import load_problem, parse_domain, problem_from_dict
+from extrembench.problems.duplicates import find_duplicates
+from extrembench.problems.expr import parse_expression, parse_relation
+from extrembench.problems.problem import load_problem, parse_domain, problem_from_dict
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURES = REPO / "tests/data/duplicates"

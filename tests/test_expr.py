@@ -3,7 +3,7 @@
 import pytest
 import sympy
 
-from extrembench.build.expr import ExpressionError, parse_expression, parse_relation
+from extrembench.problems.expr import ExpressionError, parse_expression, parse_relation
 
 a, b, c, x1 = sympy.symbols("a b c x1")
 VARIABLES = ["a", "b", "c", "x1"]

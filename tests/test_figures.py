@@ -11,7 +11,7 @@ import pytest
 from PIL import Image
 from test_leaderboard import grade_row, grades_table, mixed_rows
 
-from extrembench.config import validate_config
+from extrembench.core.config import validate_config
 from extrembench.report import figures
 from extrembench.report.leaderboard import build_leaderboard
 from extrembench.report.published import aliases_from_config, align_published, compare_published, load_published

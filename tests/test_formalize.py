@@ -8,15 +8,15 @@ from pathlib import Path
 
 import pytest
 
-from extrembench.build.formalize import (
+from extrembench.cli import main
+from extrembench.problems.problem import problem_from_dict
+from extrembench.sources.formalize import (
     FormalizeError,
     formalize_line,
     formalize_statement,
     latex_relations,
     latex_to_text,
 )
-from extrembench.build.problem import problem_from_dict
-from extrembench.cli import main
 
 FIXTURES = Path(__file__).parent / "fixtures" / "formalize" / "standard_phrasing.jsonl"
 STANDARD = [json.loads(line) for line in FIXTURES.read_text(encoding="utf-8").splitlines() if line.strip()]
@@ -271,7 +271,7 @@ def test_fixtures_are_many_and_all_formalize():
 
 @pytest.mark.parametrize("item", STANDARD, ids=[item["id"] for item in STANDARD])
 def test_formalized_spec_is_confirmed_by_the_validator(item):
-    from extrembench.build.validate import check_problem
+    from extrembench.verify.validate import check_problem
 
     problem = problem_from_dict(formalize_statement(item["id"], item["statement"], item["answer"]))
     result = check_problem(replace(problem, statement=None), seed=0)
@@ -282,7 +282,7 @@ def test_formalized_spec_is_confirmed_by_the_validator(item):
 # statement (\max\{...\}, "P = ...", \sum_{cyc} included) reads back to its own spec.
 @pytest.mark.parametrize("item", STANDARD, ids=[item["id"] for item in STANDARD])
 def test_formalized_spec_with_its_statement_is_confirmed(item):
-    from extrembench.build.validate import check_problem
+    from extrembench.verify.validate import check_problem
 
     problem = problem_from_dict(formalize_statement(item["id"], item["statement"], item["answer"]))
     result = check_problem(problem, seed=0)

@@ -13,8 +13,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from extrembench.artifacts import write_artifact
-from extrembench.config import validate_config
+from extrembench.core.artifacts import write_artifact
+from extrembench.core.config import validate_config
 from extrembench.generation.requests import clamp_max_tokens, plan_samples, render_messages
 from extrembench.generation.run import generate_shard
 from extrembench.llm.client import (

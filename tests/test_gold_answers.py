@@ -10,9 +10,9 @@ import pytest
 import sympy
 import yaml
 
-from extrembench.build.convert import answer_latex
-from extrembench.build.expr import parse_expression
 from extrembench.grading import grade_many
+from extrembench.problems.expr import parse_expression
+from extrembench.sources.convert import answer_latex
 
 REPO = Path(__file__).resolve().parents[1]
 PROBLEMS = sorted((REPO / "data" / "problems").glob("*.yaml"))

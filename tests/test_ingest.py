@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from conftest import require_shared_data
 
-from extrembench.build.download import copy_verified, download_plan, fetch_dataset, store_derived, store_verified
-from extrembench.build.download import main as download_main
-from extrembench.build.ingest import (
+from extrembench.sources.download import copy_verified, download_plan, fetch_dataset, store_derived, store_verified
+from extrembench.sources.download import main as download_main
+from extrembench.sources.ingest import (
     DATASETS,
     ChecksumError,
     DatasetError,
@@ -191,7 +191,7 @@ def test_missing_file_is_named(tmp_path):
 
 
 def test_amo_reader_catches_a_gold_type_that_disagrees_with_the_prompt(tmp_path):
-    from extrembench.build.ingest import read_amo_bench
+    from extrembench.sources.ingest import read_amo_bench
 
     root = _copy_dataset("amo-bench", tmp_path)
     gold = root / "gold_from_reference_solutions.jsonl"

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from extrembench.artifacts import read_artifact, write_artifact
+from extrembench.core.artifacts import read_artifact, write_artifact
 from extrembench.report.leaderboard import (
     build_correlations,
     build_difficulty,

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from extrembench.artifacts import write_artifact
-from extrembench.config import validate_config
+from extrembench.core.artifacts import write_artifact
+from extrembench.core.config import validate_config
 from extrembench.generation.run import generate_shard
 from extrembench.llm.llamacpp import crash_hint
 

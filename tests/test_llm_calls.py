@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from extrembench.config import model_entry, validate_config
+from extrembench.core.config import model_entry, validate_config
 from extrembench.llm.backends import Endpoint, open_endpoint
 from extrembench.llm.calls import NAMESPACE, LLMCaller, LLMCallError, caller_for
 

@@ -15,8 +15,14 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 
-from extrembench.artifacts import write_artifact
-from extrembench.build.llm_convert import (
+from extrembench.core.artifacts import write_artifact
+from extrembench.core.config import validate_config
+from extrembench.grading.judge import BASE_SEED, judge_answer, judge_messages, majority_vote, parse_vote
+from extrembench.llm.cache import cache_key
+from extrembench.llm.calls import LLMCaller
+from extrembench.llm.judge import JudgeCallError, LLMJudge
+from extrembench.problems.problem import problem_from_dict
+from extrembench.sources.llm_convert import (
     CONVERT_SEED,
     SpecOutcome,
     SpecReplyError,
@@ -28,13 +34,7 @@ from extrembench.build.llm_convert import (
     formalize_with_fallback,
     spec_from_reply,
 )
-from extrembench.build.problem import problem_from_dict
-from extrembench.build.translate import check_translation, clean_reply, source_formulas, translate_fields
-from extrembench.config import validate_config
-from extrembench.grading.judge import BASE_SEED, judge_answer, judge_messages, majority_vote, parse_vote
-from extrembench.llm.cache import cache_key
-from extrembench.llm.calls import LLMCaller
-from extrembench.llm.judge import JudgeCallError, LLMJudge
+from extrembench.sources.translate import check_translation, clean_reply, source_formulas, translate_fields
 
 ZH_PROBLEM = r"设正实数 $a, b, c$ 满足 $abc=1$，求证 $\frac{a}{b}+\frac{b}{c}+\frac{c}{a} \ge 3$。"
 EN_PROBLEM = r"Let $a, b, c$ be positive reals with $abc=1$. Prove that $\frac{a}{b}+\frac{b}{c}+\frac{c}{a} \ge 3$."
@@ -133,7 +133,7 @@ def test_curated_translation_wins_over_the_llm(tmp_path):
 
 
 def test_llm_translation_from_the_record(tmp_path):
-    from extrembench.build.translate import TRANSLATE_SEED, translation_messages
+    from extrembench.sources.translate import TRANSLATE_SEED, translation_messages
 
     with unreachable_caller(tmp_path) as caller:
         good = r"Translation: Let positive reals $a, b, c$ satisfy $abc=1$. Prove $\frac{a}{b}+\frac{b}{c}+\frac{c}{a} \ge 3$."
@@ -226,7 +226,7 @@ def test_rule_failure_without_llm_is_a_failure_record():
 
 
 def test_llm_fallback_keeps_the_dataset_answer_and_statement(tmp_path):
-    from extrembench.build.llm_convert import formalization_messages
+    from extrembench.sources.llm_convert import formalization_messages
 
     statement = "Let $x$ be a real number. Determine the least value that $x^2 - 2x$ can take."
     reply = json.dumps({"sense": "min", "variables": {"x": "real"}, "constraints": [], "objective": "x^2 - 2*x",

@@ -14,7 +14,7 @@ import pyarrow.parquet as pq
 import pytest
 import yaml
 
-from extrembench.shards import shard_of
+from extrembench.core.shards import shard_of
 
 pytestmark = pytest.mark.slow
 
@@ -170,7 +170,7 @@ def test_malformed_problem_is_invalid_and_the_run_goes_on(workdir):
 
 def test_every_confirmed_problem_carries_a_certificate_that_verifies(workdir, tmp_path, capsys):
     from extrembench import cli
-    from extrembench.artifacts import read_artifact, write_artifact
+    from extrembench.core.artifacts import read_artifact, write_artifact
 
     tables = sorted((workdir / "results" / "extrem" / "problems").glob("*.parquet"))
     rows = [r for t in tables for r in read_artifact(t, "problems").to_pylist()]

@@ -15,9 +15,9 @@ import pytest
 import yaml
 from test_pipeline import FIXTURES, planned_jobs, snakemake
 
-from extrembench.artifacts import read_artifact
-from extrembench.build.expr import parse_expression
-from extrembench.shards import shard_of
+from extrembench.core.artifacts import read_artifact
+from extrembench.core.shards import shard_of
+from extrembench.problems.expr import parse_expression
 
 pytestmark = pytest.mark.slow
 

@@ -17,7 +17,7 @@ import yaml
 from conftest import require_shared_data
 
 from extrembench.cluster.plan import job_gpu_seconds, layered_config, plan_cost
-from extrembench.config import Cluster, Resources, model_entry
+from extrembench.core.config import Cluster, Resources, model_entry
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURES = REPO / "tests" / "fixtures" / "pipeline"

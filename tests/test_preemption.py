@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 from test_generation_client import BASE_CONFIG, ScriptedEndpoint, problem_row
 
-from extrembench.artifacts import write_artifact
-from extrembench.config import validate_config
+from extrembench.core.artifacts import write_artifact
+from extrembench.core.config import validate_config
 from extrembench.llm.cache import GenerationCache
 
 REPO = Path(__file__).resolve().parents[1]
@@ -87,7 +87,7 @@ def test_interrupted_job_keeps_what_it_received_and_the_next_attempt_sends_only_
         script = """
             from pathlib import Path
             from extrembench.cluster import preemption
-            from extrembench.config import Config
+            from extrembench.core.config import Config
             from extrembench.cluster import preemption
             from extrembench.generation.run import generate_shard
 

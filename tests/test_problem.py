@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 import sympy
 
-from extrembench.build.problem import (
+from extrembench.problems.problem import (
     Problem,
     ProblemError,
     load_problem,

@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from extrembench.build.problem import load_problem, problem_from_dict
-from extrembench.build.problem_set import (
+from extrembench.problems.problem import load_problem, problem_from_dict
+from extrembench.report.problem_set import (
     constraint_kind,
     describe,
     difficulty_mismatches,

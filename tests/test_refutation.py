@@ -10,10 +10,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from extrembench.build.problem import problem_from_dict
-from extrembench.build.refutation import verify_refutation, witness_certificate
-from extrembench.build.validate import FEAS_TOL, Effort, _model, _refute_by_witness, check_problem
-from extrembench.config import Validation
+from extrembench.core.config import Validation
+from extrembench.problems.problem import problem_from_dict
+from extrembench.verify.refutation import verify_refutation, witness_certificate
+from extrembench.verify.validate import FEAS_TOL, Effort, _model, _refute_by_witness, check_problem
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -58,7 +58,7 @@ def test_a_point_feasible_only_to_tolerance_never_refutes(variables, objective, 
     certificate, why = witness_certificate(parsed, answer, spurious)
     assert certificate is None, why
     t = tuple(c.t(spurious[n]) for c, n in zip(model.coords, model.names))
-    from extrembench.build.validate import _Candidate
+    from extrembench.verify.validate import _Candidate
 
     result = _refute_by_witness(problem, model, [_Candidate(t, float(value), float(violation))], time.monotonic() + 60)
     assert result.status == "inconclusive" and result.certificate is None
@@ -186,9 +186,9 @@ def _validated_bytes(tmp_path: Path, files: list[str]) -> bytes:
     """Validate through the real stage code; the same paths each time (their names are lineage)."""
     import shutil
 
-    from extrembench.build.convert import convert_shard
-    from extrembench.build.translate import translate_shard
-    from extrembench.build.validate import validate_shard
+    from extrembench.sources.convert import convert_shard
+    from extrembench.sources.translate import translate_shard
+    from extrembench.verify.validate import validate_shard
 
     out = tmp_path / "run"
     shutil.rmtree(out, ignore_errors=True)

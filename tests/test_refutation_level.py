@@ -5,9 +5,9 @@ import copy
 
 import pytest
 
-from extrembench.build.problem import problem_from_dict
-from extrembench.build.refutation import verify_refutation
-from extrembench.build.validate import check_problem
+from extrembench.problems.problem import problem_from_dict
+from extrembench.verify.refutation import verify_refutation
+from extrembench.verify.validate import check_problem
 
 
 def make(sense, variables, objective, answer, constraints=()):
@@ -124,9 +124,9 @@ def test_the_level_lies_strictly_past_the_claim_and_leaves_most_of_the_gap(sense
     # the proof's slack is best - level: at least three quarters of the gap
     from fractions import Fraction
 
-    from extrembench.build.expr import parse_expression
-    from extrembench.build.problem import parse_problem
-    from extrembench.build.refutation import _beyond, _level
+    from extrembench.problems.expr import parse_expression
+    from extrembench.problems.problem import parse_problem
+    from extrembench.verify.refutation import _beyond, _level
 
     parsed = parse_problem(make(sense, real("x"), "x^2", claim))
     level = _level(parsed, parse_expression(claim, ()), best)

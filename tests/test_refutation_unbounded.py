@@ -5,10 +5,10 @@ import copy
 
 import pytest
 
-from extrembench.build.certificates import verify
-from extrembench.build.problem import problem_from_dict
-from extrembench.build.refutation import verify_refutation
-from extrembench.build.validate import check_problem
+from extrembench.problems.problem import problem_from_dict
+from extrembench.verify.certificates import verify
+from extrembench.verify.refutation import verify_refutation
+from extrembench.verify.validate import check_problem
 
 
 def make(sense, variables, objective, answer, constraints=()):
@@ -46,7 +46,7 @@ def test_check_refutes_an_unbounded_objective_with_an_exact_path(problem):
 
 ABC = make("min", pos("abc"), "a + b - c", "-5", ["a*b*c = 1"])
 ABC_PATH = {"kind": "unbounded", "sense": "min", "claim": "-5", "path": {"a": "1/t", "b": "1/t", "c": "t^2"},
-            "t0": "1", "verifier": "extrembench.build.refutation/1"}
+            "t0": "1", "verifier": "extrembench.verify.refutation/1"}
 
 
 def test_a_hand_written_path_verifies():
@@ -88,7 +88,7 @@ def test_changing_one_number_breaks_the_certificate(field, value, why):
 ])
 def test_paths_that_are_not_proofs_do_not_verify(problem, path, t0, why):
     certificate = {"kind": "unbounded", "sense": problem.sense, "claim": problem.answer, "path": path, "t0": t0,
-                   "verifier": "extrembench.build.refutation/1"}
+                   "verifier": "extrembench.verify.refutation/1"}
     ok, reason = verify_refutation(certificate, problem)
     assert not ok
     assert why in reason
@@ -97,6 +97,6 @@ def test_paths_that_are_not_proofs_do_not_verify(problem, path, t0, why):
 def test_a_problem_variable_named_like_the_parameter_is_refused():
     problem = make("min", {"t": "positive", "b": "positive"}, "-t", "0")
     certificate = {"kind": "unbounded", "sense": "min", "claim": "0", "path": {"t": "t", "b": "1"}, "t0": "1",
-                   "verifier": "extrembench.build.refutation/1"}
+                   "verifier": "extrembench.verify.refutation/1"}
     ok, reason = verify_refutation(certificate, problem)
     assert not ok and "parameter" in reason

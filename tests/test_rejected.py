@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from extrembench.build.validate import check_problem
+from extrembench.verify.validate import check_problem
 
 REJECTED = sorted((Path(__file__).resolve().parents[1] / "data/rejected").glob("*.yaml"))
 

@@ -9,10 +9,10 @@ from types import SimpleNamespace
 import pytest
 import sympy
 
-from extrembench.build.convert import render_statement, source_order_latex
-from extrembench.build.expr import parse_expression
-from extrembench.build.latex_formula import math_segments, read_segment
-from extrembench.build.problem import load_problem, parse_problem, problem_from_dict
+from extrembench.problems.expr import parse_expression
+from extrembench.problems.latex_formula import math_segments, read_segment
+from extrembench.problems.problem import load_problem, parse_problem, problem_from_dict
+from extrembench.sources.convert import render_statement, source_order_latex
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -3,7 +3,7 @@ and changes at most one member of a limited run."""
 
 import pytest
 
-from extrembench.shards import shard_of, take
+from extrembench.core.shards import shard_of, take
 
 IDS = [f"ineq-{n:04d}" for n in range(1, 201)]
 

@@ -29,8 +29,8 @@ import pytest
 import yaml
 
 from extrembench.cluster.resources import ResourceError, job_request, scaled
-from extrembench.config import Cluster, Resources
-from extrembench.shards import shard_of
+from extrembench.core.config import Cluster, Resources
+from extrembench.core.shards import shard_of
 
 REPO = Path(__file__).resolve().parents[1]
 SNAKEMAKE = Path(sys.executable).with_name("snakemake")

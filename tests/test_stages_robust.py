@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from extrembench.artifacts import read_artifact
-from extrembench.build.convert import convert_shard
-from extrembench.build.translate import translate_shard
-from extrembench.build.validate import validate_shard
-from extrembench.config import Validation
+from extrembench.core.artifacts import read_artifact
+from extrembench.core.config import Validation
 from extrembench.llm.calls import LLMCallError
+from extrembench.sources.convert import convert_shard
+from extrembench.sources.translate import translate_shard
+from extrembench.verify.validate import validate_shard
 
 FIXTURES = Path(__file__).parent / "fixtures" / "pipeline"
 GOOD = 'sense: min\nvariables: {x: positive}\nobjective: "x + 1/x"\nanswer: "2"\n'

@@ -6,9 +6,9 @@ import json
 import pytest
 import sympy
 
-from extrembench.build.expr import parse_expression
-from extrembench.config import model_entry
+from extrembench.core.config import model_entry
 from extrembench.generation.symmetric import answer, answer_text, symmetric_guess
+from extrembench.problems.expr import parse_expression
 
 
 def spec(sense, variables, objective, constraints=()):
@@ -114,9 +114,9 @@ def test_guess_is_the_same_under_every_hash_seed():
     import subprocess
     import sys
 
-    script = ("import sys; from extrembench.build.problem import load_problem; "
+    script = ("import sys; from extrembench.problems.problem import load_problem; "
               "from extrembench.generation.symmetric import answer_text, symmetric_guess; "
-              "from extrembench.build.certificates.document import embed_spec; "
+              "from extrembench.verify.certificates.document import embed_spec; "
               "s = embed_spec(load_problem(sys.argv[1])); print(answer_text(symmetric_guess(s), s['sense'], 8))")
     outputs = {subprocess.run([sys.executable, "-c", script, "data/problems/ineq-0212.yaml"], capture_output=True,
                               text=True, check=True, env={**os.environ, "PYTHONHASHSEED": str(seed)}).stdout

@@ -5,10 +5,10 @@ import copy
 
 import pytest
 
-from extrembench.build.certificates import certify, verify
-from extrembench.build.certificates.document import embed_spec, spec_problem
-from extrembench.build.certificates.symmetry import groups
-from extrembench.build.problem import problem_from_dict
+from extrembench.problems.problem import problem_from_dict
+from extrembench.verify.certificates import certify, verify
+from extrembench.verify.certificates.document import embed_spec, spec_problem
+from extrembench.verify.certificates.symmetry import groups
 
 R = "real"
 

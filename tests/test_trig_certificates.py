@@ -7,10 +7,10 @@ import math
 import pytest
 import sympy
 
-from extrembench.build.certificates import certify, verify
-from extrembench.build.certificates.document import embed_spec, spec_problem
-from extrembench.build.certificates.trig import _polynomial, plan, route
-from extrembench.build.problem import problem_from_dict
+from extrembench.problems.problem import problem_from_dict
+from extrembench.verify.certificates import certify, verify
+from extrembench.verify.certificates.document import embed_spec, spec_problem
+from extrembench.verify.certificates.trig import _polynomial, plan, route
 
 R, HALF, THIRD = "real", "[-pi/2, pi/2]", "[0, pi/3]"
 

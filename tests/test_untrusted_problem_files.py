@@ -8,11 +8,11 @@ import re
 import pytest
 import sympy
 
-from extrembench.build.convert import answer_latex, render_statement
-from extrembench.build.expr import MAX_RESULT_DIGITS, ExpressionError, parse_expression
-from extrembench.build.problem import ProblemError, check_source, load_problem
-from extrembench.build.validate import Effort, check_problem
-from extrembench.untrusted_yaml import MAX_FILE_BYTES, UntrustedYAMLError, parse_untrusted_yaml
+from extrembench.core.untrusted_yaml import MAX_FILE_BYTES, UntrustedYAMLError, parse_untrusted_yaml
+from extrembench.problems.expr import MAX_RESULT_DIGITS, ExpressionError, parse_expression
+from extrembench.problems.problem import ProblemError, check_source, load_problem
+from extrembench.sources.convert import answer_latex, render_statement
+from extrembench.verify.validate import Effort, check_problem
 
 GOOD = ('sense: min\nvariables: {a: positive, b: positive}\nobjective: "a/b + b/a"\nanswer: "2"\n')
 
@@ -125,7 +125,7 @@ def test_numbers_past_the_digit_limit_are_refused(text):
 def test_largest_accepted_number_renders():
     """The largest number the parser accepts prints: statement and LaTeX gold never hit Python's
     4,300-digit int -> str limit."""
-    from extrembench.build.problem import problem_from_dict
+    from extrembench.problems.problem import problem_from_dict
 
     big = f"10^{MAX_RESULT_DIGITS - 1}"
     problem = problem_from_dict({"id": "big", "sense": "min", "variables": {"a": "positive"},

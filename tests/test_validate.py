@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from extrembench import cli
-from extrembench.build.problem import load_problem, problem_from_dict
-from extrembench.build.validate import CheckResult, check_problem, search_extremum
+from extrembench.problems.problem import load_problem, problem_from_dict
+from extrembench.verify.validate import CheckResult, check_problem, search_extremum
 
 FIXTURES = Path(__file__).parent / "fixtures" / "problems"
 POS3 = {"a": "positive", "b": "positive", "c": "positive"}
@@ -155,7 +155,7 @@ def test_cli_expect_declared(tmp_path, capsys):
 ])
 def test_rendered_statement_reads_back(variables, constraints, objective, answer, sense):
     """The rendered statement, parsed back from LaTeX, matches its own spec at feasible points."""
-    from extrembench.build.convert import render_statement
+    from extrembench.sources.convert import render_statement
 
     statement = render_statement(make(sense, variables, objective, answer, constraints))
     result = check_problem(make(sense, variables, objective, answer, constraints, statement))
@@ -170,14 +170,14 @@ def test_rendered_statement_reads_back(variables, constraints, objective, answer
     ("Find the smallest and the largest value of $x$.", ["x"], None),
 ])
 def test_statement_reading(statement, segments, sense):
-    from extrembench.build.latex_formula import math_segments, statement_sense
+    from extrembench.problems.latex_formula import math_segments, statement_sense
 
     assert sorted(math_segments(statement)) == sorted(segments)
     assert statement_sense(statement) == sense
 
 
 def test_search_extremum_takes_a_spec():
-    from extrembench.build.convert import convert_problem
+    from extrembench.sources.convert import convert_problem
 
     spec, _ = convert_problem(load_problem(FIXTURES / "titu-cyclic.yaml"))
     result = search_extremum(spec, seed=0)

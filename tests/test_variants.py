@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 import sympy
 
-from extrembench.build import variants
-from extrembench.build.expr import parse_expression
-from extrembench.build.problem import Problem, load_problem
-from extrembench.build.validate import Effort, check_problem, search_extremum
+from extrembench.problems.expr import parse_expression
+from extrembench.problems.problem import Problem, load_problem
+from extrembench.sources import variants
+from extrembench.verify.validate import Effort, check_problem, search_extremum
 
 REPO = Path(__file__).resolve().parents[1]
 

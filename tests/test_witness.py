@@ -4,10 +4,10 @@ asin), equations solved exactly; each is re-checked exactly, and the verifier re
 import pytest
 import sympy
 
-from extrembench.build.certificates import certify, verify
-from extrembench.build.certificates.document import embed_spec, spec_problem
-from extrembench.build.certificates.witness import check_witness, find_witness, parse_witness, witness_text
-from extrembench.build.problem import problem_from_dict
+from extrembench.problems.problem import problem_from_dict
+from extrembench.verify.certificates import certify, verify
+from extrembench.verify.certificates.document import embed_spec, spec_problem
+from extrembench.verify.certificates.witness import check_witness, find_witness, parse_witness, witness_text
 
 
 def make(sense, variables, objective, answer, constraints=()):

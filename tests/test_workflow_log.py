@@ -14,7 +14,7 @@ def test_uncaught_exception_lands_in_the_job_log(tmp_path):
     log = tmp_path / "job.log"
     script = textwrap.dedent(f"""
         from types import SimpleNamespace
-        from extrembench.workflow import start_job
+        from extrembench.core.workflow import start_job
 
         smk = SimpleNamespace(log=[{str(log)!r}], rule="convert", wildcards={{"shard": "0"}})
         start_job(smk)
@@ -37,7 +37,7 @@ def test_failed_run_removes_results_it_did_not_rewrite(tmp_path):
     import os
     import time
 
-    from extrembench.workflow import remove_stale_results
+    from extrembench.core.workflow import remove_stale_results
 
     old, fresh, figure = tmp_path / "leaderboard.csv", tmp_path / "tables.csv", tmp_path / "fig.png"
     for path in (old, fresh, figure, figure.with_suffix(".pdf")):

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from extrembench.config import Cluster, Model
+from extrembench.core.config import Cluster, Model
 
 COLUMNS = ["gpu_hours", "wall_hours", "output_tokens", "tokens_per_s_per_gpu", "cost", "cost_basis",
            "cost_unknown_rows"]

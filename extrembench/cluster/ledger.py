@@ -27,7 +27,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from extrembench.files import write_bytes_atomic
+from extrembench.core.files import write_bytes_atomic
 
 log = logging.getLogger(__name__)
 

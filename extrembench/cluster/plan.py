@@ -31,8 +31,8 @@ from typing import Any
 
 import yaml
 
-from extrembench.config import Cluster, Config, ConfigError, Model, Resources, validate_config
-from extrembench.files import read_jsonl
+from extrembench.core.config import Cluster, Config, ConfigError, Model, Resources, validate_config
+from extrembench.core.files import read_jsonl
 
 RESULTS = "results"
 RECORDED_SAMPLE = 2000  # cached responses read per (benchmark, model) for the token mean
@@ -80,14 +80,14 @@ def problems_table(workdir: Path, benchmark: str, shard: int) -> Path:
 
 def unbuilt_problem_counts(benchmark: str, config: Config, workdir: Path) -> dict[int, int]:
     """Problems per shard from the sources, before validate/ingest ran: the upper bound."""
-    from extrembench.shards import shard_of, take
+    from extrembench.core.shards import shard_of, take
 
     bench = config.benchmarks[benchmark]
     per_problem = 1
     if bench.kind == "variants":
         # At most per_problem variants of each kind for every parent in the varied share, in the
         # parent's shard (vary runs per shard); an upper bound, as variants may be dropped.
-        from extrembench.build.variants import in_share
+        from extrembench.sources.variants import in_share
 
         parent = config.benchmarks[bench.parent]
         settings = parent.variants
@@ -99,7 +99,7 @@ def unbuilt_problem_counts(benchmark: str, config: Config, workdir: Path) -> dic
     elif bench.kind == "formalized":
         ids = take(sorted(str(record["id"]) for _, record in read_jsonl(workdir / bench.statements)), bench.limit)
     else:
-        from extrembench.build.ingest import load_benchmark, local_root
+        from extrembench.sources.ingest import load_benchmark, local_root
 
         root = Path(bench.root or local_root(bench.dataset))
         ids = take(sorted(r["problem_id"] for r in load_benchmark(bench.dataset, root)), bench.limit)
@@ -166,7 +166,7 @@ def plan_pair(benchmark: str, model: str, config: Config, workdir: Path) -> Plan
     for shard in range(bench.shards):
         table = problems_table(workdir, benchmark, shard)
         if table.exists():
-            from extrembench.artifacts import read_artifact
+            from extrembench.core.artifacts import read_artifact
             from extrembench.generation.requests import ASKED_STATUSES
 
             statuses = read_artifact(table, "problems").column("status").to_pylist()

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from extrembench.config import Cluster, Resources
+from extrembench.core.config import Cluster, Resources
 
 # A job killed for time or memory reruns with this factor per extra attempt (1×, 2×, 4×, …).
 GROWTH_PER_ATTEMPT = 2

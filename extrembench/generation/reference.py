@@ -10,8 +10,8 @@ import json
 import time
 from typing import Any
 
-from extrembench.build.convert import ExtremalSpec
-from extrembench.build.validate import Effort, TimeCap, search_extremum
+from extrembench.sources.convert import ExtremalSpec
+from extrembench.verify.validate import Effort, TimeCap, search_extremum
 
 
 def abstaining_response() -> dict[str, Any]:

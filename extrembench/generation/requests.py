@@ -18,9 +18,9 @@ from pathlib import Path
 from typing import Any
 
 from extrembench import __version__
-from extrembench.config import Model
+from extrembench.core.config import Model
+from extrembench.core.provenance import stage_code_hash
 from extrembench.llm.cache import cache_key
-from extrembench.provenance import stage_code_hash
 
 ASKED_STATUSES = ("confirmed", "ingested")
 

@@ -25,10 +25,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from extrembench.artifacts import read_artifact, write_artifact
 from extrembench.cluster.ledger import JobMeter, job_uid, response_cost, shares
-from extrembench.config import Config, Model
-from extrembench.files import write_bytes_atomic
+from extrembench.core.artifacts import read_artifact, write_artifact
+from extrembench.core.config import Config, Model
+from extrembench.core.files import write_bytes_atomic
 from extrembench.generation.requests import PlannedSample, chat_payload, plan_samples, sampling_json
 from extrembench.llm.backends import SOLVER_BACKENDS, Endpoint, chat_client, open_endpoint
 from extrembench.llm.cache import GenerationCache

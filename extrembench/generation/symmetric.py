@@ -31,9 +31,9 @@ import mpmath
 import numpy as np
 import sympy
 
-from extrembench.build.expr import parse_expression, parse_relation, symbol
-from extrembench.build.problem import parse_domain
 from extrembench.generation.reference import abstaining_response, fixed_decimals
+from extrembench.problems.expr import parse_expression, parse_relation, symbol
+from extrembench.problems.problem import parse_domain
 
 T = sympy.Symbol("t", real=True)
 MAX_EXACT_DEGREE = 60       # Poly.real_roots stays fast well past this; beyond it the scan is used

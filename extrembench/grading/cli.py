@@ -12,7 +12,7 @@ import json
 import sys
 from pathlib import Path
 
-from extrembench.files import read_jsonl
+from extrembench.core.files import read_jsonl
 from extrembench.grading.grade import grade_all_modes, grade_many, modes_disagree
 from extrembench.grading.modes import MODES
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-from extrembench.artifacts import read_artifact, write_artifact
+from extrembench.core.artifacts import read_artifact, write_artifact
 
 log = logging.getLogger(__name__)
 

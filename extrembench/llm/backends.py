@@ -12,7 +12,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import NamedTuple
 
-from extrembench.config import Model
+from extrembench.core.config import Model
 from extrembench.llm.client import ChatClient
 from extrembench.llm.server import ManagedServer, free_port
 

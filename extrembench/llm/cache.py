@@ -26,7 +26,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from extrembench.files import write_bytes_atomic
+from extrembench.core.files import write_bytes_atomic
 
 CACHE_SCHEMA_VERSION = 1
 

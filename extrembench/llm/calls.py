@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from extrembench.config import Config, Model
+from extrembench.core.config import Config, Model
 from extrembench.generation.requests import chat_identity, chat_payload, engine_version
 from extrembench.generation.run import produced_by
 from extrembench.llm.backends import CHAT_BACKENDS, Endpoint, chat_client, open_endpoint

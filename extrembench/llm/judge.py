@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from extrembench.config import Config
+from extrembench.core.config import Config
 from extrembench.llm.calls import LLMCaller, LLMCallError, caller_for
 
 

@@ -15,8 +15,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from extrembench.config import LlamacppModel
-from extrembench.files import atomic_output
+from extrembench.core.config import LlamacppModel
+from extrembench.core.files import atomic_output
 
 SERVED_NAME = "model"
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from extrembench.config import SglangModel
+from extrembench.core.config import SglangModel
 
 VERSION_PROBE = "import importlib.metadata as m; print(m.version('sglang'))"
 

@@ -8,9 +8,9 @@ import logging
 from collections.abc import Sequence
 from pathlib import Path
 
-from extrembench.artifacts import read_artifact, write_artifact, write_csv
-from extrembench.config import Config, config_hash
-from extrembench.files import sha256_file, write_bytes_atomic
+from extrembench.core.artifacts import read_artifact, write_artifact, write_csv
+from extrembench.core.config import Config, config_hash
+from extrembench.core.files import sha256_file, write_bytes_atomic
 
 log = logging.getLogger(__name__)
 
@@ -22,8 +22,8 @@ def aggregate(grade_files: Sequence[str], *, outputs: dict[str, Path], config: C
     import pandas as pd
     import pyarrow as pa
 
-    from extrembench import provenance
-    from extrembench.artifacts import file_record
+    from extrembench.core import provenance
+    from extrembench.core.artifacts import file_record
     from extrembench.grading.guarded import GuardedEquivalence
     from extrembench.report.leaderboard import (
         apply_ungraded_policy,

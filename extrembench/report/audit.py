@@ -20,10 +20,10 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
-from extrembench.artifacts import read_lineage, read_metadata
-from extrembench.files import sha256_file
+from extrembench.core.artifacts import read_lineage, read_metadata
+from extrembench.core.files import sha256_file
+from extrembench.core.provenance import file_commit, inputs_hash
 from extrembench.llm.cache import GenerationCache, cache_key
-from extrembench.provenance import file_commit, inputs_hash
 
 
 @dataclass
@@ -234,7 +234,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     cache_dir = args.cache_dir
     if cache_dir is None:
-        from extrembench.config import load_config_file
+        from extrembench.core.config import load_config_file
 
         cache_dir = Path(load_config_file(args.config).cache_dir)
     report = audit(args.benchmark, args.model, results=args.results, cache_dir=cache_dir)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from extrembench.config import Config
+from extrembench.core.config import Config
 from extrembench.report import paired
 from extrembench.report.leaderboard import _graded_flags, group_seed
 from extrembench.report.leaderboard import _problem_mean_accuracy as _accuracy
@@ -162,7 +162,7 @@ def compare(grade_files, variant_files, *, outputs, config: Config, published_di
     """The compare job: read grade and variant artifacts, write the three tables and the figure."""
     import logging
 
-    from extrembench.artifacts import SCHEMAS, read_artifact, write_csv
+    from extrembench.core.artifacts import SCHEMAS, read_artifact, write_csv
     from extrembench.report.figures import plot_original_vs_variant
     from extrembench.report.published import published_for_run
 

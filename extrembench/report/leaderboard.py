@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from extrembench.files import write_bytes_atomic
+from extrembench.core.files import write_bytes_atomic
 from extrembench.report import metrics
 
 REQUIRED_COLUMNS = ("benchmark", "model", "problem_id", "trial", "correct", "status", "extracted", "sense",
@@ -52,7 +52,7 @@ def _check_columns(grades: pd.DataFrame, needed=REQUIRED_COLUMNS) -> None:
     missing = [c for c in needed if c not in grades.columns]
     if missing:
         raise ValueError(f"grade table lacks columns {missing}; build it with the GRADES schema "
-                         "(extrembench/artifacts.py) via read_artifact(path, 'grades')")
+                         "(extrembench/core/artifacts.py) via read_artifact(path, 'grades')")
 
 
 UNGRADED_POLICIES = ("wrong", "exclude")

@@ -1,6 +1,6 @@
 """Accuracies the source papers report (data/published/*.csv), keyed to a run's names.
 
-The CSVs use the dataset names of `extrembench.build.ingest.DATASETS` and lower-case Hugging Face
+The CSVs use the dataset names of `extrembench.sources.ingest.DATASETS` and lower-case Hugging Face
 repository names; a run names its benchmarks and models freely in config.yaml, so
 `aliases_from_config` derives the renaming from each benchmark's `dataset` and each model's
 `hf_id`, and `align_published` applies it.
@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from extrembench.config import Config
+from extrembench.core.config import Config
 
 COLUMNS = ("benchmark", "model", "accuracy_percent", "exact", "metric", "setting", "source", "locator", "note")
 REQUIRED = ("benchmark", "model", "accuracy_percent", "source")

@@ -1,1 +1,0 @@
-"""Build side: problem files → validated, certified problem tables (translate, convert, validate, vary, ingest)."""

@@ -1,0 +1,1 @@
+"""The problem model: problem files and their YAML, expressions, statements, the LaTeX reader, duplicates."""

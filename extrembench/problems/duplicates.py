@@ -1,0 +1,313 @@
+"""Near-duplicate problems: the same objective and constraints after renaming, permuting or scaling
+variables or adding constants, or the same inequality under another normalisation.
+
+Two tests, each comparing values at shared seeded points, so no symbolic identity has to be found:
+
+- **same function** (`same-function`): after scaling each variable so that a single linear
+  equality constraint becomes u1 + ... + un = 1 (or a domain [0, h] becomes [0, 1]), the
+  constraints agree up to a constant factor and the objectives agree up to an affine map
+  α·f + β (α < 0: the same function asked in the opposite sense) at the same feasible points, for
+  some permutation of the variables. Feasible points: fixed random points of the domain, moved
+  along their ray onto a single equality constraint (so a uniform rescaling such as abc = 1 vs
+  abc = 8 needs no normalisation), kept when every inequality constraint holds.
+- **same inequality** (`same-inequality`): for polynomial problems over positive / nonnegative
+  variables with no constraint or one homogeneous equality constraint g = c, the underlying
+  inequality s·(objective − answer) ≥ 0 (s = −1 for max) is homogenised with g/c; two problems
+  whose homogeneous forms agree up to a positive factor and a permutation state one inequality
+  (Schur's a³+b³+c³+3abc ≥ Σab(a+b) written with a + b + c = 1, with abc = 1, or not normalised).
+
+Limits (each makes the detector miss, never flag wrongly): permutations are tried exhaustively up
+to 6 variables, beyond that only cyclic shifts and the reversal; problems with two or more
+equality constraints are compared only when they are literally the same function on the same
+constraints (their feasible points are not sampled); per-variable scalings are undone only
+through a linear equality constraint or interval domains.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import sympy
+
+from extrembench.problems.problem import Problem, parse_domain, parse_problem
+
+POINTS = 24
+RTOL = 1e-7
+MAX_EXHAUSTIVE = 6
+
+
+@dataclass(frozen=True)
+class Duplicate:
+    first: str
+    second: str
+    kind: str      # same-function | same-inequality
+    detail: str
+
+    def __str__(self) -> str:
+        return f"{self.first} ~ {self.second} ({self.kind}: {self.detail})"
+
+
+@dataclass
+class _Prepared:
+    id: str
+    n: int
+    domains: tuple[str, ...]                      # per variable, after scaling
+    function: list[tuple[tuple[int, ...], tuple[str, ...], list, np.ndarray]] | None  # per permutation
+    inequality: list[np.ndarray] | None           # per permutation
+
+
+def _permutations(n: int) -> list[tuple[int, ...]]:
+    if n <= MAX_EXHAUSTIVE:
+        return list(itertools.permutations(range(n)))
+    shifts = [tuple((i + k) % n for i in range(n)) for k in range(n)]
+    return shifts + [tuple(reversed(s)) for s in shifts]
+
+
+def _domain_class(problem: Problem, name: str, scale: sympy.Expr) -> str | None:
+    text = problem.variables[name].strip()
+    if text in ("positive", "nonnegative", "real"):
+        return text if text == "real" or scale > 0 else None
+    d = parse_domain(text)
+    lo = None if d.lo is None else d.lo / scale
+    hi = None if d.hi is None else d.hi / scale
+    if scale < 0:
+        lo, hi = hi, lo
+    return f"{'(' if d.lo_open else '['}{sympy.nsimplify(lo) if lo is not None else '-inf'}, " \
+           f"{sympy.nsimplify(hi) if hi is not None else 'inf'}{')' if d.hi_open else ']'}"
+
+
+def _scales(problem: Problem, parsed) -> dict[sympy.Symbol, sympy.Expr]:
+    """x_i = scale_i * u_i: a single linear equality Σ w_i x_i = c becomes Σ u_i = 1; without one,
+    domains [0, h] become [0, 1]; otherwise no scaling."""
+    symbols = parsed.symbols
+    equalities = [lhs - rhs for lhs, op, rhs in parsed.constraints if op == "="]
+    if len(equalities) == 1:
+        poly = equalities[0]
+        if poly.is_polynomial(*symbols) and sympy.Poly(poly, *symbols).total_degree() == 1:
+            constant = -poly.subs({s: 0 for s in symbols})
+            weights = [poly.coeff(s) for s in symbols]
+            if constant != 0 and all(w != 0 and w.is_number for w in weights):
+                return {s: constant / w for s, w in zip(symbols, weights)}
+    scales = {}
+    for s in symbols:
+        d = parsed.domains[s]
+        scales[s] = d.hi if d.lo == 0 and d.hi is not None and d.hi > 0 else sympy.Integer(1)
+    return scales
+
+
+def _raw_points(domains: Sequence[str], rng: np.random.Generator) -> np.ndarray:
+    """POINTS points (rows), each coordinate drawn by its (scaled) domain's kind."""
+    columns = []
+    for text in domains:
+        if text in ("positive", "nonnegative"):
+            columns.append(np.exp(rng.normal(0, 0.7, POINTS)))
+        elif text == "real":
+            columns.append(rng.normal(0, 1.5, POINTS))
+        else:
+            d = parse_domain(text)
+            lo = float(d.lo) if d.lo is not None else (float(d.hi) - 3 if d.hi is not None else -3.0)
+            hi = float(d.hi) if d.hi is not None else lo + 3
+            columns.append(lo + (hi - lo) * rng.uniform(0.05, 0.95, POINTS))
+    return np.array(columns).T
+
+
+def _call(func, points: np.ndarray) -> np.ndarray:
+    """func at each row of `points` (any leading shape; the last axis is the variables), NaN where
+    undefined or not real."""
+    shape = points.shape[:-1]
+    with np.errstate(all="ignore"):
+        try:
+            values = func(*np.moveaxis(points, -1, 0))
+        except (ZeroDivisionError, ValueError, TypeError, OverflowError):
+            return np.full(shape, np.nan)
+    values = np.asarray(values, dtype=complex) * np.ones(shape)
+    return np.where(np.abs(values.imag) < 1e-12, values.real, np.nan)
+
+
+def _project(equality, points: np.ndarray) -> np.ndarray:
+    """Each point moved along its ray to the first λ > 0 with equality(λ·x) = 0 (NaN when none):
+    a sign-change scan over a fixed λ grid, then bisection, all points at once."""
+    lambdas = np.logspace(-4, 4, 321)
+    values = _call(equality, lambdas[None, :, None] * points[:, None, :])  # (points, lambdas)
+    finite = np.isfinite(values[:, :-1]) & np.isfinite(values[:, 1:])
+    change = finite & (np.sign(values[:, :-1]) * np.sign(values[:, 1:]) <= 0)
+    found = change.any(axis=1)
+    first = np.argmax(change, axis=1)
+    lo, hi = lambdas[first], lambdas[np.minimum(first + 1, len(lambdas) - 1)]
+    f_lo = values[np.arange(len(points)), first]
+    for _ in range(80):
+        mid = (lo + hi) / 2
+        f_mid = _call(equality, mid[:, None] * points)
+        same = np.sign(f_mid) == np.sign(f_lo)
+        lo, f_lo = np.where(same, mid, lo), np.where(same, f_mid, f_lo)
+        hi = np.where(same, hi, mid)
+    projected = ((lo + hi) / 2)[:, None] * points
+    projected[~found] = np.nan
+    return projected
+
+
+def _unit(vector: np.ndarray, signed: bool) -> np.ndarray | None:
+    """The vector up to a positive factor (signed) or any nonzero factor (not signed)."""
+    scale = np.max(np.abs(vector))
+    if not np.isfinite(scale) or scale == 0:
+        return None
+    unit = vector / scale
+    if not signed:
+        first = unit[np.nonzero(np.abs(unit) > 1e-9)[0][0]]
+        unit = unit * np.sign(first)
+    return unit
+
+
+def _standardised(values: np.ndarray) -> np.ndarray | None:
+    """Values up to an affine map α·v + β with α of either sign."""
+    centred = values - values.mean()
+    return _unit(centred, signed=False) if np.std(centred) > 1e-12 * (1 + np.abs(values).max()) else None
+
+
+def _prepare(problem: Problem, seed: int) -> _Prepared:
+    parsed = parse_problem(problem)
+    symbols = parsed.symbols
+    n = len(symbols)
+    scales = _scales(problem, parsed)
+    scaled = {s: scales[s] * s for s in symbols}
+    domains = tuple(_domain_class(problem, str(s), scales[s]) for s in symbols)
+    objective = parsed.objective.xreplace(scaled)
+    constraints = [((lhs - rhs).xreplace(scaled), op) for lhs, op, rhs in parsed.constraints]
+    prepared = _Prepared(problem.id, n, domains, None, None)
+    if None in domains:
+        return prepared
+    rng = np.random.default_rng([seed, n])
+    raw = _raw_points(domains, rng)  # the same for every problem with these domains
+    equalities = [g for g, op in constraints if op == "="]
+    function_of = sympy.lambdify(symbols, objective, modules="numpy")
+    constraint_funcs = [(sympy.lambdify(symbols, g, modules="numpy"), op) for g, op in constraints]
+
+    function = []
+    for perm in _permutations(n):
+        points = raw[:, perm]
+        perm_domains = tuple(domains[i] for i in perm)
+        # constraint fingerprints at the unprojected points: each up to a constant factor
+        prints = []
+        for func, op in constraint_funcs:
+            values = _call(func, points)
+            if op in ("<=", "<"):
+                values, op = -values, {"<=": ">=", "<": ">"}[op]
+            unit = _unit(values, signed=op != "=")
+            prints.append((op, None if unit is None else np.round(unit, 9)))
+        # onto a single equality along rays; two or more are compared literally (no sampling on an
+        # intersection of equalities)
+        feasible = points
+        if len(equalities) == 1:
+            feasible = _project(next(func for func, op in constraint_funcs if op == "="), points)
+        finite = np.all(np.isfinite(feasible), axis=1)
+        keep = finite.copy()
+        for func, op in constraint_funcs:
+            if op != "=":
+                values = _call(func, feasible)
+                keep &= {">=": values >= -1e-12, "<=": values <= 1e-12, ">": values > 0, "<": values < 0}[op]
+        values = _call(function_of, feasible)
+        keep &= np.isfinite(values)
+        if keep.sum() < 6:
+            # Inequalities (an ordering of 6 variables holds at 1/720 of the points) leave too few
+            # points: compare the objectives on the whole sample instead. The constraints are
+            # still compared by their own fingerprints; agreeing everywhere is the stronger test.
+            keep = finite & np.isfinite(values)
+        if keep.sum() < 6:
+            continue
+        standard = _standardised(values[keep])
+        if standard is not None:
+            placed = np.full(len(values), np.nan)
+            placed[keep] = standard
+            function.append((perm, perm_domains, prints, placed))
+    prepared.function = function or None
+    prepared.inequality = _inequality_prints(problem, parsed, objective, constraints, domains, symbols, seed)
+    return prepared
+
+
+def _inequality_prints(problem, parsed, objective, constraints, domains, symbols, seed) -> list[np.ndarray] | None:
+    """The homogenised inequality form at shared simplex points, per permutation (see module doc)."""
+    if any(d not in ("positive", "nonnegative") for d in domains) or any(op != "=" for _, op in constraints):
+        return None
+    if len(constraints) > 1:
+        return None
+    sign = 1 if problem.sense == "min" else -1
+    form = sign * (objective - parsed.answer)
+    if not form.is_polynomial(*symbols):
+        return None
+    poly = sympy.Poly(sympy.expand(form), *symbols)
+    degree = poly.total_degree()
+    components: dict[int, sympy.Expr] = {}
+    for monomial, coefficient in poly.terms():
+        components[sum(monomial)] = components.get(sum(monomial), 0) + coefficient * sympy.prod(
+            s ** e for s, e in zip(symbols, monomial))
+    if constraints:
+        g = constraints[0][0]
+        constant = -g.subs({s: 0 for s in symbols})
+        g_part = g + constant
+        if constant == 0 or not g_part.is_polynomial(*symbols):
+            return None
+        g_poly = sympy.Poly(g_part, *symbols)
+        k = g_poly.total_degree()
+        if not g_poly.is_homogeneous or k == 0:
+            return None
+        homogeneous = sum(c * (g_part / constant) ** sympy.Rational(degree - j, k) for j, c in components.items())
+    else:
+        if len(components) != 1:
+            return None  # not homogeneous and nothing to homogenise with
+        homogeneous = form
+    func = sympy.lambdify(symbols, homogeneous, modules="numpy")
+    rng = np.random.default_rng([seed, len(symbols), 7])
+    raw = rng.dirichlet(np.ones(len(symbols)), POINTS)
+    prints = []
+    for perm in _permutations(len(symbols)):
+        values = _call(func, raw[:, perm])
+        unit = _unit(values, signed=True) if np.all(np.isfinite(values)) else None
+        if unit is not None:
+            prints.append(unit)
+    return prints or None
+
+
+def _close(a: np.ndarray, b: np.ndarray) -> bool:
+    both = np.isfinite(a) & np.isfinite(b)
+    return bool(both.sum() >= 6 and np.array_equal(np.isfinite(a), np.isfinite(b))
+                and np.allclose(a[both], b[both], rtol=RTOL, atol=RTOL))
+
+
+def _same_constraints(first, second) -> bool:
+    if len(first) != len(second):
+        return False
+    unused = list(second)
+    for op, unit in first:
+        match = next((j for j, (other_op, other) in enumerate(unused) if other_op == op and (
+            (unit is None and other is None) or (unit is not None and other is not None and _close(unit, other)))), None)
+        if match is None:
+            return False
+        unused.pop(match)
+    return True
+
+
+def _compare(p: _Prepared, q: _Prepared) -> Duplicate | None:
+    if p.n != q.n:
+        return None
+    if p.function and q.function:
+        identity = [entry for entry in q.function if entry[0] == tuple(range(q.n))]
+        q_domains, q_prints, q_values = identity[0][1:] if identity else (None, None, None)
+        for _, domains, prints, values in p.function if identity else ():
+            if domains == q_domains and _same_constraints(prints, q_prints) and _close(values, q_values):
+                return Duplicate(p.id, q.id, "same-function",
+                                 "objectives agree up to α·f + β on the same feasible set")
+    if p.inequality and q.inequality and any(_close(mine, q.inequality[0]) for mine in p.inequality):
+        return Duplicate(p.id, q.id, "same-inequality",
+                         "the homogenised inequalities agree up to a positive factor")
+    return None
+
+
+def find_duplicates(problems: Sequence[Problem], seed: int = 0) -> list[Duplicate]:
+    """Every pair of near-duplicates among `problems` (each pair once, in input order)."""
+    prepared = [_prepare(p, seed) for p in problems]
+    pairs = (_compare(p, q) for p, q in itertools.combinations(prepared, 2))
+    return [duplicate for duplicate in pairs if duplicate is not None]
+

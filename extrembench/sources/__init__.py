@@ -1,0 +1,1 @@
+"""Building problem sets: translate, convert, formalize, ingest official datasets, download, vary."""

@@ -1,0 +1,760 @@
+"""`bound` certificates: interval branch-and-bound proving  objective >= answer - eps  on every
+feasible point of a reduced problem (extrembench.verify.certificates.reduce), in min form.
+
+The proof is a tree over boxes, stored in prefix order as short tokens; the verifier replays it,
+re-running only the test each leaf names, so checking needs no search:
+    s<i>:<p>      split variable i at the rational p (children: lower part, then upper part)
+    l<j>:<mu>:<rho>:<hbar>:<p..>  constraint j (H >= 0) cuts the box and H <= hbar on it; with
+                  L = f - mu*H - rho*H*(hbar - H) <= f on feasible points, L's Hessian is positive
+                  definite on the box and L(p) + grad L(p).(x - p) >= target (KKT on a slanted face)
+    f<i>:lo|hi    the objective is monotone in variable i on the box and every constraint holds on
+                  all of it or grows towards that face, so the minimum over the box's feasible
+                  points is on that face (child: the face)
+    e<i>          the objective is concave in variable i on the box (second derivative <= 0) and
+                  every constraint holds on all of it, so its minimum is on one of the two end
+                  faces (children: the lower face, then the upper face)
+    v<k>          eliminated variable k's solved form misses its domain on the whole box
+    x<j>          constraint j is negative on the whole box, or <= 0 there when it is strict
+                  (no feasible point)
+    u             the objective is undefined on the whole box
+    r             the objective's interval enclosure is >= target
+    m             mean-value form f(mid) + grad(box).(box - mid) >= target
+    c:<p1>,<p2>.. the Hessian (in the box's free directions) is positive definite on the box
+                  (interval LDL^T), so
+                  f >= f(p) + grad f(p).(x - p) there, and that linear bound is >= target
+Work is bounded by node and depth counts, never by time.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from math import comb
+from math import inf as _INF
+
+import sympy
+
+from extrembench.verify.certificates.interval import (
+    Program,
+    Undefined,
+    Unsupported,
+    compile_enclosure,
+    constant,
+    interval,
+    make,
+    point,
+)
+from extrembench.verify.certificates.reduce import Reduced
+
+MAX_NODES = 3000  # the largest proof among the shipped problems has ~2500 boxes
+MAX_DEPTH = 64
+CONVEX_DEPTH = 10
+MAX_CUTS = 2   # constraints cutting a box tried for a multiplier (ineq-0163 has 15)
+
+
+class BoundFailure(ValueError):
+    """The search did not close (count limit) or a replayed leaf does not hold."""
+
+
+Box = list  # list of (lo, hi) Fraction | None
+
+
+class Infeasible(Exception):
+    """No feasible point in the box; the message is the proof token."""
+
+
+@dataclass
+class _Compiled:
+    program: Program    # objective, constraints and their derivatives over symbols + auxiliaries
+    f: int
+    grad: list
+    hess: list | None   # lower triangle rows of handles
+    cons: list          # (handle, strict)
+    cons_grad: list     # per constraint: handles of its gradient
+    cons_hess: list     # per constraint: lower-triangle handles of its Hessian, or None
+    aux_program: Program  # the solved forms over the symbols
+    aux: list           # (handle of the solved form, of its numerator, of its denominator, Domain)
+    n: int
+    exact: dict         # (point, handle) -> exact value there (`_exact`)
+
+
+class _At:
+    """The compiled expressions evaluated on one list of intervals (box, then auxiliaries)."""
+
+    __slots__ = ("xs", "run")
+
+    def __init__(self, comp: _Compiled, xs: list):
+        self.xs = xs
+        self.run = comp.program.run(xs)
+
+
+def total_derivative(expr: sympy.Expr, y: sympy.Symbol, aux) -> sympy.Expr:
+    """d expr / d y where every auxiliary v = phi(free symbols) depends on y."""
+    out = sympy.diff(expr, y)
+    for v, phi, _ in aux:
+        if expr.has(v):
+            out += sympy.diff(expr, v) * sympy.diff(phi, y)
+    return out
+
+
+def _real(reduced: Reduced) -> Reduced:
+    """The same problem over real-declared symbols: d|x|/dx is then sign(x), not re/im terms."""
+    real = {s: sympy.Symbol(s.name, real=True) for s in list(reduced.symbols) + [v for v, _, _ in reduced.aux]}
+    return Reduced(tuple(real[s] for s in reduced.symbols), reduced.bounds, reduced.objective.xreplace(real),
+                   tuple((c.xreplace(real), strict) for c, strict in reduced.nonneg),
+                   tuple((real[v], phi.xreplace(real), d) for v, phi, d in reduced.aux), reduced.extra_points)
+
+
+def _hessian(program: Program, grads: list, syms: list, aux) -> list | None:
+    try:
+        return [[program.add(total_derivative(grads[i], syms[j], aux)) for j in range(i + 1)]
+                for i in range(len(syms))]
+    except Unsupported:
+        return None  # a kink (Abs, Max): no second derivative, so no convexity test
+
+
+def compile_reduced(reduced: Reduced) -> _Compiled:
+    reduced = _real(reduced)
+    syms = list(reduced.symbols)
+    program = Program(syms + [v for v, _, _ in reduced.aux])
+    grads = [total_derivative(reduced.objective, s, reduced.aux) for s in syms]
+    f = program.add(reduced.objective)
+    grad = [program.add(g) for g in grads]
+    cons, cons_grad, cons_hess = [], [], []
+    for c, strict in reduced.nonneg:
+        cons.append((program.add(c), strict))
+        cg = [total_derivative(c, s, reduced.aux) for s in syms]
+        cons_grad.append([program.add(g) for g in cg])
+        cons_hess.append(_hessian(program, cg, syms, reduced.aux))
+    hess = _hessian(program, grads, syms, reduced.aux)
+    aux_program = Program(syms)
+    aux = [(aux_program.add(phi), *_quotient(aux_program, phi, syms), domain) for _, phi, domain in reduced.aux]
+    return _Compiled(program, f, grad, hess, cons, cons_grad, cons_hess, aux_program, aux, len(syms), {})
+
+
+def _quotient(program: Program, phi: sympy.Expr, syms) -> tuple:
+    """Handles of phi's numerator and denominator (None when phi has no variable denominator)."""
+    num, den = sympy.fraction(sympy.together(phi))
+    if den.is_number:
+        return None, None
+    return program.add(num), program.add(den)
+
+
+_ERRORS = (Undefined, ZeroDivisionError, ValueError, OverflowError)
+
+
+def _with_aux(comp: _Compiled, xs: list, closed: bool = False) -> list:
+    """Box intervals followed by each auxiliary's enclosure cut to its domain; raises Infeasible
+    ("v<k>") when that cut is empty."""
+    out = list(xs)
+    if not comp.aux:
+        return out
+    run = comp.aux_program.run(xs)
+    for k, (phi, num, den, domain) in enumerate(comp.aux):
+        try:
+            v = run.value(phi)
+            if num is not None and domain.lo is not None and domain.lo >= 0 and not v.a >= 0:
+                # phi = N/D must be >= 0: when N has a sign, so has D; cut D to that side first
+                # (a D straddling 0 would otherwise lose everything: N/[0, d] = [N/d, +inf])
+                n, d = run.value(num), run.value(den)
+                if n.a > 0 and d.b > 0:
+                    v = n / make(max(d.a, 0.0), d.b)
+                elif n.b < 0 and d.a < 0:
+                    v = n / make(d.a, min(d.b, 0.0))
+        except _ERRORS:
+            raise Infeasible(f"v{k}") from None
+        lo = _end(domain.lo).a if domain.lo is not None else v.a
+        hi = _end(domain.hi).b if domain.hi is not None else v.b
+        low, high = max(v.a, lo), min(v.b, hi)
+        if low > high or (not closed and ((domain.lo is not None and domain.lo_open and v.b <= lo) or
+                                           (domain.hi is not None and domain.hi_open and v.a >= hi))):
+            raise Infeasible(f"v{k}")
+        out.append(make(low, high))
+    return out
+
+
+def _end(value):
+    """A domain end as an interval: exact when rational, an outward enclosure when not (pi): the
+    clamped box is then a superset of the true one, which keeps the proof sound."""
+    if value.is_Rational:
+        return point(Fraction(int(value.p), int(value.q)))
+    return compile_enclosure(value, [])([])
+
+
+def _ivbox(comp: _Compiled, box: Box) -> _At:
+    return _At(comp, _with_aux(comp, [interval(lo, hi) for lo, hi in box]))
+
+
+def _bounded(interval) -> bool:
+    """Both ends of an interval enclosure are finite."""
+    return interval.a > -_INF and interval.b < _INF
+
+
+def _raw(comp: _Compiled, xs: list) -> _At | None:
+    """Box intervals followed by each auxiliary's enclosure NOT cut to its domain: the derivative
+    tests reason along segments of the box, which may leave the feasible set, so their enclosures
+    must cover every point of the box. None when an auxiliary is undefined somewhere on it."""
+    out = list(xs)
+    if comp.aux:
+        run = comp.aux_program.run(xs)
+        for phi, _, _, _ in comp.aux:
+            try:
+                v = run.value(phi)
+            except _ERRORS:
+                return None
+            if not _bounded(v):
+                return None
+            out.append(v)
+    return _At(comp, out)
+
+
+def _raw_of(comp: _Compiled, at: _At) -> _At | None:
+    """`_raw` of a box already evaluated: the same evaluation when nothing is eliminated."""
+    return at if not comp.aux else _raw(comp, at.xs[:comp.n])
+
+
+def _ivpoint(comp: _Compiled, values: list[Fraction]) -> _At | None:
+    return _raw(comp, [point(v) for v in values])
+
+
+def _finite(box: Box) -> bool:
+    return all(lo is not None and hi is not None for lo, hi in box)
+
+
+def _ge(value, target) -> bool:
+    """value >= target proven (value an interval, target an interval)."""
+    return value.a >= target.b
+
+
+def _safe(at: _At, handle: int):
+    try:
+        return at.run.value(handle)
+    except _ERRORS:
+        return None
+
+
+def _infeasible(comp: _Compiled, at: _At, only: int | None = None) -> str | None:
+    for j, (c, strict) in enumerate(comp.cons):
+        if only is not None and j != only:
+            continue
+        v = _safe(at, c)
+        if v is not None and (v.b < 0 or (strict and v.b <= 0)):
+            return f"x{j}"
+        if v is not None and v.a < 0 and not all(map(_bounded, at.xs)) and _tail_sign(comp, at, -comp.program.exprs[c], not strict):
+            return f"x{j}"
+    return None
+
+
+def _terms(comp: _Compiled, expr) -> list | None:
+    """expr as (exponents, rational coefficient) terms of a polynomial in the box's variables and
+    auxiliaries, or None (cached per expression: the tail test expands each once)."""
+    if expr not in comp.exact:
+        try:
+            poly = sympy.Poly(expr, *comp.program.symbols)
+            terms = [(m, Fraction(int(c.p), int(c.q))) for m, c in poly.terms()]
+        except (sympy.PolynomialError, AttributeError, TypeError):
+            terms = None
+        comp.exact[expr] = terms
+    return comp.exact[expr]
+
+
+def _tail_sign(comp: _Compiled, at: _At, expr, strict: bool) -> bool:
+    """expr >= 0 (> 0 when strict) where some variables (or auxiliaries) are unbounded on one side,
+    for a polynomial in them: with x = end + s (or end - s), s >= 0, every coefficient of the
+    expansion in the s's is >= 0 over the bounded ones (the constant one > 0 when strict), each
+    variable ranging over its enclosure independently (a superset). Natural interval extension
+    cannot see this: at a tail, terms of opposite signs both grow and give [-inf, inf]."""
+    terms = _terms(comp, expr)
+    if terms is None:
+        return False
+    total: dict = {}
+    for exponents, coefficient in terms:
+        parts, factor = [((), coefficient)], point(1)
+        for index, (v, k) in enumerate(zip(at.xs, exponents)):
+            if _bounded(v) or k == 0:
+                factor = factor * v ** k
+                continue
+            if v.a == -_INF and v.b == _INF:
+                return False
+            end, sign = (Fraction(v.a), 1) if v.b == _INF else (Fraction(v.b), -1)
+            parts = [(t + (((index, j),) if j else ()), c * comb(k, j) * end ** (k - j) * sign ** j)
+                     for t, c in parts for j in range(k + 1)]
+        for t, c in parts:  # t: the monomial in the s's as (variable, power) pairs
+            total[t] = total[t] + point(c) * factor if t in total else point(c) * factor
+    constant = total.pop((), point(0))
+    return all(v.a >= 0 for v in total.values()) and (constant.a > 0 or (not strict and constant.a >= 0))
+
+
+def _tail_range(comp: _Compiled, at: _At, target) -> bool:
+    """The objective N/D >= target on an unbounded box, by `_tail_sign` on D and N - t*D (t the
+    target's upper end, an exact rational)."""
+    if all(map(_bounded, at.xs)):
+        return False
+    key = ("tail", target.b)
+    if key not in comp.exact:
+        num, den = sympy.fraction(sympy.together(comp.program.exprs[comp.f]))
+        t = sympy.Rational(Fraction(target.b).numerator, Fraction(target.b).denominator)
+        comp.exact[key] = [(sign * den, sympy.expand(sign * (num - t * den))) for sign in (1, -1)]
+    return any(_tail_sign(comp, at, den, True) and _tail_sign(comp, at, rest, False) for den, rest in comp.exact[key])
+
+
+def _constraints_hold(comp: _Compiled, at: _At) -> bool:
+    # strict constraints strictly: the face a monotone step moves to is then feasible too, so
+    # nothing below it may be discarded as infeasible on a boundary the box only touched
+    for c, strict in comp.cons:
+        v = _safe(at, c)
+        if v is None or v.a < 0 or (strict and not v.a > 0):
+            return False
+    return True
+
+
+def _range(comp, at, target) -> bool:
+    v = _safe(at, comp.f)
+    return v is not None and _ge(v, target)
+
+
+def _midpoint(box: Box) -> list[Fraction]:
+    return [(lo + hi) / 2 for lo, hi in box]
+
+
+def _gradient(comp, at) -> list:
+    return [_safe(at, g) for g in comp.grad]
+
+
+def _mean_value(comp, box, at, target, grads=None) -> bool:
+    if not _finite(box):
+        return False
+    grads = grads if grads is not None else _gradient(comp, at)
+    if any(g is None for g in grads):
+        return False
+    pts = _ivpoint(comp, _midpoint(box))
+    if pts is None:
+        return False
+    fc = _safe(pts, comp.f)
+    if fc is None:
+        return False
+    total = fc
+    for i, gi in enumerate(grads):
+        total = total + gi * (at.xs[i] - pts.xs[i])
+    return _ge(total, target)
+
+
+def _positive_definite(rows) -> bool:
+    """Every symmetric matrix in the interval matrix is PD: interval LDL^T with positive pivots."""
+    n = len(rows)
+    a = [[rows[max(i, j)][min(i, j)] for j in range(n)] for i in range(n)]
+    for k in range(n):
+        pivot = a[k][k]
+        if not pivot.a > 0:
+            return False
+        for i in range(k + 1, n):
+            factor = a[i][k] / pivot
+            for j in range(k + 1, n):
+                a[i][j] = a[i][j] - factor * a[k][j]
+    return True
+
+
+def _free(box: Box) -> list[int]:
+    return [i for i, (lo, hi) in enumerate(box) if lo != hi]
+
+
+def _exact(comp, ref: list[Fraction]):
+    """handle -> its value at the rational point ref, exactly when rational (None where undefined):
+    float enclosures cannot prove the sign of an exact 0, such as f and grad f at a minimum when the
+    proof must reach the answer exactly (epsilon 0)."""
+    values = {s: sympy.Rational(r.numerator, r.denominator) for s, r in zip(comp.program.symbols, ref)}
+    for (phi, *_), v in zip(comp.aux, comp.program.symbols[comp.n:]):
+        values[v] = comp.aux_program.exprs[phi].xreplace(values)
+
+    def get(handle):
+        key = (tuple(ref), handle)
+        if key not in comp.exact:
+            value = comp.program.exprs[handle].xreplace(values)
+            try:
+                comp.exact[key] = point(Fraction(int(value.p), int(value.q))) if value.is_Rational else constant(value)
+            except (Unsupported, ArithmeticError, ValueError, TypeError):
+                comp.exact[key] = None
+        return comp.exact[key]
+    return get
+
+
+def _tangent_bound(comp, box, at, target, ref, entry, linear) -> bool:
+    """Taylor at ref: F(x) = F(ref) + grad F(ref).d + d'H d/2 with H a Hessian on the segment,
+    d = x - ref, so within the entries `entry(i, k)` over the box (free directions). When they form
+    a positive definite interval matrix the quadratic term is >= 0 and the tangent plane alone
+    must clear the target, else the plane plus the quadratic term's enclosure (a vertex or edge
+    optimum: concave directions that leave through the box's own faces). `linear(get)` gives
+    F(ref) and grad F(ref) from the handles' values there: floats first, exact when floats only
+    just miss."""
+    if not _finite(box):
+        return False
+    free = _free(box)
+    rows = [[entry(i, k) for k in free[:a + 1]] for a, i in enumerate(free)]
+    if any(h is None or not _bounded(h) for row in rows for h in row):
+        return False
+    d = [at.xs[i] - point(ref[i]) for i in range(comp.n)]
+    quadratic = point(0)
+    if not _positive_definite(rows):
+        for a, i in enumerate(free):
+            quadratic = quadratic + rows[a][a] * d[i] ** 2 / 2
+            for b, k in enumerate(free[:a]):
+                quadratic = quadratic + rows[a][b] * d[i] * d[k]
+    pts = _ivpoint(comp, ref)
+    for get in ((lambda h: _safe(pts, h)) if pts is not None else None, _exact(comp, ref)):
+        terms = linear(get) if get is not None else None
+        if terms is None or any(t is None for t in terms[1]):
+            continue
+        total = terms[0] + quadratic
+        for i, g in enumerate(terms[1]):
+            total = total + g * d[i]
+        if _ge(total, target):
+            return True
+        # exact values lie inside the float ones: they can lift the bound only by those widths
+        gain = terms[0].b - terms[0].a + sum((g.b - g.a) * max(-x.a, x.b) for g, x in zip(terms[1], d))
+        if not total.a + 2 * gain >= target.b:
+            return False
+    return False
+
+
+def _convex(comp, box, at, target, ref: list[Fraction]) -> bool:
+    if comp.hess is None:
+        return False
+
+    def linear(get):
+        return get(comp.f), [get(g) for g in comp.grad]
+    return _tangent_bound(comp, box, at, target, ref, lambda i, k: _safe(at, comp.hess[i][k]), linear)
+
+
+def _lagrangian(comp, box, at, target, j: int, mu: Fraction, rho: Fraction, hbar: Fraction, ref: list[Fraction]) -> bool:
+    """Constraint j (H >= 0) cuts the box, with H <= hbar on it. For feasible x in the box
+    0 <= H <= hbar, so  g >= L = g - mu*H - rho*H*(hbar - H)  (mu, rho >= 0; of any sign when
+    hbar = 0, as H = 0 on every feasible point then), and L is closed by
+    its tangent plane (`_tangent_bound`): a KKT point on a slanted face, with the multiplier
+    mu + rho*hbar."""
+    if comp.hess is None or comp.cons_hess[j] is None or (hbar != 0 and (mu < 0 or rho < 0)):
+        return False
+    h_enc = _safe(at, comp.cons[j][0])
+    if h_enc is None or not h_enc.b <= point(hbar).a:
+        return False
+    mu_i, rho_i, hbar_i = point(mu), point(rho), point(hbar)
+    grad_h = [_safe(at, g) for g in comp.cons_grad[j]]
+    if any(g is None for g in grad_h):
+        return False
+
+    def entry(i, k):
+        hg, hh = _safe(at, comp.hess[i][k]), _safe(at, comp.cons_hess[j][i][k])
+        # d2/dxi dxk of  g - (mu + rho*hbar) H + rho H^2
+        return None if hg is None or hh is None else (
+            hg - (mu_i + rho_i * hbar_i) * hh + rho_i * 2 * (grad_h[i] * grad_h[k] + h_enc * hh))
+
+    def linear(get):
+        gp, hp = get(comp.f), get(comp.cons[j][0])
+        if gp is None or hp is None:
+            return None
+        grads = [(gi, hi) for gi, hi in zip((get(g) for g in comp.grad), (get(h) for h in comp.cons_grad[j]))]
+        return gp - mu_i * hp - rho_i * hp * (hbar_i - hp), [
+            None if gi is None or hi is None else gi - (mu_i + rho_i * hbar_i) * hi + 2 * rho_i * hp * hi
+            for gi, hi in grads]
+    return _tangent_bound(comp, box, at, target, ref, entry, linear)
+
+
+def _multiplier(g: list, h: list, ref: list, box: Box) -> float:
+    """The multiplier m making grad g - m grad h small where ref is inside the box (least squares),
+    and kept, where ref is at an end of the box, on the side whose sign the box faces allow."""
+    inner = [(a, b) for a, b, r, (lo, hi) in zip(g, h, ref, box) if lo < r < hi] or list(zip(g, h))
+    norm = sum(b * b for _, b in inner)
+    m = sum(a * b for a, b in inner) / norm if norm > 0 else 0.0
+    low, high = -_INF, _INF
+    for a, b, r, (lo, hi) in zip(g, h, ref, box):
+        if b != 0 and r in (lo, hi) and lo != hi:
+            # (a - m b) must be >= 0 at the low end, <= 0 at the high end
+            if (r == lo) == (b > 0):
+                high = min(high, a / b)
+            else:
+                low = max(low, a / b)
+    return min(max(m, low), high) if low <= high else m
+
+
+def _lagrangian_choice(comp, box, at, target, ref) -> str | None:
+    """Try each constraint that cuts the box with the KKT multiplier at the anchor."""
+    pts = _ivpoint(comp, ref)
+    if pts is None:
+        return None
+    tried = 0
+    for j, (c, _) in enumerate(comp.cons):
+        h = _safe(at, c)
+        if h is None or not (h.a < 0 <= h.b) or tried == MAX_CUTS:
+            continue
+        tried += 1
+        # the multiplier from the free directions only: a fixed one contributes nothing to the plane
+        gh = [_safe(pts, comp.cons_grad[j][i]) for i in _free(box)]
+        gg = [_safe(pts, comp.grad[i]) for i in _free(box)]
+        if any(v is None for v in gh + gg):
+            continue
+        gh_f, gg_f = [float(v.mid) for v in gh], [float(v.mid) for v in gg]
+        norm = sum(v * v for v in gh_f)
+        if not 0 < norm < float("inf") or not all(abs(v) < float("inf") for v in gg_f):
+            continue
+        multiplier = _multiplier(gg_f, gh_f, [ref[i] for i in _free(box)], [box[i] for i in _free(box)])
+        if not abs(multiplier) < float("inf") or not float(h.b) < float("inf"):
+            continue
+        if h.b <= 0:
+            # H = 0 on every feasible point of the box: any multiplier, and any weight on H^2
+            choices = [(Fraction(multiplier).limit_denominator(2 ** 30), Fraction(4) ** k, Fraction(0)) for k in (0, 3, 6)]
+        elif multiplier > 0:
+            hbar = Fraction(float(h.b)).limit_denominator(2 ** 40)
+            hbar = hbar if point(hbar).a >= h.b else Fraction(float(h.b)) * 2
+            # half the multiplier on H^2 convexifies; none leaves a small Hessian for the Taylor term
+            choices = [(Fraction(multiplier / 2).limit_denominator(2 ** 30),
+                        Fraction(multiplier / (2 * float(hbar))).limit_denominator(2 ** 30), hbar),
+                       (Fraction(multiplier).limit_denominator(2 ** 30), Fraction(0), hbar)]
+        else:
+            continue
+        for mu, rho, hbar in choices:
+            if _lagrangian(comp, box, at, target, j, mu, rho, hbar, ref):
+                return f"l{j}:{mu}:{rho}:{hbar}:" + ",".join(str(v) for v in ref)
+    return None
+
+
+def _face_ok(comp, box, at, i: int, side: str, gi) -> bool:
+    """The objective is monotone towards the face, and along variable i towards it every constraint
+    holds throughout or only grows: each feasible point of the box then has a feasible point on the
+    face at most as high."""
+    if gi is None or box[i][0] == box[i][1] or box[i][0 if side == "lo" else 1] is None:
+        return False
+    if not (gi.a >= 0 if side == "lo" else gi.b <= 0) or _safe(at, comp.f) is None:
+        return False
+    for (c, strict), grads in zip(comp.cons, comp.cons_grad):
+        v = _safe(at, c)
+        if v is not None and (v.a > 0 or (not strict and v.a >= 0)):
+            continue
+        d = _safe(at, grads[i])
+        if d is None or not (d.b <= 0 if side == "lo" else d.a >= 0):
+            return False
+    return True
+
+
+def _monotone_face(comp, box, at, grads=None) -> tuple[int, str] | None:
+    grads = grads if grads is not None else _gradient(comp, at)
+    return next(((i, side) for i, gi in enumerate(grads) for side in ("lo", "hi") if _face_ok(comp, box, at, i, side, gi)), None)
+
+
+def _concave(comp, box, at, i: int) -> bool:
+    """The objective is concave along variable i on the box, which lies inside the feasible set."""
+    if box[i][0] is None or box[i][1] is None or box[i][0] == box[i][1] or comp.hess is None:
+        return False
+    h = _safe(at, comp.hess[i][i])
+    return h is not None and h.b <= 0 and _constraints_hold(comp, at) and _safe(at, comp.f) is not None
+
+
+def _face(box: Box, i: int, side: str) -> Box:
+    end = box[i][0] if side == "lo" else box[i][1]
+    return [(end, end) if k == i else b for k, b in enumerate(box)]
+
+
+FAR = Fraction(2 ** 12)          # an unbounded side this far out is split only after the finite ones
+FINE = Fraction(1, 2 ** 8)       # ... have been narrowed to this width
+
+
+def _split_choice(box: Box) -> tuple[int, Fraction] | None:
+    best, best_width, far = None, Fraction(-1), None
+    for i, (lo, hi) in enumerate(box):
+        if lo is None or hi is None:
+            if lo is None and hi is None:
+                return i, Fraction(0)
+            if hi is None:
+                choice = i, max(2 * lo, Fraction(1)) if lo >= 0 else Fraction(0) if lo < -1 else lo + 2
+            else:
+                choice = i, min(2 * hi, Fraction(-1)) if hi <= 0 else Fraction(0) if hi > 1 else hi - 2
+            # a tail that did not close far out usually needs the other variables narrowed first
+            if abs(lo if hi is None else hi) < FAR:
+                return choice
+            far = far or choice
+            continue
+        width = hi - lo
+        if width > best_width:
+            best, best_width = i, width
+    if far is not None and (best is None or best_width <= FINE):
+        return far
+    if best is None or best_width == 0:
+        return None
+    lo, hi = box[best]
+    return best, (lo + hi) / 2
+
+
+def _inside(ref, box) -> bool:
+    return ref is not None and all((lo is None or lo <= r) and (hi is None or r <= hi) for r, (lo, hi) in zip(ref, box))
+
+
+def _uphill(comp, box: Box, at) -> list:
+    """For each constraint cutting or touching the box: the corner where it is largest when its
+    gradient has a sign in each direction (a box whose only feasible point is a corner closes
+    with an anchor there)."""
+    out = []
+    for (c, _), grads in zip(comp.cons, comp.cons_grad):
+        h = _safe(at, c)
+        if h is None or not h.a < 0 <= h.b:
+            continue
+        signs = [_safe(at, g) for g in grads]
+        if all(g is not None and (g.a >= 0 or g.b <= 0) for g in signs):
+            out.append([hi if g.a >= 0 else lo for g, (lo, hi) in zip(signs, box)])
+    return out
+
+
+def _anchor(refs: list, box: Box) -> list[Fraction]:
+    """The reference point inside the box, else the one nearest to it clamped into it."""
+    if not refs:
+        return _midpoint(box)
+    ends = [(float(lo), float(hi)) for lo, hi in box]
+    best = min(refs, key=lambda ref: sum(max(lo - float(r), 0.0, float(r) - hi) ** 2 for r, (lo, hi) in zip(ref, ends)))
+    return [min(max(r, lo), hi) for r, (lo, hi) in zip(best, box)]
+
+
+def search(reduced: Reduced, target, ref: list[Fraction] | None, max_nodes: int = MAX_NODES,
+           others: tuple = ()) -> list[str]:
+    """The proof tree's tokens, or BoundFailure when it does not close within max_nodes. ref and
+    `others` (more optima: symmetric copies of the witness) anchor the convexity tests."""
+    comp = compile_reduced(reduced)
+    refs = ([ref] if ref is not None else []) + list(others)
+    tokens: list[str] = []
+    box0 = [tuple(b) for b in reduced.bounds]
+
+    def close(box, depth):
+        if len(tokens) > max_nodes:
+            raise BoundFailure(f"more than {max_nodes} boxes")
+        try:
+            xs = _ivbox(comp, box)
+        except Infeasible as exc:
+            tokens.append(str(exc))
+            return
+        if (token := _infeasible(comp, xs)) is not None:
+            tokens.append(token)
+            return
+        if _safe(xs, comp.f) is None:
+            tokens.append("u")
+            return
+        if _range(comp, xs, target) or _tail_range(comp, xs, target):
+            tokens.append("r")
+            return
+        xs = _raw_of(comp, xs)
+        grads = _gradient(comp, xs) if xs is not None else None
+        if xs is not None and _mean_value(comp, box, xs, target, grads):
+            tokens.append("m")
+            return
+        face = _monotone_face(comp, box, xs, grads) if xs is not None else None
+        if face is not None:
+            tokens.append(f"f{face[0]}:{face[1]}")
+            close(_face(box, *face), depth + 1)
+            return
+        # only where a face is a domain face: two faces at inner split points double the work
+        concave = next((i for i in range(comp.n) if (box0[i][0] == box[i][0] or box0[i][1] == box[i][1]) and _concave(comp, box, xs, i)), None) if xs is not None else None
+        if concave is not None:
+            tokens.append(f"e{concave}")
+            close(_face(box, concave, "lo"), depth + 1)
+            close(_face(box, concave, "hi"), depth + 1)
+            return
+        # the Hessian test is the costly one: near the witness, or once boxes are small
+        if xs is not None and _finite(box) and (any(_inside(r, box) for r in refs) or depth >= CONVEX_DEPTH):
+            anchor = _anchor(refs, box)
+            for candidate in dict.fromkeys(map(tuple, [anchor, _midpoint(box)] + _uphill(comp, box, xs)[:1])):
+                candidate = list(candidate)
+                if _convex(comp, box, xs, target, candidate):
+                    tokens.append("c:" + ",".join(str(v) for v in candidate))
+                    return
+                token = _lagrangian_choice(comp, box, xs, target, candidate)
+                if token is not None:
+                    tokens.append(token)
+                    return
+        choice = _split_choice(box)
+        if choice is None or depth >= MAX_DEPTH:
+            raise BoundFailure(f"a box at depth {depth} cannot be closed: {box}")
+        i, p = choice
+        tokens.append(f"s{i}:{p}")
+        close([(b[0], p) if k == i else b for k, b in enumerate(box)], depth + 1)
+        close([(p, b[1]) if k == i else b for k, b in enumerate(box)], depth + 1)
+
+    close(box0, 0)
+    return tokens
+
+
+def replay(reduced: Reduced, target, tokens: list[str]) -> None:
+    """Re-check a proof tree; raises BoundFailure naming the first token that does not hold."""
+    comp = compile_reduced(reduced)
+    position = 0
+
+    def fail(message):
+        raise BoundFailure(f"token {position} ({tokens[position - 1] if position else ''}): {message}")
+
+    def check(box, depth):
+        nonlocal position
+        if depth > MAX_DEPTH:
+            fail("tree deeper than allowed")
+        if position >= len(tokens):
+            fail("proof ends early")
+        token = tokens[position]
+        position += 1
+        try:
+            xs = _ivbox(comp, box)
+        except Infeasible as exc:
+            if token != str(exc):
+                fail(f"box is infeasible by {exc}, not by {token}")
+            return
+        head, _, arg = token.partition(":")
+        # derivative tests need enclosures over the whole box
+        raw = _raw_of(comp, xs) if head[:1] in ("e", "f", "l", "m", "c") else None
+        if head[:1] in ("e", "f", "l", "m", "c") and raw is None:
+            fail("an eliminated variable is undefined somewhere on the box")
+        if head.startswith("s"):
+            i, p = int(head[1:]), Fraction(arg)
+            lo, hi = box[i]
+            if not ((lo is None or lo < p) and (hi is None or p < hi)):
+                fail(f"split point {p} is not inside ({lo}, {hi})")
+            check([(b[0], p) if k == i else b for k, b in enumerate(box)], depth + 1)
+            check([(p, b[1]) if k == i else b for k, b in enumerate(box)], depth + 1)
+        elif head.startswith("f"):
+            i = int(head[1:])
+            if not 0 <= i < comp.n or arg not in ("lo", "hi") or not _face_ok(comp, box, raw, i, arg, _safe(raw, comp.grad[i])):
+                fail(f"objective not monotone towards the {arg} face of variable {i}, or a constraint shrinks that way")
+            check(_face(box, i, arg), depth + 1)
+        elif head.startswith("e"):
+            i = int(head[1:])
+            if not 0 <= i < comp.n or not _concave(comp, box, raw, i):
+                fail(f"objective not concave along variable {i} on a feasible box")
+            check(_face(box, i, "lo"), depth + 1)
+            check(_face(box, i, "hi"), depth + 1)
+        elif head.startswith("l"):
+            parts = token.split(":")
+            if len(parts) != 5:
+                fail("malformed Lagrangian token")
+            j, mu, rho, hbar = int(parts[0][1:]), Fraction(parts[1]), Fraction(parts[2]), Fraction(parts[3])
+            ref = [Fraction(v) for v in parts[4].split(",")]
+            if not 0 <= j < len(comp.cons) or len(ref) != comp.n or not _inside(ref, box):
+                fail("Lagrangian step names no constraint or an anchor outside the box")
+            if not _lagrangian(comp, box, raw, target, j, mu, rho, hbar, ref):
+                fail("Lagrangian bound not above the target")
+        elif head.startswith("v"):
+            fail("auxiliary variable's range is not empty on the box")
+        elif head.startswith("x"):
+            if _infeasible(comp, xs, only=int(head[1:])) is None:
+                fail("constraint not negative on the whole box")
+        elif head == "u":
+            if _safe(xs, comp.f) is not None:
+                fail("objective is defined on the box")
+        elif head == "r":
+            if not (_range(comp, xs, target) or _tail_range(comp, xs, target)):
+                fail("enclosure not above the target")
+        elif head == "m":
+            if not _mean_value(comp, box, raw, target):
+                fail("mean-value bound not above the target")
+        elif head == "c":
+            ref = [Fraction(v) for v in arg.split(",")] if arg else []
+            if len(ref) != comp.n or not _inside(ref, box):
+                fail("convexity anchor outside the box")
+            if not _convex(comp, box, raw, target, ref):
+                fail("convexity bound not above the target")
+        else:
+            fail(f"unknown token {token!r}")
+
+    check([tuple(b) for b in reduced.bounds], 0)
+    if position != len(tokens):
+        raise BoundFailure(f"{len(tokens) - position} tokens left over after the proof tree")

@@ -1,0 +1,52 @@
+"""The certificate as data: canonical JSON (sorted keys, exact numbers as strings) embedding the
+spec it proves, so it can be re-checked alone; the spec is read back with the safe parser."""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+
+from extrembench.problems.problem import Problem, ProblemError, parse_problem
+
+FORMAT = "extrembench-certificate/1"
+VERIFIER_VERSION = "8"   # 2: float-interval replay; 3: epsilon 0 after normalising a homogeneous objective;
+# 4: acos/asin witnesses, real coordinates, sos blocks times inequalities, Polya powers; 5: bound steps (concave ends,
+# constraint-monotone faces, Taylor tails, exact anchors); 6: branch-and-bound refutations retired;
+# 7: cos/sin substitutions; 8: sos targets K - (objective - a)^2, Abs signs fixed by x <= y chains or a symmetric
+# problem's sorting, sorted symmetric groups (body.ordered)
+EPSILON = Fraction(1, 10**9)   # relative: the bound proven is answer - EPSILON * max(1, ceil|answer|)
+SPEC_KEYS = ("sense", "variables", "constraints", "objective", "answer")
+
+
+def canonical(certificate: dict) -> str:
+    return json.dumps(certificate, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def embed_spec(problem: Problem) -> dict:
+    return {"sense": problem.sense, "variables": dict(problem.variables),
+            "constraints": list(problem.constraints), "objective": problem.objective, "answer": problem.answer}
+
+
+def spec_problem(spec: dict):
+    """The embedded spec as a parsed problem (safe parser only); raises ValueError."""
+    if not isinstance(spec, dict) or set(spec) != set(SPEC_KEYS):
+        raise ValueError(f"certificate spec must have exactly the keys {', '.join(SPEC_KEYS)}")
+    if not isinstance(spec["variables"], dict) or not isinstance(spec["constraints"], list):
+        raise ValueError("certificate spec: variables must be a mapping and constraints a list")
+    problem = Problem(id="certificate", sense=spec["sense"], variables={str(k): str(v) for k, v in spec["variables"].items()},
+                      constraints=tuple(str(c) for c in spec["constraints"]), objective=str(spec["objective"]),
+                      answer=str(spec["answer"]))
+    if problem.sense not in ("min", "max"):
+        raise ValueError("certificate spec: sense must be min or max")
+    try:
+        return parse_problem(problem)
+    except ProblemError as exc:
+        raise ValueError(f"certificate spec does not parse: {exc}") from None
+
+
+def epsilon_abs(epsilon: Fraction, answer) -> Fraction:
+    """The absolute slack proven: epsilon * max(1, ceil|answer|), an exact rational."""
+    import math
+
+    magnitude = abs(float(answer.evalf(30)))
+    return epsilon * max(1, math.ceil(magnitude))

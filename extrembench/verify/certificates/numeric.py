@@ -1,0 +1,38 @@
+"""`numeric` certificates: what the search alone establishes (the validator's level) — a witness
+attaining the answer (exact when one was found), with no proof that nothing is better."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import sympy
+
+from extrembench.verify.certificates.witness import check_witness, parse_witness
+
+
+def build(witness_exact: dict | None, witness_float: dict[str, float] | None, reason: str) -> dict:
+    if witness_exact is not None:
+        return {"exact": True, "reason": reason}
+    return {"exact": False, "reason": reason,
+            "approximate_witness": {k: repr(float(v)) for k, v in sorted((witness_float or {}).items())}}
+
+
+def verify(certificate: dict, parsed) -> tuple[bool, str]:
+    body = certificate.get("body") or {}
+    if body.get("exact"):
+        point = parse_witness(parsed, certificate.get("witness"))
+        failure = check_witness(parsed, point)
+        if failure:
+            return False, f"numeric: witness: {failure}"
+        return True, "numeric: exact witness attains the answer; optimality rests on the numeric search only"
+    approx = body.get("approximate_witness")
+    if not isinstance(approx, dict) or set(approx) != {str(s) for s in parsed.symbols}:
+        return False, "numeric: no witness"
+    try:
+        point = {s: sympy.Rational(Fraction(str(approx[str(s)]))) for s in parsed.symbols}
+    except (ValueError, ZeroDivisionError):
+        return False, "numeric: approximate witness is not a list of decimal numbers"
+    value = parsed.objective.subs(point).evalf(50)
+    if not value.is_real or abs(value - parsed.answer.evalf(50)) > 1e-6 * (1 + abs(parsed.answer.evalf(20))):
+        return False, "numeric: the approximate witness does not reach the answer"
+    return True, "numeric: approximate witness reaches the answer to 1e-6; nothing is proven exactly"
