@@ -14,9 +14,9 @@ import tempfile
 import time
 from pathlib import Path
 
+from extrembench.problems.derive import convert_problem
 from extrembench.problems.expr import MAX_MINMAX_ARGS, MAX_PROBLEM_TEXT_LENGTH, MAX_TEXT_LENGTH
 from extrembench.problems.problem import ProblemError, load_problem, parse_problem
-from extrembench.sources.convert import convert_problem
 
 
 def _fill(pattern: str, joiner: str, wrap: str = "{}", limit: int = MAX_TEXT_LENGTH) -> str:

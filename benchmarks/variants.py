@@ -25,7 +25,7 @@ from extrembench.generation.reference import answer as reference_answer
 from extrembench.generation.requests import sample_seed
 from extrembench.grading import grade_many
 from extrembench.problems.problem import load_problem
-from extrembench.sources.convert import answer_latex
+from extrembench.problems.statement import answer_latex
 from extrembench.sources.variants import KINDS, Settings, variants_of
 from extrembench.verify.validate import Effort, check_problem, search_extremum
 

@@ -7,7 +7,7 @@ from pathlib import Path
 from extrembench.core.config import Config
 from extrembench.core.workflow import start_job
 from extrembench.llm.calls import caller_for
-from extrembench.sources.formalize import formalize_shard
+from extrembench.sources.formalize_stage import formalize_shard
 
 node = start_job(snakemake)  # noqa: F821 (injected by Snakemake)
 smk, wc = snakemake, snakemake.wildcards  # noqa: F821

@@ -4,7 +4,7 @@ from pathlib import Path
 
 from extrembench.core.config import Config
 from extrembench.core.workflow import start_job
-from extrembench.verify.validate import validate_shard
+from extrembench.verify.stage import validate_shard
 
 node = start_job(snakemake)  # noqa: F821 (injected by Snakemake)
 smk, wc = snakemake, snakemake.wildcards  # noqa: F821

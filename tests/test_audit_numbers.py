@@ -20,7 +20,7 @@ from extrembench.report.aggregate import aggregate, write_checksums
 from extrembench.report.audit import audit
 from extrembench.sources.convert import convert_shard
 from extrembench.sources.translate import translate_shard
-from extrembench.verify.validate import validate_shard
+from extrembench.verify.stage import validate_shard
 
 FIXTURES = Path(__file__).parent / "fixtures" / "pipeline"
 CONFIG = {

@@ -203,7 +203,7 @@ def _rows(problems):
     for i, (problem, witness) in enumerate(problems):
         c = certify(problem, witness)
         spec = {k: v for k, v in embed_spec(problem).items() if k != "answer"}
-        from extrembench.sources.convert import answer_latex
+        from extrembench.problems.statement import answer_latex
         rows.append({"benchmark": "t", "problem_id": f"p{i}", "source_path": "x", "source_sha256": "0" * 64,
                      "statement": None, "answer": answer_latex(problem.answer), "answer_type": "number",
                      "sense": problem.sense, "technique": [], "difficulty": None,

@@ -3,9 +3,10 @@
 import pytest
 import sympy
 
+from extrembench.problems.derive import convert_problem, derive_from_inequality
 from extrembench.problems.expr import parse_expression
 from extrembench.problems.problem import ProblemError, problem_from_dict
-from extrembench.sources.convert import convert_problem, derive_from_inequality, render_statement, to_text
+from extrembench.problems.statement import render_statement, to_text
 
 a, b, c = sympy.symbols("a b c")
 ABC = {"a": "positive", "b": "positive", "c": "positive"}

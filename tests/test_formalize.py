@@ -9,14 +9,10 @@ from pathlib import Path
 import pytest
 
 from extrembench.cli import main
+from extrembench.problems.latex import FormalizeError, latex_relations, latex_to_text
 from extrembench.problems.problem import problem_from_dict
-from extrembench.sources.formalize import (
-    FormalizeError,
-    formalize_line,
-    formalize_statement,
-    latex_relations,
-    latex_to_text,
-)
+from extrembench.sources.formalize import formalize_statement
+from extrembench.sources.formalize_stage import formalize_line
 
 FIXTURES = Path(__file__).parent / "fixtures" / "formalize" / "standard_phrasing.jsonl"
 STANDARD = [json.loads(line) for line in FIXTURES.read_text(encoding="utf-8").splitlines() if line.strip()]

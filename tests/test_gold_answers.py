@@ -12,7 +12,7 @@ import yaml
 
 from extrembench.grading import grade_many
 from extrembench.problems.expr import parse_expression
-from extrembench.sources.convert import answer_latex
+from extrembench.problems.statement import answer_latex
 
 REPO = Path(__file__).resolve().parents[1]
 PROBLEMS = sorted((REPO / "data" / "problems").glob("*.yaml"))

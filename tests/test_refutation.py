@@ -188,7 +188,7 @@ def _validated_bytes(tmp_path: Path, files: list[str]) -> bytes:
 
     from extrembench.sources.convert import convert_shard
     from extrembench.sources.translate import translate_shard
-    from extrembench.verify.validate import validate_shard
+    from extrembench.verify.stage import validate_shard
 
     out = tmp_path / "run"
     shutil.rmtree(out, ignore_errors=True)

@@ -10,9 +10,9 @@ import pytest
 import sympy
 
 from extrembench.problems.expr import parse_expression
-from extrembench.problems.latex_formula import math_segments, read_segment
 from extrembench.problems.problem import load_problem, parse_problem, problem_from_dict
-from extrembench.sources.convert import render_statement, source_order_latex
+from extrembench.problems.statement import render_statement, source_order_latex
+from extrembench.verify.statement_check import math_segments, read_segment
 
 REPO = Path(__file__).resolve().parents[1]
 

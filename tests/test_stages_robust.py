@@ -14,7 +14,7 @@ from extrembench.core.config import Validation
 from extrembench.llm.calls import LLMCallError
 from extrembench.sources.convert import convert_shard
 from extrembench.sources.translate import translate_shard
-from extrembench.verify.validate import validate_shard
+from extrembench.verify.stage import validate_shard
 
 FIXTURES = Path(__file__).parent / "fixtures" / "pipeline"
 GOOD = 'sense: min\nvariables: {x: positive}\nobjective: "x + 1/x"\nanswer: "2"\n'

@@ -11,7 +11,7 @@ import sympy
 from extrembench.core.untrusted_yaml import MAX_FILE_BYTES, UntrustedYAMLError, parse_untrusted_yaml
 from extrembench.problems.expr import MAX_RESULT_DIGITS, ExpressionError, parse_expression
 from extrembench.problems.problem import ProblemError, check_source, load_problem
-from extrembench.sources.convert import answer_latex, render_statement
+from extrembench.problems.statement import answer_latex, render_statement
 from extrembench.verify.validate import Effort, check_problem
 
 GOOD = ('sense: min\nvariables: {a: positive, b: positive}\nobjective: "a/b + b/a"\nanswer: "2"\n')

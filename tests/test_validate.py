@@ -155,7 +155,7 @@ def test_cli_expect_declared(tmp_path, capsys):
 ])
 def test_rendered_statement_reads_back(variables, constraints, objective, answer, sense):
     """The rendered statement, parsed back from LaTeX, matches its own spec at feasible points."""
-    from extrembench.sources.convert import render_statement
+    from extrembench.problems.statement import render_statement
 
     statement = render_statement(make(sense, variables, objective, answer, constraints))
     result = check_problem(make(sense, variables, objective, answer, constraints, statement))
@@ -170,14 +170,14 @@ def test_rendered_statement_reads_back(variables, constraints, objective, answer
     ("Find the smallest and the largest value of $x$.", ["x"], None),
 ])
 def test_statement_reading(statement, segments, sense):
-    from extrembench.problems.latex_formula import math_segments, statement_sense
+    from extrembench.verify.statement_check import math_segments, statement_sense
 
     assert sorted(math_segments(statement)) == sorted(segments)
     assert statement_sense(statement) == sense
 
 
 def test_search_extremum_takes_a_spec():
-    from extrembench.sources.convert import convert_problem
+    from extrembench.problems.derive import convert_problem
 
     spec, _ = convert_problem(load_problem(FIXTURES / "titu-cyclic.yaml"))
     result = search_extremum(spec, seed=0)

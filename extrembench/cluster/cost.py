@@ -23,7 +23,7 @@ GENERATION_COLUMNS = ["benchmark", "model", "prompt_tokens", "completion_tokens"
 
 def read_generations(paths: Sequence[str]) -> pd.DataFrame:
     """Only the columns the ledger needs (not the model text)."""
-    import pyarrow.parquet as pq
+    import pyarrow.parquet as pq  # deferred: pyarrow costs start-up time and only this path needs it
 
     frames = [pq.read_table(p, columns=GENERATION_COLUMNS).to_pandas() for p in paths]
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=GENERATION_COLUMNS)

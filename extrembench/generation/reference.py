@@ -10,7 +10,7 @@ import json
 import time
 from typing import Any
 
-from extrembench.sources.convert import ExtremalSpec
+from extrembench.problems.problem import ExtremalSpec
 from extrembench.verify.validate import Effort, TimeCap, search_extremum
 
 

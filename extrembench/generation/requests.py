@@ -11,9 +11,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
-import math
 from dataclasses import dataclass
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +19,7 @@ from extrembench import __version__
 from extrembench.core.config import Model
 from extrembench.core.provenance import stage_code_hash
 from extrembench.llm.cache import cache_key
+from extrembench.llm.requests import chat_engine_version, chat_identity
 
 ASKED_STATUSES = ("confirmed", "ingested")
 
@@ -53,19 +52,9 @@ def solver_version(backend: str) -> str:
 
 
 def engine_version(model_cfg: Model) -> str:
-    backend = model_cfg.backend
-    package = {"llamacpp": "llama-cpp-python", "sglang": "sglang"}.get(backend)
-    if backend in SOLVER_MODULES:
-        return solver_version(backend)
-    if backend == "sglang" and model_cfg.sglang.version:
-        # The pin, not the local install: the CPU host that counts cached requests has no sglang.
-        return model_cfg.sglang.version
-    if package is None:
-        return "api"
-    try:
-        return metadata.version(package)
-    except metadata.PackageNotFoundError:
-        return "unknown"
+    if model_cfg.backend in SOLVER_MODULES:
+        return solver_version(model_cfg.backend)
+    return chat_engine_version(model_cfg)
 
 
 def render_messages(model_cfg: Model, statement: str) -> list[dict[str, str]]:
@@ -76,29 +65,6 @@ def render_messages(model_cfg: Model, statement: str) -> list[dict[str, str]]:
         messages.append({"role": "system", "content": model_cfg.system_prompt})
     messages.append({"role": "user", "content": prompt})
     return messages
-
-
-def estimate_prompt_tokens(messages: list[dict[str, str]]) -> int:
-    """Upper estimate (≈ 1 token per 2 bytes + template overhead): only used to clamp max_tokens;
-    an underestimate is caught by the server's 400, which becomes an error row."""
-    size = sum(len(m["content"].encode()) for m in messages)
-    return math.ceil(size / 2) + 16 * len(messages)
-
-
-def clamp_max_tokens(max_tokens: int, context_length: int, prompt_tokens: int) -> int:
-    return max(1, min(max_tokens, context_length - prompt_tokens))
-
-
-def chat_identity(model: str, model_cfg: Model, messages: list[dict[str, str]], seed: int,
-                  version: str) -> dict[str, Any]:
-    """What a chat request's cache key is computed over (generate requests and the LLM steps' calls)."""
-    sampling = model_cfg.sampling.model_dump(mode="json")
-    sampling["max_tokens"] = clamp_max_tokens(sampling["max_tokens"], model_cfg.context_length,
-                                              estimate_prompt_tokens(messages))
-    if sampling.get("reasoning_effort") is None:
-        sampling.pop("reasoning_effort", None)
-    return {"engine": model_cfg.backend, "engine_version": version, "model_id": model_cfg.hf_id or model,
-            "revision": model_cfg.revision, "messages": messages, "sampling": sampling, "seed": seed}
 
 
 def plan_samples(problems: list[dict[str, Any]], *, benchmark: str, model: str,
@@ -123,12 +89,6 @@ def plan_samples(problems: list[dict[str, Any]], *, benchmark: str, model: str,
             planned.append(PlannedSample(problem=problem, trial=trial, seed=seed,
                                          identity=identity, key=cache_key(identity)))
     return planned
-
-
-def chat_payload(identity: dict[str, Any], served_model: str) -> dict[str, Any]:
-    """The JSON body sent: every sampling parameter explicit, so no server default leaks in."""
-    return {"model": served_model, "messages": identity["messages"], "seed": identity["seed"],
-            **identity["sampling"]}
 
 
 def sampling_json(sample: PlannedSample) -> str:

@@ -16,23 +16,22 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import os
-import socket
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from extrembench.cluster.ledger import JobMeter, job_uid, response_cost, shares
+from extrembench.cluster.ledger import JobMeter, response_cost, shares
 from extrembench.core.artifacts import read_artifact, write_artifact
 from extrembench.core.config import Config, Model
 from extrembench.core.files import write_bytes_atomic
-from extrembench.generation.requests import PlannedSample, chat_payload, plan_samples, sampling_json
+from extrembench.generation import reference, symmetric
+from extrembench.generation.requests import PlannedSample, plan_samples, sampling_json
 from extrembench.llm.backends import SOLVER_BACKENDS, Endpoint, chat_client, open_endpoint
 from extrembench.llm.cache import GenerationCache
 from extrembench.llm.client import ChatRequest, is_client_error
+from extrembench.llm.requests import chat_payload, produced_by
 
 log = logging.getLogger(__name__)
 
@@ -64,19 +63,6 @@ class Progress:
             log.info("progress %d/%d done (cached %d, sent %d, failed %d) %.1f tok/s",
                      self.cached + self.sent, self.total, self.cached, self.sent, self.failed,
                      self.tokens / elapsed)
-
-
-def produced_by(engine: str, version: str) -> dict[str, Any]:
-    return {
-        # SLURM's node name where it differs from the host name; both survive the job step
-        # (snakemake-executor-plugin-slurm-jobstep 0.6.1, checked on a real cluster).
-        "host": os.environ.get("SLURMD_NODENAME") or socket.gethostname(),
-        "slurm_job_id": os.environ.get("SLURM_JOB_ID"),
-        "job_uid": job_uid(),  # this attempt's cost ledger entry (ledger.py)
-        "engine": engine,
-        "engine_version": version,
-        "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
-    }
 
 
 class GenerationFailed(RuntimeError):
@@ -140,7 +126,6 @@ def _serve_missing(missing: list[PlannedSample], model: str, model_cfg: Model,
     """Answer every missing sample; each answer is cached the moment it arrives and also lands in
     `outcomes` (with the failures), so the rows need not read it back."""
     if model_cfg.backend in SOLVER_BACKENDS:
-        from extrembench.generation import reference, symmetric
 
         solve = {"reference-solver": reference.answer, "symmetric-guess": symmetric.answer}[model_cfg.backend]
         for sample in missing:

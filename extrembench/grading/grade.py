@@ -13,8 +13,10 @@ import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from extrembench.grading.equivalence import parse_math, prepare
 from extrembench.grading.extract import extract_answer
 from extrembench.grading.judge import judge_answer
+from extrembench.grading.magnitude import far_apart, log10_size
 from extrembench.grading.modes import MODES, check_mode, equivalent, grade_plain_math_verify
 from extrembench.grading.pool import HardTimeoutPool
 
@@ -71,8 +73,6 @@ def magnitude_verdict(gold: str, response: str, answer_type: str, mode: str) -> 
     """After a timeout: `wrong` when the extracted answer is provably more than 10 times larger or
     smaller than the gold (9^{9^{9^9}} vs 3), bounded by logarithms without building the number;
     otherwise still ungraded."""
-    from extrembench.grading.equivalence import parse_math, prepare
-    from extrembench.grading.magnitude import far_apart, log10_size
 
     extraction = extract_answer(response, answer_type)
     if extraction.answer is None:

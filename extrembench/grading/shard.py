@@ -6,6 +6,8 @@ import logging
 from pathlib import Path
 
 from extrembench.core.artifacts import read_artifact, write_artifact
+from extrembench.grading import GRADER_NAME, GRADER_VERSION, GradeResult
+from extrembench.grading.grade import grade_all_modes, modes_disagree
 
 log = logging.getLogger(__name__)
 
@@ -14,8 +16,6 @@ def grade_shard(generations: Path, problems: Path, output: Path, *, dag_node: st
                 timeout_s: float, judge=None) -> None:  # judge: extrembench.llm.judge.LLMJudge
     """Grade the final content (never the reasoning) in every mode; the row's verdict is `mode`'s,
     and the other modes' verdicts are kept so disagreements are counted, not hidden."""
-    from extrembench.grading import GRADER_NAME, GRADER_VERSION, GradeResult
-    from extrembench.grading.grade import grade_all_modes, modes_disagree
 
     by_id = {p["problem_id"]: p for p in read_artifact(problems, "problems").to_pylist()}
     samples = read_artifact(generations, "generations").to_pylist()

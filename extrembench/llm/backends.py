@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from extrembench.core.config import Model
+from extrembench.llm import llamacpp, sglang
 from extrembench.llm.client import ChatClient
 from extrembench.llm.server import ManagedServer, free_port
 
@@ -44,14 +45,12 @@ def open_endpoint(model: str, model_cfg: Model, *, cache_dir: Path,
         yield Endpoint(model_cfg.openai.base_url, model_cfg.hf_id or model, model_cfg.openai.api_key_env, None)
         return
     if backend == "llamacpp":
-        from extrembench.llm import llamacpp
 
         port = free_port()
         command = llamacpp.server_command(model_cfg, llamacpp.model_file(model_cfg, Path(cache_dir)), port)
         ready_path, startup_s, served = "/v1/models", model_cfg.llamacpp.startup_timeout_s, llamacpp.SERVED_NAME
         crash_hint = llamacpp.crash_hint
     elif backend == "sglang":
-        from extrembench.llm import sglang
 
         sglang.check_version(model_cfg, model)
         port = free_port()

@@ -21,11 +21,10 @@ from pathlib import Path
 from typing import Any
 
 from extrembench.core.config import Config, Model
-from extrembench.generation.requests import chat_identity, chat_payload, engine_version
-from extrembench.generation.run import produced_by
 from extrembench.llm.backends import CHAT_BACKENDS, Endpoint, chat_client, open_endpoint
 from extrembench.llm.cache import GenerationCache, cache_key
 from extrembench.llm.client import ChatRequest, EndpointError, is_client_error
+from extrembench.llm.requests import chat_engine_version, chat_identity, chat_payload, produced_by
 from extrembench.llm.server import ServerError
 
 NAMESPACE = "llm-calls"
@@ -71,7 +70,7 @@ class LLMCaller:
         self.cache_dir = Path(cache_dir)
         self.server_log = Path(server_log)
         self.cache = GenerationCache(self.cache_dir, namespace)
-        self.engine_version = engine_version(model_cfg)
+        self.engine_version = chat_engine_version(model_cfg)
         self.sent = 0
         self.cached = 0
         self._stack = ExitStack()

@@ -9,6 +9,11 @@ from pathlib import Path
 from typing import Any
 
 from extrembench.core.files import sha256_file
+from extrembench.core.untrusted_yaml import UntrustedYAMLError, load_untrusted_yaml
+from extrembench.llm.calls import LLMCallError
+from extrembench.llm.client import EndpointError
+from extrembench.llm.server import ServerError
+from extrembench.problems.problem import ProblemError
 
 log = logging.getLogger(__name__)
 
@@ -16,16 +21,12 @@ log = logging.getLogger(__name__)
 def stage_stopping_errors() -> tuple[type[BaseException], ...]:
     """Failures that stop a stage job: the endpoint, the server, the disk, the memory. Anything
     else raised while handling one problem is that problem's fault and becomes its error row."""
-    from extrembench.llm.calls import LLMCallError
-    from extrembench.llm.client import EndpointError
-    from extrembench.llm.server import ServerError
 
     return (LLMCallError, EndpointError, ServerError, OSError, MemoryError)
 
 def problem_failure(exc: Exception, stage: str) -> tuple[str, str]:
     """(field, reason) of a per-problem failure: ProblemError says both; anything else is named
     by its type under the stage (its traceback goes to the job's log)."""
-    from extrembench.problems.problem import ProblemError
 
     if isinstance(exc, ProblemError):
         return exc.field, exc.reason
@@ -40,8 +41,6 @@ def file_sha256_or_none(path: Path) -> str | None:
 
 def read_problem_yaml(path: Path) -> Any:
     """The raw data of one problem file through the untrusted-YAML loader (ProblemError on failure)."""
-    from extrembench.core.untrusted_yaml import UntrustedYAMLError, load_untrusted_yaml
-    from extrembench.problems.problem import ProblemError
 
     try:
         return load_untrusted_yaml(path)

@@ -389,3 +389,33 @@ def parse_problem(problem: Problem) -> ParsedProblem:
         expression("source.inequality.lhs", inequality["lhs"])
         expression("source.inequality.rhs", inequality["rhs"])
     return ParsedProblem(tuple(domains), domains, tuple(constraints), objective, answer, problem.sense)
+
+
+@dataclass(frozen=True)
+class ExtremalSpec:
+    sense: str
+    variables: dict[str, str]
+    constraints: tuple[str, ...]
+    objective: str
+    answer: str
+    statement: str
+
+
+# Lenient reads of a file's top-level keys: an id or expected_status to report even when the file is invalid.
+def lenient_mapping(path: Path) -> dict:
+    """The file's top-level mapping read leniently (for an id or expected_status to report even
+    when the file is invalid); {} when unreadable."""
+    try:
+        data = load_untrusted_yaml(path)  # never yaml.safe_load: it expands alias bombs
+    except UntrustedYAMLError:
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def declared_id(path: Path) -> str:
+    problem_id = lenient_mapping(path).get("id")
+    return problem_id if isinstance(problem_id, str) else path.stem
+
+
+def declared_status(path: Path) -> str:
+    return str(lenient_mapping(path).get("expected_status", "confirmed"))

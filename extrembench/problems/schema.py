@@ -7,13 +7,14 @@ import argparse
 import json
 import sys
 
+from extrembench.core.config import config_json_schema
+from extrembench.problems.problem import problem_json_schema
+
 
 def schema_of(name: str) -> dict:
     if name == "config":
-        from extrembench.core.config import config_json_schema
 
         return config_json_schema()
-    from extrembench.problems.problem import problem_json_schema
 
     return problem_json_schema()
 

@@ -8,9 +8,22 @@ import logging
 from collections.abc import Sequence
 from pathlib import Path
 
-from extrembench.core.artifacts import read_artifact, write_artifact, write_csv
+from extrembench.cluster.cost import cost_table, read_generations, with_cost_columns
+from extrembench.core import provenance
+from extrembench.core.artifacts import file_record, read_artifact, write_artifact, write_csv
 from extrembench.core.config import Config, config_hash
 from extrembench.core.files import sha256_file, write_bytes_atomic
+from extrembench.grading.guarded import GuardedEquivalence
+from extrembench.report.leaderboard import (
+    apply_ungraded_policy,
+    build_correlations,
+    build_difficulty,
+    build_leaderboard,
+    build_technique_table,
+    restrict_to_certified,
+    write_markdown,
+)
+from extrembench.report.published import compare_published, published_for_run
 
 log = logging.getLogger(__name__)
 
@@ -19,22 +32,9 @@ def aggregate(grade_files: Sequence[str], *, outputs: dict[str, Path], config: C
               published_dir: str | None, seed: int = 0, generation_files: Sequence[str] = ()) -> None:
     """Leaderboard per (benchmark, model), each row stamped with the lineage of its number, plus
     the difficulty, technique, correlation and published-vs-reproduced tables."""
-    import pandas as pd
-    import pyarrow as pa
+    import pandas as pd  # deferred: pandas costs start-up time and only this path needs it
+    import pyarrow as pa  # deferred: pyarrow costs start-up time and only this path needs it
 
-    from extrembench.core import provenance
-    from extrembench.core.artifacts import file_record
-    from extrembench.grading.guarded import GuardedEquivalence
-    from extrembench.report.leaderboard import (
-        apply_ungraded_policy,
-        build_correlations,
-        build_difficulty,
-        build_leaderboard,
-        build_technique_table,
-        restrict_to_certified,
-        write_markdown,
-    )
-    from extrembench.report.published import compare_published, published_for_run
 
     grades = pd.concat([read_artifact(p, "grades").to_pandas() for p in grade_files], ignore_index=True)
     ungraded = config.grading.ungraded
@@ -46,7 +46,6 @@ def aggregate(grade_files: Sequence[str], *, outputs: dict[str, Path], config: C
     with GuardedEquivalence(timeout=config.grading.timeout_s, mode=config.grading.mode) as equivalent:
         board = build_leaderboard(grades, equivalent=equivalent, seed=seed, ungraded=ungraded)
     if generation_files:  # the cost ledger columns (extrembench/cluster/cost)
-        from extrembench.cluster.cost import cost_table, read_generations, with_cost_columns
 
         board = with_cost_columns(board, cost_table(read_generations(generation_files), config.models, config.cluster))
     grades = apply_ungraded_policy(grades, ungraded)  # the per-problem tables score them the same way

@@ -21,9 +21,11 @@ from pathlib import Path
 import pyarrow.parquet as pq
 
 from extrembench.core.artifacts import read_lineage, read_metadata
+from extrembench.core.config import load_config_file
 from extrembench.core.files import sha256_file
 from extrembench.core.provenance import file_commit, inputs_hash
 from extrembench.llm.cache import GenerationCache, cache_key
+from extrembench.report.leaderboard import accuracy_summary, apply_ungraded_policy
 
 
 @dataclass
@@ -158,9 +160,8 @@ def _same_number(a, b) -> bool:
 
 def _recompute(row: dict, grade_files: list[Path], board_path: Path, report: AuditReport) -> None:
     """The row's numbers again, from the grade rows the walk just rechecked."""
-    import pandas as pd
+    import pandas as pd  # deferred: pandas costs start-up time and only this path needs it
 
-    from extrembench.report.leaderboard import accuracy_summary, apply_ungraded_policy
 
     metadata = read_metadata(board_path)
     frames = [pq.read_table(p).to_pandas() for p in grade_files if p.exists()]
@@ -234,7 +235,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     cache_dir = args.cache_dir
     if cache_dir is None:
-        from extrembench.core.config import load_config_file
 
         cache_dir = Path(load_config_file(args.config).cache_dir)
     report = audit(args.benchmark, args.model, results=args.results, cache_dir=cache_dir)

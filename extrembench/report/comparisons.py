@@ -9,13 +9,18 @@ Columns: docs/metrics.md.
 
 from __future__ import annotations
 
+import logging
+
 import numpy as np
 import pandas as pd
 
+from extrembench.core.artifacts import SCHEMAS, read_artifact, write_csv
 from extrembench.core.config import Config
 from extrembench.report import paired
+from extrembench.report.figures import plot_original_vs_variant
 from extrembench.report.leaderboard import _graded_flags, group_seed
 from extrembench.report.leaderboard import _problem_mean_accuracy as _accuracy
+from extrembench.report.published import published_for_run
 
 ALPHA = 0.05
 
@@ -160,11 +165,7 @@ def build_rank_correlations(grades: pd.DataFrame, published: pd.DataFrame | None
 
 def compare(grade_files, variant_files, *, outputs, config: Config, published_dir: str | None, seed: int = 0) -> None:
     """The compare job: read grade and variant artifacts, write the three tables and the figure."""
-    import logging
 
-    from extrembench.core.artifacts import SCHEMAS, read_artifact, write_csv
-    from extrembench.report.figures import plot_original_vs_variant
-    from extrembench.report.published import published_for_run
 
     grades = pd.concat([read_artifact(p, "grades").to_pandas() for p in grade_files], ignore_index=True)
     frames = [read_artifact(p, "variants").to_pandas() for p in variant_files]

@@ -15,6 +15,7 @@ from typing import Any
 
 import sympy
 
+from extrembench.generation.symmetric import symmetric_guess
 from extrembench.problems.problem import Problem, parse_domain, parse_problem
 
 # Hard by technique: the methods that do not reduce to one named inequality (issue 17's list).
@@ -122,7 +123,6 @@ def is_cyclic(problem: Problem, points: int = 3) -> bool:
 def guess_matches(problem: Problem) -> bool:
     """Whether the symmetric guess equals the problem's answer (to 1e-12 relative): the extremum is
     attained at an all-equal feasible point. An abstention counts as no."""
-    from extrembench.generation.symmetric import symmetric_guess
 
     guess = symmetric_guess({"sense": problem.sense, "variables": problem.variables,
                              "constraints": list(problem.constraints), "objective": problem.objective})

@@ -97,7 +97,7 @@ def _hub_chunks(spec: DatasetSpec, planned: PlannedFile) -> Iterable[bytes]:
 
 
 def _https_chunks(url: str) -> Iterable[bytes]:
-    import httpx
+    import httpx  # deferred: httpx costs start-up time and only this path needs it
 
     headers = {}
     token = os.environ.get("HF_TOKEN")

@@ -26,6 +26,7 @@ from pathlib import Path
 
 from extrembench.core.artifacts import write_artifact
 from extrembench.core.files import read_jsonl, sha256_file
+from extrembench.core.shards import shard_of, take
 
 log = logging.getLogger(__name__)
 
@@ -418,7 +419,6 @@ DATASETS: dict[str, DatasetSpec] = {
 def ingest_shard(dataset: str, root: Path, output: Path, *, benchmark: str, shard: int, n_shards: int,
                  limit: int | None, dag_node: str) -> None:
     """One shard of an official dataset as a problem table (checksums verified on read)."""
-    from extrembench.core.shards import shard_of, take
 
     records = load_benchmark(dataset, root)
     kept = set(take([r["problem_id"] for r in records], limit))

@@ -17,8 +17,9 @@ from typing import Any
 
 from extrembench.llm.calls import LLMCaller
 from extrembench.problems.expr import ExpressionError, parse_expression
+from extrembench.problems.latex import FormalizeError, latex_to_text
 from extrembench.problems.problem import ProblemError, problem_from_dict, problem_to_dict
-from extrembench.sources.formalize import FormalizeError, formalize_statement, latex_to_text
+from extrembench.sources.formalize import formalize_statement
 
 log = logging.getLogger(__name__)
 

@@ -13,7 +13,7 @@ log = logging.getLogger(__name__)
 
 def review_table(problem_tables: Sequence[str], output: Path) -> None:
     """Every built problem the validator did not confirm, with why: what a curator reviews."""
-    import pandas as pd
+    import pandas as pd  # deferred: pandas costs start-up time and only this path needs it
 
     columns = ["benchmark", "problem_id", "status", "reason", "source_path", "best_value", "witness_json"]
     frames = [read_artifact(p, "problems").to_pandas()[columns] for p in problem_tables]

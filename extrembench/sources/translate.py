@@ -23,7 +23,8 @@ from typing import Any
 from extrembench.core.artifacts import write_artifact
 from extrembench.llm.calls import LLMCaller
 from extrembench.problems.failures import file_sha256_or_none, problem_failure, read_problem_yaml, stage_stopping_errors
-from extrembench.sources.formalize import MATH_SEGMENT
+from extrembench.problems.latex import MATH_SEGMENT
+from extrembench.problems.problem import check_source
 
 log = logging.getLogger(__name__)
 
@@ -152,7 +153,6 @@ def translate_shard(problem_files: Sequence[str], output: Path, *, benchmark: st
                     caller=None) -> None:
     """Curated translation where the file has one; the original where it is already English;
     otherwise the configured LLM (`caller`), every call recorded in the cache."""
-    from extrembench.problems.problem import check_source
 
     infrastructure = stage_stopping_errors()
     rows = []

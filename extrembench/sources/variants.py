@@ -36,8 +36,15 @@ import sympy
 
 from extrembench.core.artifacts import read_artifact, write_artifact
 from extrembench.problems.expr import RELATION_OPS, parse_expression, tokenize
-from extrembench.problems.problem import Problem, parse_problem
-from extrembench.sources.convert import constraints_latex, domain_phrase, render_statement, variable_groups
+from extrembench.problems.problem import Problem, load_problem, parse_problem
+from extrembench.problems.statement import (
+    constraints_latex,
+    domain_phrase,
+    gold_text,
+    render_statement,
+    variable_groups,
+)
+from extrembench.verify.certificates import VERIFIER_VERSION, certificate_json
 
 log = logging.getLogger(__name__)
 
@@ -574,9 +581,6 @@ def vary_shard(parent_problems: Path, problem_files: Sequence[str], outputs: dic
     `check(problem)` / `search(problem)`: the validator and its numeric search, with the run's
     validation settings. `share` < 1 varies only the problems whose id hashes below it (a stable
     choice: editing one problem never changes which others are varied)."""
-    from extrembench.problems.problem import load_problem
-    from extrembench.sources.convert import gold_text
-    from extrembench.verify.certificates import VERIFIER_VERSION, certificate_json
 
     settings = Settings(per_problem=per_problem, seed=seed, kinds=tuple(kinds))
     known = {str(Path(p)) for p in problem_files}

@@ -33,14 +33,28 @@ from __future__ import annotations
 
 import itertools
 import math
+from dataclasses import replace
 from fractions import Fraction
 from typing import Any
 
 import sympy
 from mpmath.libmp import to_str
 
-from extrembench.verify.certificates.interval import Undefined, ctx, enclose_mp, precision
-from extrembench.verify.certificates.reduce import homogeneity_degree
+from extrembench.problems.expr import ExpressionError, parse_expression
+from extrembench.problems.problem import ParsedProblem, Problem, parse_problem, problem_from_dict
+from extrembench.verify.certificates import bound, sos
+from extrembench.verify.certificates.certify import _reference
+from extrembench.verify.certificates.interval import (
+    Undefined,
+    Unsupported,
+    compile_enclosure,
+    ctx,
+    enclose_mp,
+    precision,
+)
+from extrembench.verify.certificates.interval import point as interval_point
+from extrembench.verify.certificates.reduce import PlanError, apply_plan, choose_plan, homogeneity_degree
+from extrembench.verify.certificates.witness import sign
 
 VERIFIER = "extrembench.verify.refutation/1"
 PRECISION_BITS = 200          # working precision of the enclosures
@@ -131,7 +145,6 @@ def _point_box(point: dict, symbols: dict) -> tuple[dict, dict, tuple | None]:
                 # variables; equalities at it are decided by exact algebra (_exactly_zero)
                 if len(entry) > 2000:
                     raise ValueError("a closed-form coordinate longer than 2000 characters")
-                from extrembench.problems.expr import ExpressionError, parse_expression
 
                 try:
                     exact[s] = parse_expression(entry, ())
@@ -222,7 +235,6 @@ def _in_domain(value_box: Any, domain, exact_value) -> bool:
 
 def _parsed(spec: Any, claim: str):
     """ParsedProblem of a spec given as a Problem, a ParsedProblem or a spec dict (spec_json form)."""
-    from extrembench.problems.problem import ParsedProblem, Problem, parse_problem, problem_from_dict
 
     if isinstance(spec, ParsedProblem):
         return spec
@@ -247,7 +259,6 @@ def verify_refutation(certificate: dict, spec: Any) -> tuple[bool, str]:
             return False, f"unknown refutation method {method!r}{retired}"
         claim_text = certificate["claim"]
         parsed = _parsed(spec, claim_text)
-        from extrembench.problems.expr import parse_expression
 
         claim = parse_expression(claim_text, ())
         if sympy.simplify(claim - parsed.answer) != 0:
@@ -311,7 +322,6 @@ def point_floats(point: dict) -> dict[str, float]:
         if isinstance(entry, str) and _is_rational_text(entry):
             floats[name] = float(Fraction(entry))
         elif isinstance(entry, str):
-            from extrembench.problems.expr import parse_expression
 
             floats[name] = float(parse_expression(entry, ()).evalf(30))
         else:
@@ -365,7 +375,6 @@ def _closed_form_points(parsed, x: dict[str, float]):
     variable each by the certificates' reduction plan (linear or quadratic solved forms, so
     A + B + C = pi gives C = pi - A - B, and a sum of squares = 1 a square root), the other
     coordinates snapped to rationals and substituted. Every quadratic branch is tried."""
-    from extrembench.verify.certificates.reduce import PlanError, apply_plan, choose_plan
 
     if not any(op == "=" for _, op, _ in parsed.constraints) or not all(math.isfinite(v) for v in x.values()):
         return
@@ -512,7 +521,6 @@ def _min_form_sign(parsed) -> int:
 def _beyond(parsed, level: Fraction, claim: sympy.Expr) -> bool:
     """The level lies strictly between the claim and the feasible values, i.e. past the claim in the
     direction no feasible point reaches (min: level > claim), decided exactly."""
-    from extrembench.verify.certificates.witness import sign
 
     gap = sympy.Rational(level.numerator, level.denominator) - claim
     return sign(_min_form_sign(parsed) * gap) == 1
@@ -520,29 +528,25 @@ def _beyond(parsed, level: Fraction, claim: sympy.Expr) -> bool:
 
 def _at_level(parsed, level: Fraction):
     """The problem with its answer replaced by the level (what the sos identity is about)."""
-    from dataclasses import replace
 
     return replace(parsed, answer=sympy.Rational(level.numerator, level.denominator))
 
 
 def _bound_branches(parsed, level: Fraction, plan: list):
-    from extrembench.verify.certificates.interval import point
-    from extrembench.verify.certificates.reduce import apply_plan
 
     sign = _min_form_sign(parsed)
     signed = sign * level
     # the plan's normalise step is sound only for a level of 0 or a degree-0 objective: apply_plan
     # checks it against the level it is given, so the level (never the refuted claim) goes in
     branches = apply_plan(parsed, sympy.Rational(signed.numerator, signed.denominator), plan)
-    return branches, point(signed)
+    return branches, interval_point(signed)
 
 
 def _extra_points_hold(parsed, branches, target) -> bool:
-    from extrembench.verify.certificates.interval import compile_enclosure, point
 
     for extra in (branches[0].extra_points if branches else ()):
         try:
-            value = compile_enclosure(_min_form_sign(parsed) * parsed.objective, list(extra))([point(0)] * len(extra))
+            value = compile_enclosure(_min_form_sign(parsed) * parsed.objective, list(extra))([interval_point(0)] * len(extra))
         except (ArithmeticError, ValueError):
             continue  # undefined there: not a feasible point
         if not value.a >= target.b:
@@ -553,9 +557,6 @@ def _extra_points_hold(parsed, branches, target) -> bool:
 def _verify_level(certificate: dict, parsed, claim: sympy.Expr) -> tuple[bool, str]:
     """method 'bound' | 'sos': every feasible objective value is proven >= level (min form), and the
     level is strictly past the claim, so no feasible point reaches the claim."""
-    from extrembench.verify.certificates import bound, sos
-    from extrembench.verify.certificates.interval import Unsupported
-    from extrembench.verify.certificates.reduce import PlanError
 
     level = _fraction(certificate["level"])
     if not _beyond(parsed, level, claim):
@@ -618,11 +619,6 @@ def level_certificate(parsed, claim_text: str, best_value: float, witness: dict[
     when the problem is homogeneous; else a level just past the claim and a proof that every
     feasible value is on the far side of it (an exact sum of squares, or branch and bound with the
     certificates' tests). (None, why not) when none closes within the counts."""
-    from extrembench.problems.expr import parse_expression
-    from extrembench.verify.certificates import bound
-    from extrembench.verify.certificates.certify import _reference
-    from extrembench.verify.certificates.interval import Unsupported
-    from extrembench.verify.certificates.reduce import PlanError, choose_plan
 
     certificate, why = scaling_certificate(parsed, claim_text)
     if certificate is not None:
@@ -666,7 +662,6 @@ def level_certificate(parsed, claim_text: str, best_value: float, witness: dict[
 
 
 def _sos_at(parsed, base: dict, level: Fraction) -> tuple[dict | None, str]:
-    from extrembench.verify.certificates import sos
 
     body, why = sos.attempt(_at_level(parsed, level), None)
     if body is None:
@@ -682,7 +677,6 @@ def _verify_scaling(certificate: dict, parsed, claim: sympy.Expr) -> tuple[bool,
     """method 'scaling': when inf f = m on a feasible set F with t*F = F for t > 0 and f(t*x) =
     t^d f(x), d != 0: m < 0 gives a point with f < 0, which scaling sends to -oo; m > 0 gives f > 0
     everywhere, which scaling sends towards 0 < m. So a nonzero finite claim is wrong (max alike)."""
-    from extrembench.verify.certificates.witness import sign
 
     if sign(claim) in (0, None):
         return False, f"the claim {claim} is not shown to be nonzero"
@@ -765,7 +759,6 @@ def _ray_sign(expr: sympy.Expr, t: sympy.Symbol, t0: Fraction) -> int | None:
 
 
 def _path(certificate: dict, parsed) -> tuple[sympy.Symbol, dict, Fraction]:
-    from extrembench.problems.expr import parse_expression
 
     names = [str(s) for s in parsed.symbols]
     if PATH_PARAMETER in names:
@@ -785,7 +778,6 @@ def _path(certificate: dict, parsed) -> tuple[sympy.Symbol, dict, Fraction]:
 
 
 def _verify_unbounded(certificate: dict, parsed, claim: sympy.Expr) -> tuple[bool, str]:
-    from extrembench.problems.expr import ExpressionError
 
     """kind 'unbounded': for every t >= t0 the point path(t) is in every domain and satisfies every
     constraint (polynomial identities and exact sign facts on the ray, never samples), and the

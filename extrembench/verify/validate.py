@@ -15,14 +15,10 @@ Pipeline per problem (statuses in docs/problem-format.md):
 
 from __future__ import annotations
 
-import argparse
-import json
 import logging
 import math
-import sys
 import time
 import warnings
-from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from pathlib import Path
@@ -33,12 +29,26 @@ import numpy as np
 import sympy
 from scipy.optimize import minimize
 
-from extrembench.core.artifacts import read_artifact, write_artifact
 from extrembench.core.config import Validation
+from extrembench.problems.derive import convert_problem
 from extrembench.problems.expr import ExpressionError
-from extrembench.problems.failures import problem_failure, stage_stopping_errors
-from extrembench.problems.problem import Domain, Problem, ProblemError, load_problem, parse_problem
-from extrembench.sources.convert import ExtremalSpec, convert_problem
+from extrembench.problems.problem import (
+    Domain,
+    ExtremalSpec,
+    Problem,
+    ProblemError,
+    declared_id,
+    load_problem,
+    parse_problem,
+)
+from extrembench.verify.certificates import certify as build_certificate
+from extrembench.verify.refutation import (
+    exact_feasible_point,
+    level_certificate,
+    point_floats,
+    unbounded_certificate,
+    witness_certificate,
+)
 
 log = logging.getLogger(__name__)
 
@@ -636,7 +646,7 @@ def check_problem(problem: Problem | str | Path, *, seed: int = 0, effort: Effor
         try:
             problem = load_problem(problem, ignore_keys=ignore_keys)
         except ProblemError as exc:
-            return _invalid(_declared_id(Path(problem)), exc)
+            return _invalid(declared_id(Path(problem)), exc)
     try:
         return _check_loaded(problem, seed, effort, certify)
     except TimeCap:
@@ -680,7 +690,6 @@ def _check_loaded(problem: Problem, seed: int, effort: Effort, certify: bool = T
     status, chosen, reason = _attainment(model, matching, parsed.answer)
     result = CheckResult(problem.id, status, model.sign * chosen.value, _witness(model, chosen), reason)
     if status == "confirmed" and certify:
-        from extrembench.verify.certificates import certify as build_certificate
         result = replace(result, certificate=build_certificate(problem, result.witness, reason))
     return result
 
@@ -689,7 +698,6 @@ def _exactly_feasible(model: _Model, candidates: list[_Candidate], deadline: flo
     """A feasible point proven exactly (rational / algebraic coordinates) near one of the search's
     closest points, as a candidate: a set whose only points sit where a relative residual test
     cannot pass (the origin, a single point like x^2 + y^2 = 0) is not empty."""
-    from extrembench.verify.refutation import exact_feasible_point, point_floats
 
     for candidate in sorted(candidates, key=lambda c: c.violation)[:4]:
         _check_cap(deadline)
@@ -710,7 +718,6 @@ MAX_REFUTATION_CANDIDATES = 5  # float points beating the claim that are tried a
 def _refute_by_witness(problem: Problem, model: _Model, better: list[_Candidate], deadline: float) -> CheckResult:
     """refuted with an exact witness certificate, or inconclusive when no float point beating the
     claim can be made exactly feasible with a rigorously better objective."""
-    from extrembench.verify.refutation import point_floats, unbounded_certificate, witness_certificate
 
     word = "below" if problem.sense == "min" else "above"
     answer = float(model.parsed.answer.evalf(30))
@@ -748,7 +755,6 @@ def _refute_by_witness(problem: Problem, model: _Model, better: list[_Candidate]
 def _refute_unreachable(problem: Problem, model: _Model, best: _Candidate) -> CheckResult:
     """The claim lies beyond every value the search found: refuted only with a proof that no
     feasible point reaches it (scaling, or a bound or sos proof of a level past it), inconclusive otherwise."""
-    from extrembench.verify.refutation import level_certificate
 
     answer = float(model.parsed.answer.evalf(30))
     best_value = model.sign * best.value
@@ -765,7 +771,7 @@ def _refute_unreachable(problem: Problem, model: _Model, best: _Candidate) -> Ch
 def _statement_mismatch(problem: Problem, model: _Model, feasible: list[_Candidate]) -> str | None:
     if problem.statement is None:
         return None
-    from extrembench.problems.latex_formula import statement_mismatch  # the LaTeX grammar is only needed here
+    from extrembench.verify.statement_check import statement_mismatch  # the LaTeX grammar is only needed here
     points = [_witness(model, c) for c in _spread_feasible_points(model, seed=1, count=6)] + [_witness(model, feasible[0])]
     return statement_mismatch(problem.statement, model.parsed, points)
 
@@ -793,116 +799,3 @@ def _spread_feasible_points(model: _Model, seed: int, count: int) -> list[_Candi
     return points
 
 
-# ---------------------------------------------------------------- CLI
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("files", nargs="+", type=Path, help="problem YAML files")
-    parser.add_argument("--seed", type=int, default=0, help="search seed (default 0)")
-    parser.add_argument("--starts", type=int, default=Effort.starts,
-                        help=f"random local searches per problem (default {Effort.starts}); the search is bounded by counts, never by time")
-    parser.add_argument("--time-cap", type=float, default=Effort.time_cap_s,
-                        help=f"safety net in seconds (default {Effort.time_cap_s:g}): a check running longer is inconclusive")
-    parser.add_argument("--ignore-key", action="append", default=list(DEFAULT_IGNORED_KEYS),
-                        help="top-level key to ignore in problem files (repeatable; expected_status is always ignored)")
-    expect = parser.add_mutually_exclusive_group()
-    expect.add_argument("--expect-confirmed", action="store_true", help="exit 1 unless every problem is confirmed")
-    expect.add_argument("--expect-declared", action="store_true",
-                        help="exit 1 unless each file gets the status in its expected_status key (confirmed when absent)")
-
-
-def _raw_mapping(path: Path) -> dict:
-    """The file's top-level mapping read leniently (for an id or expected_status to report even
-    when the file is invalid); {} when unreadable."""
-    from extrembench.core.untrusted_yaml import UntrustedYAMLError, load_untrusted_yaml
-
-    try:
-        data = load_untrusted_yaml(path)  # never yaml.safe_load: it expands alias bombs
-    except UntrustedYAMLError:
-        return {}
-    return data if isinstance(data, dict) else {}
-
-
-def _declared_id(path: Path) -> str:
-    problem_id = _raw_mapping(path).get("id")
-    return problem_id if isinstance(problem_id, str) else path.stem
-
-
-def _declared_status(path: Path) -> str:
-    return str(_raw_mapping(path).get("expected_status", "confirmed"))
-
-
-def run(args: argparse.Namespace) -> int:
-    failures = 0
-    for path in args.files:
-        effort = Effort(starts=args.starts, time_cap_s=args.time_cap)
-        result = check_problem(path, seed=args.seed, effort=effort, ignore_keys=tuple(args.ignore_key))
-        print(json.dumps(result.to_json(), ensure_ascii=False), flush=True)
-        if args.expect_confirmed and result.status != "confirmed":
-            failures += 1
-        if args.expect_declared and result.status != _declared_status(path):
-            failures += 1
-            print(f"{path}: expected status {_declared_status(path)}, got {result.status}", file=sys.stderr)
-    return 1 if failures else 0
-
-
-# --- the rule's job: read artifacts, run this stage per problem, write its artifact
-def _validate_one(conv: dict, *, effort, seed: int) -> tuple:
-    """(status, reason, best value, witness, answerless spec, certificate) of one conversion row; fills in
-    conv["statement"] when the spec came without one."""
-    if conv["error"] is not None:
-        return "invalid", f"{conv['source_path']}: {conv['error_field']}: {conv['error']}", None, None, None, None
-    # The machine-checkable spec, without the answer (what the reference solver is given).
-    spec = {"id": conv["problem_id"], "sense": conv["sense"], "variables": json.loads(conv["variables_json"]),
-            "constraints": json.loads(conv["constraints_json"]), "objective": conv["objective"]}
-    if conv["converted_by"] in ("curated", "inequality"):
-        target = conv["source_path"]  # the problem file itself, checked as `extrembench check` does
-    else:
-        # No problem file holds this spec (an LLM or the formalizer wrote it): check it like
-        # one, including its statement against the spec when there is a statement.
-        from extrembench.problems.problem import problem_from_dict
-
-        claimed = {**spec, "answer": conv["answer"]}
-        if conv["statement"]:
-            claimed["statement"] = conv["statement"]
-        target = problem_from_dict(claimed, path=conv["source_path"])
-    result = check_problem(target, seed=seed, effort=effort)
-    if conv["statement"] is None and not isinstance(target, str):
-        from extrembench.sources.convert import render_statement
-
-        conv["statement"] = render_statement(target)
-    return result.status, result.reason, result.best_value, result.witness, spec, result.certificate
-
-def validate_shard(problem_files: Sequence[str], conversions: Path, output: Path, *, benchmark: str,
-                   dag_node: str, settings: Validation) -> None:
-    """settings: the config's `validation` block (seed, starts, iterations, time_cap_s)."""
-    from extrembench.sources.convert import gold_text
-    from extrembench.verify.certificates import VERIFIER_VERSION, certificate_json
-
-    seed = settings.seed
-    effort = Effort.from_settings(settings)
-    infrastructure = stage_stopping_errors()
-    rows = []
-    for conv in read_artifact(conversions, "conversions").to_pylist():
-        spec, certificate = None, None
-        try:
-            status, reason, best, witness, spec, certificate = _validate_one(conv, effort=effort, seed=seed)
-            gold = gold_text(conv["answer"], status)
-        except infrastructure:
-            raise
-        except Exception as exc:  # this problem's fault: invalid, with file, field and reason
-            field, why = problem_failure(exc, "validate")
-            status, reason, best, witness, gold = "invalid", f"{conv['source_path']}: {field}: {why}", None, None, conv["answer"]
-            certificate = None
-        log.info("%s: %s %s", conv["problem_id"], status, "" if status == "confirmed" else reason)
-        rows.append({
-            "benchmark": benchmark, "problem_id": conv["problem_id"], "source_path": conv["source_path"],
-            "source_sha256": conv["source_sha256"], "statement": conv["statement"], "answer": gold,
-            "answer_type": "number", "sense": conv["sense"], "technique": conv["technique"],
-            "difficulty": conv["difficulty"], "spec_json": json.dumps(spec, sort_keys=True) if spec else None,
-            "status": status, "reason": reason, "best_value": best,
-            "witness_json": json.dumps(witness, sort_keys=True) if witness is not None else None,
-            "certificate": certificate_json(certificate),
-            "certificate_kind": certificate["kind"] if certificate else None,
-            "certificate_verifier": VERIFIER_VERSION if certificate else None,
-            "dag_node": dag_node,
-        })
-    write_artifact(rows, output, "problems", inputs=[*problem_files, conversions])

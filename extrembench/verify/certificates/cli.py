@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 from extrembench.core.artifacts import read_artifact
+from extrembench.problems.statement import answer_latex
 from extrembench.verify.certificates.verify import verify
 
 
@@ -36,11 +37,9 @@ def check_row(row: dict) -> tuple[bool, str]:
     if spec is not None:
         spec = {k: spec.get(k) for k in ("sense", "variables", "constraints", "objective")}
     ok, reason = verify(doc, spec)
-    if ok and doc.get("kind") in ("bound", "sos", "numeric") and row.get("answer") is not None:
-        from extrembench.sources.convert import answer_latex
-
-        if answer_latex(doc["spec"]["answer"]) != row["answer"]:
-            return False, f"the certificate proves the answer {doc['spec']['answer']}, the row's gold is {row['answer']}"
+    if (ok and doc.get("kind") in ("bound", "sos", "numeric") and row.get("answer") is not None
+            and answer_latex(doc["spec"]["answer"]) != row["answer"]):
+        return False, f"the certificate proves the answer {doc['spec']['answer']}, the row's gold is {row['answer']}"
     return ok, reason
 
 

@@ -4,6 +4,7 @@ spec it proves, so it can be re-checked alone; the spec is read back with the sa
 from __future__ import annotations
 
 import json
+import math
 from fractions import Fraction
 
 from extrembench.problems.problem import Problem, ProblemError, parse_problem
@@ -46,7 +47,6 @@ def spec_problem(spec: dict):
 
 def epsilon_abs(epsilon: Fraction, answer) -> Fraction:
     """The absolute slack proven: epsilon * max(1, ceil|answer|), an exact rational."""
-    import math
 
     magnitude = abs(float(answer.evalf(30)))
     return epsilon * max(1, math.ceil(magnitude))

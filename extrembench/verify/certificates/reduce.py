@@ -17,6 +17,7 @@ from fractions import Fraction
 import sympy
 
 from extrembench.problems.problem import Domain, ParsedProblem
+from extrembench.verify.certificates.interval import compile_enclosure
 
 
 class PlanError(ValueError):
@@ -50,7 +51,6 @@ def _fraction(value: sympy.Expr | None, side: str = "lo") -> Fraction | None:
         return None
     if value.is_Rational:
         return Fraction(int(value.p), int(value.q))
-    from extrembench.verify.certificates.interval import compile_enclosure
 
     enclosure = compile_enclosure(value, [])([])
     scale = 2 ** 30

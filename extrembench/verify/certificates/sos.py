@@ -24,6 +24,8 @@ from fractions import Fraction
 
 import numpy as np
 import sympy
+from sympy import QQ
+from sympy.polys.matrices import DomainMatrix
 
 from extrembench.verify.certificates.symmetry import symmetric
 from extrembench.verify.certificates.witness import is_zero
@@ -370,8 +372,8 @@ def _solve_numeric(rows, goal, pairs, n_vars):
     """max t subject to the coefficient equations, every block's R_k - t I PSD, 0 <= t <= 1 (an
     interior solution survives rounding), solved by Clarabel on one thread. `pairs` lists each
     block's (k, j) upper-triangle positions, in variable order. Returns ([R_k], t, values)."""
-    import clarabel
-    from scipy import sparse
+    import clarabel  # deferred: the SDP solver costs start-up time and only this path needs it
+    from scipy import sparse  # deferred: scipy costs start-up time and only this path needs it
 
     t_col = n_vars
     data, row_index, col_index, rhs = [], [], [], []
@@ -492,8 +494,6 @@ class _Projector:
     a maximal set A' of independent rows (rational arithmetic, factored once for every grid)."""
 
     def __init__(self, rows, goal, n: int):
-        from sympy import QQ
-        from sympy.polys.matrices import DomainMatrix
 
         self.rows, self.goal, self.n = rows, goal, n
         dense = [[QQ(0)] * n for _ in rows]
@@ -513,8 +513,6 @@ class _Projector:
             raise SosFailure("the coefficient equations cannot be solved exactly") from None
 
     def project(self, values: list[Fraction]) -> list[Fraction]:
-        from sympy import QQ
-        from sympy.polys.matrices import DomainMatrix
 
         x = DomainMatrix([[QQ(v.numerator, v.denominator)] for v in values], (self.n, 1), QQ)
         corrected = x + self.At * (self.inverse * (self.b - self.A * x))

@@ -18,6 +18,7 @@ import sympy
 from extrembench.problems.expr import FUNCTIONS, ExpressionError, parse_expression
 from extrembench.problems.problem import ParsedProblem
 from extrembench.verify.certificates.interval import Interval, compile_enclosure, enclose_mp
+from extrembench.verify.certificates.reduce import PlanError, apply_plan, choose_plan
 
 _SURDS = [sympy.sqrt(2), sympy.sqrt(3), sympy.sqrt(5), sympy.sqrt(6), sympy.pi]
 _PROBE = sympy.Symbol("probe")
@@ -153,7 +154,6 @@ def find_witness(parsed: ParsedProblem, approximate: dict[str, float]) -> dict |
 
 
 def _snapped_points(parsed: ParsedProblem, approximate: dict[str, float]):
-    from extrembench.verify.certificates.reduce import PlanError, apply_plan, choose_plan
 
     snapped = {s: _snap(float(approximate[s.name])) for s in parsed.symbols}
     bases = [{s: options[choice] for s, options in snapped.items()} for choice in (0, -1)]

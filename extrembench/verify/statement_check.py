@@ -1,6 +1,6 @@
 r"""Read the formulas of a LaTeX problem statement back, to check them against the problem's spec.
 
-Formulas are read by the project's one LaTeX reader, extrembench.sources.formalize (a tokenizer and a
+Formulas are read by the project's one LaTeX reader, extrembench.problems.latex (a tokenizer and a
 recursive-descent parser that builds a tree and prints it in the plain syntax); the plain text is
 then parsed by extrembench.problems.expr's safe parser over the spec's variables. Nothing is evaluated, and
 the formalizer and this check understand exactly the same notation (\max\{...\}, \sum_{cyc},
@@ -15,8 +15,8 @@ import re
 import sympy
 
 from extrembench.problems.expr import ExpressionError, parse_expression
+from extrembench.problems.latex import MATH_SEGMENT, FormalizeError, latex_chain, strip_definition
 from extrembench.problems.problem import split_top_level_commas
-from extrembench.sources.formalize import MATH_SEGMENT, FormalizeError, latex_chain, strip_definition
 
 _MIN_WORDS = ("minimum", "smallest", "least", "minimal", "infimum")
 _MAX_WORDS = ("maximum", "largest", "greatest", "maximal", "supremum")

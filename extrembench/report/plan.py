@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import sys
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
@@ -31,8 +32,15 @@ from typing import Any
 
 import yaml
 
+from extrembench.core.artifacts import read_artifact
 from extrembench.core.config import Cluster, Config, ConfigError, Model, Resources, validate_config
 from extrembench.core.files import read_jsonl
+from extrembench.core.shards import shard_of, take
+from extrembench.generation.requests import ASKED_STATUSES
+from extrembench.generation.run import count_missing
+from extrembench.llm.backends import SOLVER_BACKENDS
+from extrembench.llm.cache import GenerationCache
+from extrembench.sources.ingest import load_benchmark, local_root
 
 RESULTS = "results"
 RECORDED_SAMPLE = 2000  # cached responses read per (benchmark, model) for the token mean
@@ -60,7 +68,7 @@ class PlanRow:
 def layered_config(base: Path | None, overlays: Iterable[Path]) -> Config:
     """config.yaml, then each --configfile merged key by key (lists replaced), as Snakemake does
     for the Snakefile's `configfile:` plus `--configfile`; then validated with defaults filled."""
-    from snakemake.utils import update_config
+    from snakemake.utils import update_config  # deferred: snakemake costs start-up time and only this path needs it
 
     merged: dict[str, Any] = {}
     for path in [*([base] if base else []), *overlays]:
@@ -80,7 +88,6 @@ def problems_table(workdir: Path, benchmark: str, shard: int) -> Path:
 
 def unbuilt_problem_counts(benchmark: str, config: Config, workdir: Path) -> dict[int, int]:
     """Problems per shard from the sources, before validate/ingest ran: the upper bound."""
-    from extrembench.core.shards import shard_of, take
 
     bench = config.benchmarks[benchmark]
     per_problem = 1
@@ -99,7 +106,6 @@ def unbuilt_problem_counts(benchmark: str, config: Config, workdir: Path) -> dic
     elif bench.kind == "formalized":
         ids = take(sorted(str(record["id"]) for _, record in read_jsonl(workdir / bench.statements)), bench.limit)
     else:
-        from extrembench.sources.ingest import load_benchmark, local_root
 
         root = Path(bench.root or local_root(bench.dataset))
         ids = take(sorted(r["problem_id"] for r in load_benchmark(bench.dataset, root)), bench.limit)
@@ -136,7 +142,6 @@ def recorded_tokens(problems_path: Path, *, benchmark: str, model: str, config: 
     """completion_tokens of up to `budget` of the shard's requests already in the cache."""
     # the generate job's own planning helper: the same samples, keys and order as the job
     from extrembench.generation.run import _plan
-    from extrembench.llm.cache import GenerationCache
 
     cache = GenerationCache(Path(config.cache_dir))
     found: list[int] = []
@@ -151,12 +156,10 @@ def recorded_tokens(problems_path: Path, *, benchmark: str, model: str, config: 
 
 
 def plan_pair(benchmark: str, model: str, config: Config, workdir: Path) -> PlanRow:
-    from extrembench.generation.run import count_missing
 
     bench, model_cfg = config.benchmarks[benchmark], config.models[model]
     size_class = model_cfg.size_class
     size = config.resources[size_class]
-    from extrembench.llm.backends import SOLVER_BACKENDS
 
     is_llm = model_cfg.backend not in SOLVER_BACKENDS  # the baselines compute answers, no tokens
     max_tokens = model_cfg.sampling.max_tokens if is_llm else 0
@@ -166,8 +169,6 @@ def plan_pair(benchmark: str, model: str, config: Config, workdir: Path) -> Plan
     for shard in range(bench.shards):
         table = problems_table(workdir, benchmark, shard)
         if table.exists():
-            from extrembench.core.artifacts import read_artifact
-            from extrembench.generation.requests import ASKED_STATUSES
 
             statuses = read_artifact(table, "problems").column("status").to_pylist()
             planned = sum(s in ASKED_STATUSES for s in statuses) * bench.trials
@@ -254,7 +255,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    import os
 
     workdir = args.directory.resolve()
     base = workdir / "config.yaml"
