@@ -37,7 +37,7 @@ from extrembench.llm.server import ManagedServer, free_port
 
 REPO = Path(__file__).resolve().parents[1]
 
-RESPONDER = r'''
+RESPONDER = r"""
 import asyncio, json, sys
 content = "Let x = y = z = 1; by AM-GM the sum is at least 3. " * 8 + "\\boxed{3}"
 BODY = json.dumps({"id": "x", "object": "chat.completion", "model": "m",
@@ -69,37 +69,77 @@ async def main():
         await server.serve_forever()
 
 asyncio.run(main())
-'''
+"""
 
 
 def problem_rows(n: int) -> list[dict]:
-    return [{"benchmark": "bench", "problem_id": f"q{i:05d}", "source_path": f"q{i:05d}.yaml",
-             "source_sha256": "0" * 64,
-             "statement": f"Let a, b, c > 0 with a + b + c = {i + 3}. Find the minimum of "
-                          f"a/(b+c) + b/(c+a) + c/(a+b) + {i}.",
-             "answer": "3/2", "answer_type": "number", "sense": "min", "technique": [], "difficulty": None,
-             "spec_json": None, "status": "ingested", "reason": None, "best_value": None,
-             "witness_json": None, "certificate": None, "certificate_kind": None,
-              "certificate_verifier": None, "dag_node": "bench"} for i in range(n)]
+    return [
+        {
+            "benchmark": "bench",
+            "problem_id": f"q{i:05d}",
+            "source_path": f"q{i:05d}.yaml",
+            "source_sha256": "0" * 64,
+            "statement": f"Let a, b, c > 0 with a + b + c = {i + 3}. Find the minimum of "
+            f"a/(b+c) + b/(c+a) + c/(a+b) + {i}.",
+            "answer": "3/2",
+            "answer_type": "number",
+            "sense": "min",
+            "technique": [],
+            "difficulty": None,
+            "spec_json": None,
+            "status": "ingested",
+            "reason": None,
+            "best_value": None,
+            "witness_json": None,
+            "certificate": None,
+            "certificate_kind": None,
+            "certificate_verifier": None,
+            "dag_node": "bench",
+        }
+        for i in range(n)
+    ]
 
 
 def openai_config(cache_dir: Path, base_url: str, *, trials: int, max_tokens: int, concurrency: int) -> dict:
-    return validate_config({
-        "benchmarks": {"bench": {"kind": "ingested", "dataset": "x", "trials": trials}},
-        "resources": {"cpu": {}}, "evaluate": {"models": ["m"], "benchmarks": ["bench"]},
-        "cache_dir": str(cache_dir),
-        "models": {"m": {"backend": "openai", "hf_id": "model", "context_length": 2048, "concurrency": concurrency,
-                         "sampling": {"temperature": 0.6, "top_p": 0.95, "top_k": 20, "min_p": 0.0,
-                                      "max_tokens": max_tokens},
-                         "openai": {"base_url": base_url}}}})
+    return validate_config(
+        {
+            "benchmarks": {"bench": {"kind": "ingested", "dataset": "x", "trials": trials}},
+            "resources": {"cpu": {}},
+            "evaluate": {"models": ["m"], "benchmarks": ["bench"]},
+            "cache_dir": str(cache_dir),
+            "models": {
+                "m": {
+                    "backend": "openai",
+                    "hf_id": "model",
+                    "context_length": 2048,
+                    "concurrency": concurrency,
+                    "sampling": {
+                        "temperature": 0.6,
+                        "top_p": 0.95,
+                        "top_k": 20,
+                        "min_p": 0.0,
+                        "max_tokens": max_tokens,
+                    },
+                    "openai": {"base_url": base_url},
+                }
+            },
+        }
+    )
 
 
 def run_pipeline(work: Path, config: dict) -> float:
     """Wall seconds of one generate_shard with an empty cache."""
     started = time.perf_counter()
-    generate_shard(problems_path=work / "problems.parquet", output=work / "out.parquet",
-                   stats_path=work / "stats.json", benchmark="bench", model="m", config=config,
-                   dag_node="benchmark", server_log=work / "server.log")
+    generate_shard(
+        problems_path=work / "problems.parquet",
+        output=work / "out.parquet",
+        stats_path=work / "stats.json",
+        benchmark="bench",
+        model="m",
+        config=config,
+        dag_node="benchmark",
+        server_log=work / "server.log",
+    )
     return time.perf_counter() - started
 
 
@@ -120,18 +160,28 @@ def measure_llamacpp(work: Path, per_round: int, rounds: int) -> None:
     """Alternate direct and pipeline in short rounds, each on new problems: a shared box's load
     drifts over minutes, and fine alternation makes both sides see the same drift."""
     trials = 2
-    model = validate_config({"benchmarks": {"b": {"kind": "ingested", "dataset": "x"}}, "resources": {"cpu": {}},
-                             "evaluate": {"models": ["m"], "benchmarks": ["b"]},
-                             "models": {"m": {"backend": "llamacpp", "context_length": 2048}}}).models["m"]
+    model = validate_config(
+        {
+            "benchmarks": {"b": {"kind": "ingested", "dataset": "x"}},
+            "resources": {"cpu": {}},
+            "evaluate": {"models": ["m"], "benchmarks": ["b"]},
+            "models": {"m": {"backend": "llamacpp", "context_length": 2048}},
+        }
+    ).models["m"]
     gguf = llamacpp.model_file(model, REPO / "cache")
     port = free_port()
     all_problems = problem_rows(per_round // trials * (rounds + 1))
     totals = {"direct": [0.0, 0], "pipeline": [0.0, 0]}
-    with ManagedServer(llamacpp.server_command(model, gguf, port), port=port, ready_path="/v1/models",
-                       log_path=work / "llama.log", startup_timeout_s=300):
+    with ManagedServer(
+        llamacpp.server_command(model, gguf, port),
+        port=port,
+        ready_path="/v1/models",
+        log_path=work / "llama.log",
+        startup_timeout_s=300,
+    ):
         base_url = f"http://127.0.0.1:{port}"
         for round_ in range(rounds + 1):
-            chunk = all_problems[round_ * per_round // trials:(round_ + 1) * per_round // trials]
+            chunk = all_problems[round_ * per_round // trials : (round_ + 1) * per_round // trials]
             write_artifact(chunk, work / "problems.parquet", "problems")
             config = openai_config(work / f"cache-{round_}", base_url, trials=trials, max_tokens=48, concurrency=1)
             planned = plan_samples(chunk, benchmark="bench", model="m", model_cfg=config.models["m"], trials=trials)
@@ -146,14 +196,18 @@ def measure_llamacpp(work: Path, per_round: int, rounds: int) -> None:
             totals["direct"][1] += direct_tokens
             totals["pipeline"][0] += pipeline_s
             totals["pipeline"][1] += pipeline_tokens
-            print(f"  round {round_}: direct {direct_tokens} tok in {direct_s:.2f}s, "
-                  f"pipeline {pipeline_tokens} tok in {pipeline_s:.2f}s")
+            print(
+                f"  round {round_}: direct {direct_tokens} tok in {direct_s:.2f}s, "
+                f"pipeline {pipeline_tokens} tok in {pipeline_s:.2f}s"
+            )
     direct = totals["direct"][1] / totals["direct"][0]
     pipeline = totals["pipeline"][1] / totals["pipeline"][0]
     ratio = pipeline / direct
-    print(f"(a) llama.cpp on loopback, {rounds} alternating rounds of {per_round} requests: direct client "
-          f"{direct:.1f} tok/s, pipeline {pipeline:.1f} tok/s, ratio {ratio:.3f} "
-          f"(target ≥ 0.95: {'met' if ratio >= 0.95 else 'NOT met'})")
+    print(
+        f"(a) llama.cpp on loopback, {rounds} alternating rounds of {per_round} requests: direct client "
+        f"{direct:.1f} tok/s, pipeline {pipeline:.1f} tok/s, ratio {ratio:.3f} "
+        f"(target ≥ 0.95: {'met' if ratio >= 0.95 else 'NOT met'})"
+    )
 
 
 class Responder:
@@ -163,8 +217,12 @@ class Responder:
         self.port = free_port()
         self.cores = sorted(os.sched_getaffinity(0))
         responder_cores = {self.cores[-1]}
-        self.process = subprocess.Popen([sys.executable, "-c", RESPONDER, str(self.port)], stdout=subprocess.PIPE,
-                                        text=True, preexec_fn=lambda: os.sched_setaffinity(0, responder_cores))
+        self.process = subprocess.Popen(
+            [sys.executable, "-c", RESPONDER, str(self.port)],
+            stdout=subprocess.PIPE,
+            text=True,
+            preexec_fn=lambda: os.sched_setaffinity(0, responder_cores),
+        )
         assert self.process.stdout.readline().strip() == "ready"
         os.sched_setaffinity(0, {self.cores[0]})  # the client gets one core
         return self
@@ -183,8 +241,13 @@ def measure_bookkeeping(work: Path, n_requests: int, concurrency: int, repeats: 
     wall_rates, cpu_rates = [], []
     with Responder() as responder:
         for repeat in range(repeats):
-            config = openai_config(work / f"cache-{repeat}", f"http://127.0.0.1:{responder.port}", trials=trials,
-                                   max_tokens=64, concurrency=concurrency)
+            config = openai_config(
+                work / f"cache-{repeat}",
+                f"http://127.0.0.1:{responder.port}",
+                trials=trials,
+                max_tokens=64,
+                concurrency=concurrency,
+            )
             cpu = time.process_time()
             elapsed = run_pipeline(work, config)
             cpu = time.process_time() - cpu
@@ -193,13 +256,21 @@ def measure_bookkeeping(work: Path, n_requests: int, concurrency: int, repeats: 
             cpu_rates.append(rows / cpu)
             print(f"  run {repeat + 1}: {rows} requests in {elapsed:.2f}s wall, {cpu:.2f}s CPU")
     best = max(wall_rates)
-    print(f"(b) bookkeeping with instant responses, {rows} requests, concurrency {concurrency}, client + cache "
-          f"on one core: {best:,.0f} requests/s wall (best of {repeats}), {max(cpu_rates):,.0f} per "
-          f"CPU-second (target ≥ 1,000/s: {'met' if best >= 1000 else 'NOT met'})")
+    print(
+        f"(b) bookkeeping with instant responses, {rows} requests, concurrency {concurrency}, client + cache "
+        f"on one core: {best:,.0f} requests/s wall (best of {repeats}), {max(cpu_rates):,.0f} per "
+        f"CPU-second (target ≥ 1,000/s: {'met' if best >= 1000 else 'NOT met'})"
+    )
 
 
-BODY = {"model": "m", "messages": [{"role": "user", "content": "Find the minimum of a/(b+c)."}], "seed": 1,
-        "temperature": 0.6, "top_p": 0.95, "max_tokens": 64}
+BODY = {
+    "model": "m",
+    "messages": [{"role": "user", "content": "Find the minimum of a/(b+c)."}],
+    "seed": 1,
+    "temperature": 0.6,
+    "top_p": 0.95,
+    "max_tokens": 64,
+}
 
 
 async def bare_aiohttp(base_url: str, n: int, concurrency: int) -> None:
@@ -207,9 +278,11 @@ async def bare_aiohttp(base_url: str, n: int, concurrency: int) -> None:
 
     data = json.dumps(BODY).encode()
     async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=concurrency)) as session:
+
         async def one() -> None:
-            async with session.post(base_url + "/v1/chat/completions", data=data,
-                                    headers={"Content-Type": "application/json"}) as reply:
+            async with session.post(
+                base_url + "/v1/chat/completions", data=data, headers={"Content-Type": "application/json"}
+            ) as reply:
                 json.loads(await reply.read())
 
         await many(one, n, concurrency)
@@ -219,8 +292,10 @@ async def bare_openai(base_url: str, n: int, concurrency: int, transport: str) -
     import openai
 
     http_client = openai.DefaultAioHttpClient() if transport == "aiohttp" else None
-    async with openai.AsyncOpenAI(base_url=base_url + "/v1", api_key="none", max_retries=0,
-                                  http_client=http_client) as client:
+    async with openai.AsyncOpenAI(
+        base_url=base_url + "/v1", api_key="none", max_retries=0, http_client=http_client
+    ) as client:
+
         async def one() -> None:
             await client.chat.completions.create(**BODY)
 
@@ -260,8 +335,10 @@ def measure_libraries(n_requests: int, concurrency: int) -> None:
             started = time.perf_counter()
             asyncio.run(run(base_url))
             elapsed = time.perf_counter() - started
-            print(f"(c) {name}: {n_requests / elapsed:,.0f} requests/s ({n_requests} requests, "
-                  f"concurrency {concurrency}, one core)")
+            print(
+                f"(c) {name}: {n_requests / elapsed:,.0f} requests/s ({n_requests} requests, "
+                f"concurrency {concurrency}, one core)"
+            )
 
 
 def main() -> int:

@@ -40,47 +40,86 @@ WORKERS = 2
 DELIBERATE = {
     "no final-answer marker: prose with no box, 'answer is' / 'minimum value is' phrase or "
     "'### The final answer is:' gives no answer; we do not guess the last number in the text": [
-        "test_number_extraction[7]", "test_number_extraction[13]", "test_number_extraction[14]",
-        "test_number_extraction[15]", "test_number_extraction[16]", "test_relations_math[0]",
-        "test_relations_math[1]", "test_relations_math[2]", "test_relations_math[3]",
-        "test_relations_math[4]", "test_relations_math[7]", "test_matrix_extraction[1]",
-        "test_matrix_extraction[2]", "test_matrix_extraction[3]", "test_matrix_extraction[4]",
-        "test_matrix_extraction[5]", "test_matrix_extraction[6]", "test_math_extraction_edge_cases[0]",
-        "test_math_extraction_edge_cases[1]", "test_math_extraction_edge_cases[2]",
-        "test_math_extraction_additional_cases[1]", "test_math_extraction_additional_cases[8]",
-        "test_percent_notation[0]", "test_percent_notation[1]", "test_percent_notation[4]",
+        "test_number_extraction[7]",
+        "test_number_extraction[13]",
+        "test_number_extraction[14]",
+        "test_number_extraction[15]",
+        "test_number_extraction[16]",
+        "test_relations_math[0]",
+        "test_relations_math[1]",
+        "test_relations_math[2]",
+        "test_relations_math[3]",
+        "test_relations_math[4]",
+        "test_relations_math[7]",
+        "test_matrix_extraction[1]",
+        "test_matrix_extraction[2]",
+        "test_matrix_extraction[3]",
+        "test_matrix_extraction[4]",
+        "test_matrix_extraction[5]",
+        "test_matrix_extraction[6]",
+        "test_math_extraction_edge_cases[0]",
+        "test_math_extraction_edge_cases[1]",
+        "test_math_extraction_edge_cases[2]",
+        "test_math_extraction_additional_cases[1]",
+        "test_math_extraction_additional_cases[8]",
+        "test_percent_notation[0]",
+        "test_percent_notation[1]",
+        "test_percent_notation[4]",
         "test_latex_notation_math[3]",
     ],
     "decimal comma: ',' is read as a thousands or list separator, never as a decimal point": [
-        "test_number_extraction[5]", "test_number_extraction[6]", "test_number_extraction[17]",
+        "test_number_extraction[5]",
+        "test_number_extraction[6]",
+        "test_number_extraction[17]",
     ],
     "'32, 349' as a number answer: a comma before exactly three digits is a thousands separator": [
         "test_math_extraction_additional_cases[24]",
     ],
     "math delimiters spanning lines ('$ \\n 9 \\n $'): we accept them, upstream does not": [
-        "test_latex_notation[5]", "test_latex_notation[6]",
+        "test_latex_notation[5]",
+        "test_latex_notation[6]",
     ],
     "'lhs = constant' states the value (a box 'a+b+c = 3' answers 3), so an equation whose right "
     "side is a constant is read as that constant": [
-        "test_relations_math[20]", "test_relations_math[22]", "test_relations_math[23]",
-        "test_relations_math[28]", "test_relations_math[29]",
+        "test_relations_math[20]",
+        "test_relations_math[22]",
+        "test_relations_math[23]",
+        "test_relations_math[28]",
+        "test_relations_math[29]",
     ],
     "several boxes or 'X and Y' parts of one answer: an extremal problem has one value, so we "
     "take the last box / do not join parts": [
-        "test_math_extraction_additional_cases[27]", "test_math_extraction_additional_cases[28]",
-        "test_boxed[0]", "test_numina_cases[12]", "test_numina_cases[13]", "test_numina_cases[24]",
-        "test_numina_cases[26]", "test_numina_cases[28]", "test_open_thoughts[0]",
-        "test_open_thoughts[9]", "test_open_thoughts[12]", "test_open_thoughts[13]",
-        "test_open_thoughts[14]", "test_open_thoughts[16]", "test_open_thoughts[18]",
-        "test_open_thoughts[19]", "test_open_thoughts[23]", "test_open_thoughts[24]",
-        "test_open_thoughts[25]", "test_open_thoughts[26]", "test_open_thoughts[27]",
-        "test_latex_notation_math[4]", "test_numina_cases[9]",
+        "test_math_extraction_additional_cases[27]",
+        "test_math_extraction_additional_cases[28]",
+        "test_boxed[0]",
+        "test_numina_cases[12]",
+        "test_numina_cases[13]",
+        "test_numina_cases[24]",
+        "test_numina_cases[26]",
+        "test_numina_cases[28]",
+        "test_open_thoughts[0]",
+        "test_open_thoughts[9]",
+        "test_open_thoughts[12]",
+        "test_open_thoughts[13]",
+        "test_open_thoughts[14]",
+        "test_open_thoughts[16]",
+        "test_open_thoughts[18]",
+        "test_open_thoughts[19]",
+        "test_open_thoughts[23]",
+        "test_open_thoughts[24]",
+        "test_open_thoughts[25]",
+        "test_open_thoughts[26]",
+        "test_open_thoughts[27]",
+        "test_latex_notation_math[4]",
+        "test_numina_cases[9]",
     ],
     "a box assigning constants to two or more variables ('a_{37} = 19, a_3 = 2') is an "
     "equality-case witness, not the answer": ["test_open_thoughts[4]"],
     "a bare word ('odd', 'Even', a sentence) is not read as a formula; word answers are "
     "'description' type and go to the judge": [
-        "test_numina_cases[14]", "test_numina_cases[29]", "test_open_thoughts[3]",
+        "test_numina_cases[14]",
+        "test_numina_cases[29]",
+        "test_open_thoughts[3]",
     ],
     "variables are matched by name (f(x) is not f(y)); upstream's non-strict positional "
     "matching would accept answers in the wrong variable": ["test_strict_variable_comparison[1]"],
@@ -90,7 +129,8 @@ DELIBERATE = {
         "test_set_rel_assymetry[2]",
     ],
     "matrices are outside our answer types (number, set, variable, description)": [
-        "test_complex_math_expressions[4]", "test_complex_math_expressions[5]",
+        "test_complex_math_expressions[4]",
+        "test_complex_math_expressions[5]",
         "test_complex_math_expressions[7]",
     ],
     "an escaped '\\$' inside inline math ends our math span early": ["test_latex_notation[9]"],
@@ -109,8 +149,10 @@ def math_verify_section() -> None:
     cases = [{"gold": extract_answer(r["gold"]).answer or r["gold"], "response": r["pred"]} for r in rows]
     results = grade_many(cases, workers=WORKERS, timeout=5)
     disagreements = [(r, g) for r, g in zip(rows, results) if bool(g.correct) != r["expected"]]
-    print(f"default mode: agreement {len(rows) - len(disagreements)}/{len(rows)} "
-          f"({100 * (len(rows) - len(disagreements)) / len(rows):.1f} %)")
+    print(
+        f"default mode: agreement {len(rows) - len(disagreements)}/{len(rows)} "
+        f"({100 * (len(rows) - len(disagreements)) / len(rows):.1f} %)"
+    )
     by_reason = collections.defaultdict(list)
     for row, result in disagreements:
         test = row["source"].split("::")[-1]
@@ -118,18 +160,25 @@ def math_verify_section() -> None:
     for reason, items in sorted(by_reason.items(), key=lambda kv: -len(kv[1])):
         print(f"  [{len(items)}] {reason}")
         for test, row, result in items:
-            print(f"      {test}: expected {row['expected']}, ours {result.status} "
-                  f"(extracted {result.extracted!r}, {result.reason})")
-    plain = grade_many([{"gold": r["gold"], "response": r["pred"]} for r in rows], mode="math-verify",
-                       workers=WORKERS, timeout=5)
+            print(
+                f"      {test}: expected {row['expected']}, ours {result.status} "
+                f"(extracted {result.extracted!r}, {result.reason})"
+            )
+    plain = grade_many(
+        [{"gold": r["gold"], "response": r["pred"]} for r in rows], mode="math-verify", workers=WORKERS, timeout=5
+    )
     agree = sum(bool(g.correct) == r["expected"] for r, g in zip(rows, plain))
-    print(f"math-verify mode (default options for every case; upstream varies options per case): "
-          f"agreement {agree}/{len(rows)}")
+    print(
+        f"math-verify mode (default options for every case; upstream varies options per case): "
+        f"agreement {agree}/{len(rows)}"
+    )
 
 
 def _amo_rows() -> list[tuple[dict, str]]:
     gold = _read_jsonl(AMO_DIR / "gold_from_reference_solutions.jsonl")
-    solutions = {r["question_id"]: r["model_response"] for r in _read_jsonl(AMO_DIR / "reference_solutions" / "example.jsonl")}
+    solutions = {
+        r["question_id"]: r["model_response"] for r in _read_jsonl(AMO_DIR / "reference_solutions" / "example.jsonl")
+    }
     return [(row, solutions[row["question_id"]]) for row in gold if row["answer_type"] != "description"]
 
 
@@ -138,9 +187,14 @@ def amo_section(modes: tuple[str, ...]) -> None:
     print(f"\n== AMO-Bench reference solutions ({AMO_DIR}) ==")
     own = [{"gold": row["answer"], "response": sol, "answer_type": row["answer_type"]} for row, sol in rows]
     cross = [
-        {"gold": other["answer"], "response": sol, "answer_type": other["answer_type"],
-         "id": f"{row['question_id']}->{other['question_id']}"}
-        for row, sol in rows for other, _ in rows
+        {
+            "gold": other["answer"],
+            "response": sol,
+            "answer_type": other["answer_type"],
+            "id": f"{row['question_id']}->{other['question_id']}",
+        }
+        for row, sol in rows
+        for other, _ in rows
         if other["question_id"] != row["question_id"] and other["answer"] != row["answer"]
     ]
     for mode in modes:
@@ -150,10 +204,12 @@ def amo_section(modes: tuple[str, ...]) -> None:
         cross_results = grade_many(cross, mode=mode, workers=WORKERS, timeout=2)
         statuses = collections.Counter(r.status for r in cross_results)
         false_positives = [c["id"] for c, r in zip(cross, cross_results) if r.correct]
-        print(f"{mode:13s} correct {len(rows) - len(wrong)}/{len(rows)}"
-              f"{' (not correct: ' + str(wrong) + ')' if wrong else ''}; "
-              f"cross-gold pairs {len(cross)}: false positives {len(false_positives)} {false_positives or ''}, "
-              f"ungraded (2 s timeout) {statuses['ungraded']}  [{time.monotonic() - started:.0f} s]")
+        print(
+            f"{mode:13s} correct {len(rows) - len(wrong)}/{len(rows)}"
+            f"{' (not correct: ' + str(wrong) + ')' if wrong else ''}; "
+            f"cross-gold pairs {len(cross)}: false positives {len(false_positives)} {false_positives or ''}, "
+            f"ungraded (2 s timeout) {statuses['ungraded']}  [{time.monotonic() - started:.0f} s]"
+        )
 
 
 def case_table_section() -> None:
@@ -163,8 +219,10 @@ def case_table_section() -> None:
         results = grade_many(cases, mode=mode, workers=WORKERS)
         hits = sum(r.status == c["expected_status"] for c, r in zip(cases, results))
         misses = collections.Counter(c["rule"] for c, r in zip(cases, results) if r.status != c["expected_status"])
-        print(f"{mode:13s} {hits}/{len(cases)} ({100 * hits / len(cases):.1f} %)"
-              f"{'  misses by rule: ' + dict(misses).__repr__() if misses else ''}")
+        print(
+            f"{mode:13s} {hits}/{len(cases)} ({100 * hits / len(cases):.1f} %)"
+            f"{'  misses by rule: ' + dict(misses).__repr__() if misses else ''}"
+        )
 
 
 def _long_responses() -> list[dict]:
@@ -195,8 +253,10 @@ def _plain_math_verify(case: dict) -> bool:
 def throughput_section() -> None:
     cases = _long_responses()
     sizes = [len(c["response"]) for c in cases]
-    print(f"\n== Throughput on {WORKERS} cores: {len(cases)} responses, "
-          f"{min(sizes):,}-{max(sizes):,} characters (median {int(statistics.median(sizes)):,}) ==")
+    print(
+        f"\n== Throughput on {WORKERS} cores: {len(cases)} responses, "
+        f"{min(sizes):,}-{max(sizes):,} characters (median {int(statistics.median(sizes)):,}) =="
+    )
     # Fresh workers, started (imports done) on unrelated cases, so no parse is cached.
     close_shared_pools()
     grade_many(_WARM_UP, workers=WORKERS)
@@ -217,14 +277,19 @@ def throughput_section() -> None:
         latencies.append(time.monotonic() - started)
     latencies.sort()
     p99 = latencies[min(len(latencies) - 1, int(0.99 * len(latencies)))]
-    print(f"per-sample latency (one core): p50 {1000 * statistics.median(latencies):.0f} ms, "
-          f"p99 {1000 * p99:.0f} ms, max {1000 * latencies[-1]:.0f} ms")
+    print(
+        f"per-sample latency (one core): p50 {1000 * statistics.median(latencies):.0f} ms, "
+        f"p99 {1000 * p99:.0f} ms, max {1000 * latencies[-1]:.0f} ms"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--skip-slow-modes", action="store_true",
-                        help="AMO cross-gold check in default mode only (the others take minutes)")
+    parser.add_argument(
+        "--skip-slow-modes",
+        action="store_true",
+        help="AMO cross-gold check in default mode only (the others take minutes)",
+    )
     args = parser.parse_args(argv)
     math_verify_section()
     amo_section(("default",) if args.skip_slow_modes else MODES)

@@ -38,7 +38,8 @@ FAMILIES = {
     "Max of 459 sines (the issue's case)": "Max(" + ", ".join(f"sin({i}a)" for i in range(1, 460)) + ")",
     "Max of 189 sines (the issue's case)": "Max(" + ", ".join(f"sin({i}a)" for i in range(1, 190)) + ")",
     f"Max of {MAX_MINMAX_ARGS} long trigonometric sums": _minmax(
-        " + ".join(f"sin({j}a + {{i}}b)" for j in range(1, 3)), MAX_MINMAX_ARGS),
+        " + ".join(f"sin({j}a + {{i}}b)" for j in range(1, 3)), MAX_MINMAX_ARGS
+    ),
     f"Max of {MAX_MINMAX_ARGS} Abs": _minmax("Abs(a - {i}) + Abs(b + {i})", MAX_MINMAX_ARGS),
     "nested Max, 16 arguments in all": "Max(a, " * 15 + "b" + ")" * 15,
     "Max of 8 arguments, 4 nested Max": "Max(a, " * 3 + "Max(a, b)" + ")" * 3,
@@ -54,15 +55,20 @@ FAMILIES = {
 
 # A whole problem at the per-problem limit: the objective and constraints share it.
 _HALF = (MAX_PROBLEM_TEXT_LENGTH - 10) // 2
-WHOLE_PROBLEM = (_fill("sin({i}a + b)", " + ", limit=_HALF),
-                 [_fill("cos({i}b)", " + ", "{} <= 100", limit=_HALF // 2)] * 2)
+WHOLE_PROBLEM = (
+    _fill("sin({i}a + b)", " + ", limit=_HALF),
+    [_fill("cos({i}b)", " + ", "{} <= 100", limit=_HALF // 2)] * 2,
+)
 
 
 def time_family(name: str, objective: str, folder: Path, constraints: list[str] = ()) -> tuple[str, float]:
     path = folder / "bench.yaml"
     listed = ", ".join(f'"{c}"' for c in constraints)
-    path.write_text("id: bench\nsense: min\nvariables: {a: positive, b: positive}\n"
-                    f"constraints: [{listed}]\nobjective: \"{objective}\"\nanswer: \"0\"\n", encoding="utf-8")
+    path.write_text(
+        "id: bench\nsense: min\nvariables: {a: positive, b: positive}\n"
+        f'constraints: [{listed}]\nobjective: "{objective}"\nanswer: "0"\n',
+        encoding="utf-8",
+    )
     started = time.perf_counter()
     try:
         problem = load_problem(path)
@@ -90,7 +96,9 @@ def main() -> None:
         if outcome == "accepted":
             worst = max(worst, seconds)
         size = len(objective) + sum(map(len, constraints))
-        print(f"{seconds:7.3f} s  {size:5d} chars  whole problem: sines objective + 2 cosine-sum constraints: {outcome}")
+        print(
+            f"{seconds:7.3f} s  {size:5d} chars  whole problem: sines objective + 2 cosine-sum constraints: {outcome}"
+        )
     print(f"worst accepted: {worst:.3f} s (target < 1 s)")
 
 

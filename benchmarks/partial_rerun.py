@@ -23,13 +23,24 @@ import yaml
 from extrembench.llm.backends import SOLVER_BACKENDS
 
 REPO = Path(__file__).resolve().parents[1]
-SUMMARY = re.compile(r"(\d+) LLM request\(s\) sent, (\d+) reference-solver answer\(s\) computed, "
-                     r"(\d+) served from cache")
+SUMMARY = re.compile(
+    r"(\d+) LLM request\(s\) sent, (\d+) reference-solver answer\(s\) computed, "
+    r"(\d+) served from cache"
+)
 
 
 def run_snakemake(workdir: Path) -> tuple[float, tuple[int, int, int]]:
-    command = [sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile"), "--directory",
-               str(workdir), "--profile", str(REPO / "profiles" / "local")]
+    command = [
+        sys.executable,
+        "-m",
+        "snakemake",
+        "--snakefile",
+        str(REPO / "Snakefile"),
+        "--directory",
+        str(workdir),
+        "--profile",
+        str(REPO / "profiles" / "local"),
+    ]
     started = time.monotonic()
     result = subprocess.run(command, capture_output=True, text=True)
     elapsed = time.monotonic() - started
@@ -81,8 +92,10 @@ def main() -> int:
         print(f"full run:             {full_s:8.1f} s  ({full_counts[0]} LLM requests sent)")
         print(f"rerun after one edit: {rerun_s:8.1f} s  (edited {edited.name})")
         print(f"ratio rerun / full:   {rerun_s / full_s:8.3f}")
-        print(f"rerun requests: {sent} sent (expected {llm_models * trials} = LLM models × trials), "
-              f"{computed} computed by the non-LLM solvers, {cached} served from cache")
+        print(
+            f"rerun requests: {sent} sent (expected {llm_models * trials} = LLM models × trials), "
+            f"{computed} computed by the non-LLM solvers, {cached} served from cache"
+        )
         return 0 if sent == llm_models * trials else 1
     finally:
         if args.keep:

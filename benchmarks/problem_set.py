@@ -29,8 +29,18 @@ TARGETS = (
     ("hard (rubric)", lambda rows: _share(rows, lambda r: r["rubric"] == "hard"), ">=", 0.40),
     ("4 or more variables", lambda rows: _share(rows, lambda r: r["variables"] >= 4), ">=", 0.25),
     ("maximisation", lambda rows: _share(rows, lambda r: r["sense"] == "max"), ">=", 0.30),
-    ("inequality constraints", lambda rows: _share(rows, lambda r: r["constraint_kind"] in ("inequality", "mixed")), ">=", 0.10),
-    ("extremum not at the all-equal point", lambda rows: _share(rows, lambda r: not r["at_symmetric_point"]), ">=", 0.40),
+    (
+        "inequality constraints",
+        lambda rows: _share(rows, lambda r: r["constraint_kind"] in ("inequality", "mixed")),
+        ">=",
+        0.10,
+    ),
+    (
+        "extremum not at the all-equal point",
+        lambda rows: _share(rows, lambda r: not r["at_symmetric_point"]),
+        ">=",
+        0.40,
+    ),
     ("symmetric-guess right", lambda rows: _share(rows, lambda r: r["at_symmetric_point"]), "<=", 0.35),
     ("declared difficulty = rubric", lambda rows: _share(rows, lambda r: r["declared"] == r["rubric"]), ">=", 1.0),
 )
@@ -69,8 +79,9 @@ def main(argv: list[str] | None = None) -> int:
         problem = load_problem(path)
         at_symmetric = guess_matches(problem)
         row = describe(problem, at_symmetric)
-        row["equality_case"] = "not searched" if args.no_search else \
-            equality_case(problem, at_symmetric, _witness(problem, args.starts))
+        row["equality_case"] = (
+            "not searched" if args.no_search else equality_case(problem, at_symmetric, _witness(problem, args.starts))
+        )
         rows.append(row)
         if index % 25 == 0 or index == len(files):
             print(f"[{index}/{len(files)}] described", file=sys.stderr, flush=True)
@@ -79,8 +90,11 @@ def main(argv: list[str] | None = None) -> int:
     _print_counts("difficulty (declared)", Counter(r["declared"] for r in rows), total)
     _print_counts("difficulty (rubric)", Counter(r["rubric"] for r in rows), total)
     _print_counts("rubric rule that decided", Counter(r["rule"] for r in rows), total)
-    _print_counts("technique (a problem counts once per technique)",
-                  Counter(t for r in rows for t in r["techniques"] or ("(none)",)), total)
+    _print_counts(
+        "technique (a problem counts once per technique)",
+        Counter(t for r in rows for t in r["techniques"] or ("(none)",)),
+        total,
+    )
     _print_counts("variables", Counter(r["variables"] for r in rows), total)
     _print_counts("sense", Counter(r["sense"] for r in rows), total)
     _print_counts("domain", Counter(r["domain"] for r in rows), total)
@@ -103,7 +117,9 @@ def main(argv: list[str] | None = None) -> int:
 
     duplicates = find_duplicates([load_problem(path) for path in files])
     failed += bool(duplicates)
-    print(f"  {'near-duplicate pairs':40s} {len(duplicates):8d}  (target = 0)  {'met' if not duplicates else 'NOT MET'}")
+    print(
+        f"  {'near-duplicate pairs':40s} {len(duplicates):8d}  (target = 0)  {'met' if not duplicates else 'NOT MET'}"
+    )
     mismatches = difficulty_mismatches(rows)
     if duplicates:
         print(f"\n{len(duplicates)} near-duplicate pairs (extrembench.problems.duplicates):")

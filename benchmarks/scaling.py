@@ -42,12 +42,22 @@ def dry_run(workdir: Path, configfiles: list[Path]) -> tuple[float, dict[str, in
     bare.mkdir(exist_ok=True)
     if not (bare / "which").exists():
         (bare / "which").symlink_to(shutil.which("which"))
-    command = [str(SNAKEMAKE), "-n", "--quiet", "rules", "--profile", str(REPO / "profiles" / "slurm"),
-               "--snakefile", str(REPO / "Snakefile"), "--directory", str(workdir),
-               "--configfile", *map(str, configfiles)]
+    command = [
+        str(SNAKEMAKE),
+        "-n",
+        "--quiet",
+        "rules",
+        "--profile",
+        str(REPO / "profiles" / "slurm"),
+        "--snakefile",
+        str(REPO / "Snakefile"),
+        "--directory",
+        str(workdir),
+        "--configfile",
+        *map(str, configfiles),
+    ]
     start = time.perf_counter()
-    result = subprocess.run(command, cwd=workdir, capture_output=True, text=True,
-                            env={**os.environ, "PATH": str(bare)})
+    result = subprocess.run(command, cwd=workdir, capture_output=True, text=True, env={**os.environ, "PATH": str(bare)})
     elapsed = time.perf_counter() - start
     if result.returncode != 0:
         raise SystemExit(result.stderr[-3000:])
@@ -75,16 +85,24 @@ def synthetic_grid(root: Path, *, problems: int, models: int, trials: int, shard
         problem_id = f"syn-{i:06d}"
         (problem_dir / f"{problem_id}.yaml").write_text(re.sub(r"(?m)^id: .*$", f"id: {problem_id}", text, count=1))
     registry = {
-        f"model-{m:02d}": {"backend": "sglang", "hf_id": f"org/model-{m:02d}", "size_class": "b200x1",
-                           "sampling": {"max_tokens": 32768}}
+        f"model-{m:02d}": {
+            "backend": "sglang",
+            "hf_id": f"org/model-{m:02d}",
+            "size_class": "b200x1",
+            "sampling": {"max_tokens": 32768},
+        }
         for m in range(models)
     }
     config = {
-        "benchmarks": {"extrem": {"kind": "extremal", "problems": str(problem_dir), "shards": shards, "trials": trials}},
+        "benchmarks": {
+            "extrem": {"kind": "extremal", "problems": str(problem_dir), "shards": shards, "trials": trials}
+        },
         "models": registry,
         "evaluate": {"models": sorted(registry), "benchmarks": ["extrem"]},
-        "resources": {"cpu": {"gpu": 0, "mem_mb": 4000, "runtime": 60},
-                      "b200x1": {"gpu": 1, "gpu_model": "b200", "cpus_per_gpu": 16, "mem_mb": 200000, "runtime": 720}},
+        "resources": {
+            "cpu": {"gpu": 0, "mem_mb": 4000, "runtime": 60},
+            "b200x1": {"gpu": 1, "gpu_model": "b200", "cpus_per_gpu": 16, "mem_mb": 200000, "runtime": 720},
+        },
         "cluster": {"gpu_partition": "b200", "cpu_partition": "cpu"},
     }
     path = root / "grid.yaml"
@@ -107,18 +125,37 @@ def unique_math_prose() -> str:
 
 def generation_rows(reasonings: list[str]) -> list[dict]:
     rng = random.Random(0)
-    return [{
-        "benchmark": "extrem", "model": "qwen3-8b", "problem_id": f"ineq-{i // 32:04d}", "trial": i % 32,
-        "source_sha256": f"{rng.getrandbits(256):064x}", "cache_key": f"{rng.getrandbits(256):064x}",
-        "model_id": "Qwen/Qwen3-8B", "model_revision": "0" * 40, "engine": "sglang", "engine_version": "0.5.23",
-        "sampling_json": json.dumps({"temperature": 0.6, "top_p": 0.95, "top_k": 20, "min_p": 0.0,
-                                     "max_tokens": 38912, "seed": i}),
-        "seed": i, "content": f"The minimum is \\boxed{{{rng.randint(1, 99)}}}.", "reasoning_content": text,
-        "finish_reason": "stop", "error": None, "prompt_tokens": 120, "completion_tokens": len(text) // 4,
-        "latency_s": rng.uniform(10, 900), "host": "gpu-node-017", "slurm_job_id": str(4_000_000 + i // 320),
-        "dag_node": f"generate[benchmark=extrem,model=qwen3-8b,shard={i // 320}]",
-        "gpu_seconds": rng.uniform(1, 10), "wall_seconds": rng.uniform(1, 10),
-    } for i, text in enumerate(reasonings)]
+    return [
+        {
+            "benchmark": "extrem",
+            "model": "qwen3-8b",
+            "problem_id": f"ineq-{i // 32:04d}",
+            "trial": i % 32,
+            "source_sha256": f"{rng.getrandbits(256):064x}",
+            "cache_key": f"{rng.getrandbits(256):064x}",
+            "model_id": "Qwen/Qwen3-8B",
+            "model_revision": "0" * 40,
+            "engine": "sglang",
+            "engine_version": "0.5.23",
+            "sampling_json": json.dumps(
+                {"temperature": 0.6, "top_p": 0.95, "top_k": 20, "min_p": 0.0, "max_tokens": 38912, "seed": i}
+            ),
+            "seed": i,
+            "content": f"The minimum is \\boxed{{{rng.randint(1, 99)}}}.",
+            "reasoning_content": text,
+            "finish_reason": "stop",
+            "error": None,
+            "prompt_tokens": 120,
+            "completion_tokens": len(text) // 4,
+            "latency_s": rng.uniform(10, 900),
+            "host": "gpu-node-017",
+            "slurm_job_id": str(4_000_000 + i // 320),
+            "dag_node": f"generate[benchmark=extrem,model=qwen3-8b,shard={i // 320}]",
+            "gpu_seconds": rng.uniform(1, 10),
+            "wall_seconds": rng.uniform(1, 10),
+        }
+        for i, text in enumerate(reasonings)
+    ]
 
 
 def parquet_size(rows: list[dict]) -> int:
@@ -132,7 +169,7 @@ def parquet_costs(chars_per_row: int) -> tuple[int, float, float]:
     """(rows, bytes per row without reasoning text, stored bytes per reasoning char), each row's
     reasoning a distinct slice of real math prose (so no row compresses against a copy of itself)."""
     corpus = unique_math_prose()
-    reasonings = [corpus[i:i + chars_per_row] for i in range(0, len(corpus) - chars_per_row + 1, chars_per_row)]
+    reasonings = [corpus[i : i + chars_per_row] for i in range(0, len(corpus) - chars_per_row + 1, chars_per_row)]
     with_text = parquet_size(generation_rows(reasonings))
     without = parquet_size(generation_rows([""] * len(reasonings)))
     return len(reasonings), without / len(reasonings), (with_text - without) / (len(reasonings) * chars_per_row)
@@ -153,11 +190,15 @@ def main() -> int:
     if args.command == "parquet":
         rows, overhead, per_char = parquet_costs(args.chars_per_row)
         print(f"measured on {rows} generation rows of {args.chars_per_row} chars of real math prose each:")
-        print(f"  {overhead:.0f} bytes/row without reasoning text; {per_char:.3f} stored bytes per reasoning char "
-              f"({1 / per_char:.1f}x compression)")
+        print(
+            f"  {overhead:.0f} bytes/row without reasoning text; {per_char:.3f} stored bytes per reasoning char "
+            f"({1 / per_char:.1f}x compression)"
+        )
         for tokens in (2_000, 10_000, 30_000):
-            print(f"  projected: {tokens} completion tokens (~4 chars each) -> "
-                  f"{(overhead + 4 * tokens * per_char) / 1e3:.1f} kB/row")
+            print(
+                f"  projected: {tokens} completion tokens (~4 chars each) -> "
+                f"{(overhead + 4 * tokens * per_char) / 1e3:.1f} kB/row"
+            )
         return 0
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
@@ -165,8 +206,9 @@ def main() -> int:
             configfile = args.configfile.resolve()
             label = str(args.configfile)
         else:
-            configfile = synthetic_grid(root, problems=args.problems, models=args.models, trials=args.trials,
-                                        shards=args.shards)
+            configfile = synthetic_grid(
+                root, problems=args.problems, models=args.models, trials=args.trials, shards=args.shards
+            )
             label = f"{args.problems} problems x {args.models} models x {args.trials} trials, {args.shards} shards"
         workdir = root / "work"
         workdir.mkdir()

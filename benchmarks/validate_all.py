@@ -49,8 +49,10 @@ def timed_check(item: Problem | str, certify: bool = True) -> tuple[str, str, fl
     label = item if isinstance(item, str) else item.id
     certified = False
     if result.status == "refuted" and result.certificate is not None:
-        certified = verify_refutation(result.certificate, item if isinstance(item, Problem) else
-                                     load_problem(item, ignore_keys=("expected_status",)))[0]
+        certified = verify_refutation(
+            result.certificate,
+            item if isinstance(item, Problem) else load_problem(item, ignore_keys=("expected_status",)),
+        )[0]
     method = ""
     if result.status == "refuted" and result.certificate is not None:
         method = result.certificate.get("method") or result.certificate.get("kind", "")
@@ -72,8 +74,12 @@ def mutants(problem: Problem) -> list[tuple[str, Problem]]:
     value = Fraction(str(answer.evalf(30)))
     scale = max(abs(value), Fraction(1))
     base = replace(problem, source=None, statement=None)
-    moved = [("+1%", value + scale / 100), ("-1%", value - scale / 100),
-             ("+1e-3", value + scale / 1000), ("-1e-3", value - scale / 1000)]
+    moved = [
+        ("+1%", value + scale / 100),
+        ("-1%", value - scale / 100),
+        ("+1e-3", value + scale / 1000),
+        ("-1e-3", value - scale / 1000),
+    ]
     out = [(name, replace(base, answer=f"{float(v)!r}")) for name, v in moved]
     out.append(("flipped sense", replace(base, sense="max" if problem.sense == "min" else "min")))
     return out
@@ -100,8 +106,19 @@ def certify_one(path: str) -> dict:
     started, cpu = time.perf_counter(), time.process_time()
     result = check_problem(path)
     check_s, check_cpu = time.perf_counter() - started, time.process_time() - cpu
-    out = {"path": path, "status": result.status, "check_s": check_s, "check_cpu": check_cpu, "kind": None,
-           "certify_s": 0.0, "certify_cpu": 0.0, "verified": None, "same_bytes": None, "technique": [], "why": ""}
+    out = {
+        "path": path,
+        "status": result.status,
+        "check_s": check_s,
+        "check_cpu": check_cpu,
+        "kind": None,
+        "certify_s": 0.0,
+        "certify_cpu": 0.0,
+        "verified": None,
+        "same_bytes": None,
+        "technique": [],
+        "why": "",
+    }
     if result.status != "confirmed":
         return out
     problem = load_problem(path)
@@ -109,8 +126,13 @@ def certify_one(path: str) -> dict:
     again = certify(problem, result.witness, result.reason)
     out["certify_s"], out["certify_cpu"] = time.perf_counter() - started, time.process_time() - cpu
     ok, reason = verify(again)
-    out.update(kind=again["kind"], verified=ok, same_bytes=canonical(again) == canonical(result.certificate),
-               technique=list(problem.technique), why=again["body"].get("not_certified", "") if ok else reason)
+    out.update(
+        kind=again["kind"],
+        verified=ok,
+        same_bytes=canonical(again) == canonical(result.certificate),
+        technique=list(problem.technique),
+        why=again["body"].get("not_certified", "") if ok else reason,
+    )
     return out
 
 
@@ -126,28 +148,43 @@ def certificates_section(pool, paths: list[str], jobs: int) -> tuple[bool, dict[
     certify_cpu = sum(r["certify_cpu"] for r in confirmed)
     check_times = [r["check_s"] for r in rows]
     print(f"certificates: {len(confirmed)} confirmed problems: " + ", ".join(f"{k} {v}" for k, v in kinds.items()))
-    print(f"  certified bound or sos: {100 * proven:.1f} % (target >= {100 * CERTIFIED_TARGET:.0f} %, goal {100 * CERTIFIED_GOAL:.0f} %)")
+    print(
+        f"  certified bound or sos: {100 * proven:.1f} % (target >= {100 * CERTIFIED_TARGET:.0f} %, goal {100 * CERTIFIED_GOAL:.0f} %)"
+    )
     techniques = sorted({t for r in confirmed for t in r["technique"]})
     for technique in techniques:
         mine = [r for r in confirmed if technique in r["technique"]]
         print(f"    {technique:18s} " + ", ".join(f"{k} {sum(r['kind'] == k for r in mine)}" for k in kinds))
-    print(f"  certification of the whole set: {certify_total:.1f} s of work, about {certify_total / jobs:.1f} s on "
-          f"{jobs} workers (target <= {CERTIFY_TOTAL_TARGET_S:.0f} s); section wall time {wall:.1f} s")
+    print(
+        f"  certification of the whole set: {certify_total:.1f} s of work, about {certify_total / jobs:.1f} s on "
+        f"{jobs} workers (target <= {CERTIFY_TOTAL_TARGET_S:.0f} s); section wall time {wall:.1f} s"
+    )
     # CPU seconds do not grow when other processes share the cores: the figure to compare across runs
-    print(f"  certification CPU time: {certify_cpu:.1f} s, about {certify_cpu / jobs:.1f} s on {jobs} free cores; "
-          f"slowest {max((r['certify_cpu'] for r in confirmed), default=0.0):.2f} s")
-    print(f"  check of one problem (search + certificate): median {statistics.median(check_times):.2f} s "
-          f"(target <= {CHECK_TYPICAL_TARGET_S:.0f} s), max {max(check_times):.2f} s; CPU median "
-          f"{statistics.median(r['check_cpu'] for r in rows):.2f} s, max {max(r['check_cpu'] for r in rows):.2f} s")
+    print(
+        f"  certification CPU time: {certify_cpu:.1f} s, about {certify_cpu / jobs:.1f} s on {jobs} free cores; "
+        f"slowest {max((r['certify_cpu'] for r in confirmed), default=0.0):.2f} s"
+    )
+    print(
+        f"  check of one problem (search + certificate): median {statistics.median(check_times):.2f} s "
+        f"(target <= {CHECK_TYPICAL_TARGET_S:.0f} s), max {max(check_times):.2f} s; CPU median "
+        f"{statistics.median(r['check_cpu'] for r in rows):.2f} s, max {max(r['check_cpu'] for r in rows):.2f} s"
+    )
     failed = [r for r in confirmed if not r["verified"]]
     unstable = [r for r in confirmed if not r["same_bytes"]]
-    print(f"  verify: {len(confirmed) - len(failed)}/{len(confirmed)} certificates verify; "
-          f"{len(confirmed) - len(unstable)}/{len(confirmed)} identical bytes when built twice")
+    print(
+        f"  verify: {len(confirmed) - len(failed)}/{len(confirmed)} certificates verify; "
+        f"{len(confirmed) - len(unstable)}/{len(confirmed)} identical bytes when built twice"
+    )
     for r in confirmed:
         if r["kind"] == "numeric" or not r["verified"] or not r["same_bytes"]:
             print(f"  {r['kind']:8s} {r['path']}: {r['why'][:160]}")
-    met = (proven >= CERTIFIED_TARGET and min(certify_total, certify_cpu) / jobs <= CERTIFY_TOTAL_TARGET_S and not failed
-           and not unstable and statistics.median(check_times) <= CHECK_TYPICAL_TARGET_S)
+    met = (
+        proven >= CERTIFIED_TARGET
+        and min(certify_total, certify_cpu) / jobs <= CERTIFY_TOTAL_TARGET_S
+        and not failed
+        and not unstable
+        and statistics.median(check_times) <= CHECK_TYPICAL_TARGET_S
+    )
     print("  certificate targets: " + ("met" if met else "MISSED"))
     return met, {r["path"]: r["kind"] for r in confirmed}
 
@@ -155,25 +192,36 @@ def certificates_section(pool, paths: list[str], jobs: int) -> tuple[bool, dict[
 # ---------------------------------------------------------------- end of certificates
 
 
-def main() -> int:
+def main() -> int:  # noqa: C901 — one report section after another, each printed as it is measured
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--problems", default="data/problems/*.yaml")
     parser.add_argument("--rejected", default="data/rejected/*.yaml")
     parser.add_argument("--no-mutants", action="store_true")
     parser.add_argument("--no-certificates", action="store_true")
-    parser.add_argument("--mutants-only", action="store_true",
-                        help="skip the rejected set and the certificates section (the originals are still checked: "
-                             "only confirmed ones are mutated)")
+    parser.add_argument(
+        "--mutants-only",
+        action="store_true",
+        help="skip the rejected set and the certificates section (the originals are still checked: "
+        "only confirmed ones are mutated)",
+    )
     parser.add_argument("--progress", action="store_true", help="print each mutant's verdict as it arrives")
     parser.add_argument("--record", metavar="JSONL", help="append each mutant's outcome to this file")
-    parser.add_argument("--resume", action="store_true",
-                        help="take the outcomes already in --record instead of checking those mutants again "
-                             "(only with the same code: the record does not say which code made it)")
-    parser.add_argument("--sample", type=int, default=1, metavar="K",
-                        help="every K-th problem file only (default 1: all), for a quick partial figure")
+    parser.add_argument(
+        "--resume",
+        action="store_true",
+        help="take the outcomes already in --record instead of checking those mutants again "
+        "(only with the same code: the record does not say which code made it)",
+    )
+    parser.add_argument(
+        "--sample",
+        type=int,
+        default=1,
+        metavar="K",
+        help="every K-th problem file only (default 1: all), for a quick partial figure",
+    )
     args = parser.parse_args()
-    paths = sorted(glob.glob(args.problems))[::max(1, args.sample)]
+    paths = sorted(glob.glob(args.problems))[:: max(1, args.sample)]
     rejected = [] if args.mutants_only else sorted(glob.glob(args.rejected))
     if args.mutants_only:
         args.no_certificates, args.no_mutants = True, False
@@ -193,8 +241,10 @@ def main() -> int:
         print("  statuses: " + ", ".join(f"{s} {statuses.count(s)}" for s in sorted(set(statuses))))
         capped = sum(r[3].startswith("time cap") for r in results)
         print(f"  hit the wall-clock safety net: {capped} (target 0)")
-        print(f"  total {total:.1f} s (target <= {TOTAL_TARGET_S:.0f}), median {statistics.median(times):.2f} s, "
-              f"max {max(times):.2f} s (target <= {PER_PROBLEM_TARGET_S:.0f}) [{results[times.index(max(times))][0]}]")
+        print(
+            f"  total {total:.1f} s (target <= {TOTAL_TARGET_S:.0f}), median {statistics.median(times):.2f} s, "
+            f"max {max(times):.2f} s (target <= {PER_PROBLEM_TARGET_S:.0f}) [{results[times.index(max(times))][0]}]"
+        )
         for label, status, _, reason, _, _ in results:
             if status != "confirmed":
                 print(f"  NOT CONFIRMED {label}: {status}: {reason}")
@@ -233,8 +283,10 @@ def main() -> int:
                 with open(args.record, "a", encoding="utf-8") as handle:
                     handle.write(json.dumps({"problem": problem_id, "mutant": name, "outcome": list(outcome)}) + "\n")
             if args.progress:
-                print(f"  [{k + 1}/{len(labelled)}] {problem_id} [{name}]: {outcome[1]} {outcome[5]} "
-                      f"{outcome[2]:.1f} s", flush=True)
+                print(
+                    f"  [{k + 1}/{len(labelled)}] {problem_id} [{name}]: {outcome[1]} {outcome[5]} {outcome[2]:.1f} s",
+                    flush=True,
+                )
         mutant_time = time.perf_counter() - started
         by_kind = {}
         for (_, name, _), (_, status, _, _, certified, _) in zip(labelled, outcomes):
@@ -243,11 +295,13 @@ def main() -> int:
         refuted = [o[1] == "refuted" and o[4] for o in outcomes]
         uncertified = sum(o[1] == "refuted" and not o[4] for o in outcomes)
         share = sum(refuted) / len(refuted) if refuted else 0.0
-        print(f"mutation test: {sum(refuted)}/{len(refuted)} mutants refuted with a verifying certificate = "
-              f"{100 * share:.2f} % (target {100 * MUTANT_TARGET:.0f} %) in {mutant_time:.1f} s (target <= "
-              f"{MUTANT_TIME_TARGET_S:.0f} s), max "
-              f"{max(o[2] for o in outcomes):.2f} s; refutations without one: {uncertified} (target 0); "
-              f"originals confirmed {100 * confirmed_share:.1f} % (target 100 %)")
+        print(
+            f"mutation test: {sum(refuted)}/{len(refuted)} mutants refuted with a verifying certificate = "
+            f"{100 * share:.2f} % (target {100 * MUTANT_TARGET:.0f} %) in {mutant_time:.1f} s (target <= "
+            f"{MUTANT_TIME_TARGET_S:.0f} s), max "
+            f"{max(o[2] for o in outcomes):.2f} s; refutations without one: {uncertified} (target 0); "
+            f"originals confirmed {100 * confirmed_share:.1f} % (target 100 %)"
+        )
         print("  per mutant kind: " + ", ".join(f"{name} {done}/{n}" for name, (done, n) in by_kind.items()))
         methods = {}
         for _, _, _, _, _, method in outcomes:
@@ -257,16 +311,30 @@ def main() -> int:
         if original_kind:
             # a mutant past the answer needs a proof of a bound, which the problem's own certificate
             # kind says whether the prover reaches: the share among bound/sos problems is the fair figure
-            proven = [(o[1] == "refuted" and o[4]) for (pid, _, _), o in zip(labelled, outcomes)
-                      if kind_of.get(pid) in ("bound", "sos")]
-            print(f"  mutants of problems certified bound or sos: {sum(proven)}/{len(proven)} refuted with a "
-                  "verifying certificate")
+            proven = [
+                (o[1] == "refuted" and o[4])
+                for (pid, _, _), o in zip(labelled, outcomes)
+                if kind_of.get(pid) in ("bound", "sos")
+            ]
+            print(
+                f"  mutants of problems certified bound or sos: {sum(proven)}/{len(proven)} refuted with a "
+                "verifying certificate"
+            )
         for (problem_id, name, _), (_, status, _, reason, certified, _) in zip(labelled, outcomes):
             if not (status == "refuted" and certified):
-                print(f"  SURVIVED {problem_id} [{name}] (original certified {kind_of.get(problem_id, '?')}): "
-                      f"{status}: {reason[:160]}")
-    met = (total <= TOTAL_TARGET_S and max(times) <= PER_PROBLEM_TARGET_S and share >= MUTANT_TARGET
-           and uncertified == 0 and capped == 0 and confirmed_share == 1.0 and mutant_time <= MUTANT_TIME_TARGET_S)
+                print(
+                    f"  SURVIVED {problem_id} [{name}] (original certified {kind_of.get(problem_id, '?')}): "
+                    f"{status}: {reason[:160]}"
+                )
+    met = (
+        total <= TOTAL_TARGET_S
+        and max(times) <= PER_PROBLEM_TARGET_S
+        and share >= MUTANT_TARGET
+        and uncertified == 0
+        and capped == 0
+        and confirmed_share == 1.0
+        and mutant_time <= MUTANT_TIME_TARGET_S
+    )
     print("targets: " + ("met" if met else "MISSED"))
     return 0
 

@@ -48,14 +48,28 @@ def vary_one(task: tuple[str, int, int]) -> tuple[str, list[dict]]:
     result = _check(parent)
     if result.status != "confirmed":
         return parent.id, []
-    candidates = variants_of(parent, Settings(per_problem, seed, KINDS), check=_check, search=_search,
-                             parent_witness=result.witness)
-    return parent.id, [{"id": c.variant_id, "kind": c.kind, "technique": c.technique, "status": c.status,
-                        "reason": c.drop_reason, "answer": c.problem.answer if c.problem else None,
-                        "spec": None if c.problem is None else {
-                            "sense": c.problem.sense, "variables": c.problem.variables,
-                            "constraints": list(c.problem.constraints), "objective": c.problem.objective}}
-                       for c in candidates]
+    candidates = variants_of(
+        parent, Settings(per_problem, seed, KINDS), check=_check, search=_search, parent_witness=result.witness
+    )
+    return parent.id, [
+        {
+            "id": c.variant_id,
+            "kind": c.kind,
+            "technique": c.technique,
+            "status": c.status,
+            "reason": c.drop_reason,
+            "answer": c.problem.answer if c.problem else None,
+            "spec": None
+            if c.problem is None
+            else {
+                "sense": c.problem.sense,
+                "variables": c.problem.variables,
+                "constraints": list(c.problem.constraints),
+                "objective": c.problem.objective,
+            },
+        }
+        for c in candidates
+    ]
 
 
 def solve_one(row: dict) -> tuple[str, str, str | None]:
@@ -84,19 +98,32 @@ def main() -> int:
         results = dict(pool.map(vary_one, [(f, args.per_problem, args.seed) for f in files]))
     elapsed = time.perf_counter() - started
     rows = [row for candidates in results.values() for row in candidates]
-    confirmed_constants = Counter(r["id"].split("~")[0] for r in rows if r["kind"] == "constants" and r["status"] == "confirmed")
-    without_affine = Counter(r["id"].split("~")[0] for r in rows if r["kind"] == "constants"
-                             and r["status"] == "confirmed" and r["technique"] != "affine")
+    confirmed_constants = Counter(
+        r["id"].split("~")[0] for r in rows if r["kind"] == "constants" and r["status"] == "confirmed"
+    )
+    without_affine = Counter(
+        r["id"].split("~")[0]
+        for r in rows
+        if r["kind"] == "constants" and r["status"] == "confirmed" and r["technique"] != "affine"
+    )
     n = len(files)
     share = sum(confirmed_constants[p] >= 2 for p in results) / n
-    print(f"problems: {n} ({sum(bool(c) for c in results.values())} confirmed parents varied), "
-          f"per_problem = {args.per_problem}, {args.jobs} worker(s)")
-    print(f"share with >= 2 confirmed constants variants: {share:.1%} (target >= {SHARE_TARGET:.0%}) "
-          f"{'OK' if share >= SHARE_TARGET else 'MISSED'}")
-    print(f"  without the affine fallback: {sum(without_affine[p] >= 2 for p in results) / n:.1%}; "
-          f"with >= 1 non-affine: {sum(without_affine[p] >= 1 for p in results) / n:.1%}")
-    print(f"generation time (validate + vary, whole set): {elapsed:.1f} s (target <= {TIME_TARGET_S:.0f} s on 2 cores) "
-          f"{'OK' if elapsed <= TIME_TARGET_S else 'MISSED'}")
+    print(
+        f"problems: {n} ({sum(bool(c) for c in results.values())} confirmed parents varied), "
+        f"per_problem = {args.per_problem}, {args.jobs} worker(s)"
+    )
+    print(
+        f"share with >= 2 confirmed constants variants: {share:.1%} (target >= {SHARE_TARGET:.0%}) "
+        f"{'OK' if share >= SHARE_TARGET else 'MISSED'}"
+    )
+    print(
+        f"  without the affine fallback: {sum(without_affine[p] >= 2 for p in results) / n:.1%}; "
+        f"with >= 1 non-affine: {sum(without_affine[p] >= 1 for p in results) / n:.1%}"
+    )
+    print(
+        f"generation time (validate + vary, whole set): {elapsed:.1f} s (target <= {TIME_TARGET_S:.0f} s on 2 cores) "
+        f"{'OK' if elapsed <= TIME_TARGET_S else 'MISSED'}"
+    )
     print("\nyield per kind (confirmed / tried):")
     for kind in KINDS:
         tried = [r for r in rows if r["kind"] == kind]
@@ -115,8 +142,10 @@ def main() -> int:
     verdicts = grade_many(cases, workers=args.jobs)
     wrong = [case for case, verdict in zip(cases, verdicts) if not verdict.correct]
     accuracy = 1 - len(wrong) / len(cases) if cases else float("nan")
-    print(f"\nreference solver on {len(cases)} confirmed variants: {accuracy:.1%} (target 100 %) "
-          f"{'OK' if not wrong else 'MISSED'}")
+    print(
+        f"\nreference solver on {len(cases)} confirmed variants: {accuracy:.1%} (target 100 %) "
+        f"{'OK' if not wrong else 'MISSED'}"
+    )
     for case in wrong:  # a wrong re-derived answer, or the solver's own miss: the lines say which
         print(f"  {case['id']}: gold {case['gold']}, solver said {case['response']}")
     return 0 if share >= SHARE_TARGET and not wrong else 1

@@ -16,10 +16,16 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "check": ("extrembench.verify.check", "validate problem files by computation"),
     "grade": ("extrembench.grading.cli", "grade model responses against gold answers"),
     "audit": ("extrembench.report.audit", "trace an accuracy back to its inputs and recheck every hash"),
-    "formalize": ("extrembench.sources.formalize_stage", "turn 'find the minimum of ...' statements into problem specs"),
+    "formalize": (
+        "extrembench.sources.formalize_stage",
+        "turn 'find the minimum of ...' statements into problem specs",
+    ),
     "plan": ("extrembench.report.plan", "jobs, missing requests, GPU-hours and cost of a grid, before submitting it"),
     "verify-certificate": ("extrembench.verify.certificates.cli", "re-check the certificates in problem Parquet files"),
-    "diff-runs": ("extrembench.report.diff", "compare two results folders: leaderboard rows and every problem's verdict and certificate"),
+    "diff-runs": (
+        "extrembench.report.diff",
+        "compare two results folders: leaderboard rows and every problem's verdict and certificate",
+    ),
     "schema": ("extrembench.problems.schema", "print the JSON Schema of config.yaml or of a problem file"),
 }
 

@@ -8,6 +8,10 @@ from extrembench.report.aggregate import aggregate
 
 start_job(snakemake)  # noqa: F821 (injected by Snakemake)
 smk = snakemake  # noqa: F821
-aggregate(list(smk.input.grades), outputs={k: Path(v) for k, v in smk.output.items()},
-          config=Config.model_validate(smk.config), published_dir=smk.params.published,
-          generation_files=list(smk.input.generations))
+aggregate(
+    list(smk.input.grades),
+    outputs={k: Path(v) for k, v in smk.output.items()},
+    config=Config.model_validate(smk.config),
+    published_dir=smk.params.published,
+    generation_files=list(smk.input.generations),
+)

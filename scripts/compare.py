@@ -9,5 +9,10 @@ from extrembench.report.comparisons import compare
 
 start_job(snakemake)  # noqa: F821 (injected by Snakemake)
 smk = snakemake  # noqa: F821
-compare(list(smk.input.grades), list(smk.input.variants), outputs={k: Path(v) for k, v in smk.output.items()},
-        config=Config.model_validate(smk.config), published_dir=smk.params.published)
+compare(
+    list(smk.input.grades),
+    list(smk.input.variants),
+    outputs={k: Path(v) for k, v in smk.output.items()},
+    config=Config.model_validate(smk.config),
+    published_dir=smk.params.published,
+)

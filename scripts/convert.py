@@ -15,5 +15,12 @@ config = Config.model_validate(smk.config)
 settings = config.convert
 model = settings.model
 with caller_for(config, model, server_log=Path(smk.log.server)) if model else nullcontext() as caller:
-    convert_shard(smk.input.problems, Path(smk.input.translations), Path(smk.output.conversions),
-                  benchmark=wc.benchmark, dag_node=node, caller=caller, max_attempts=settings.max_attempts)
+    convert_shard(
+        smk.input.problems,
+        Path(smk.input.translations),
+        Path(smk.output.conversions),
+        benchmark=wc.benchmark,
+        dag_node=node,
+        caller=caller,
+        max_attempts=settings.max_attempts,
+    )

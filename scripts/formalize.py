@@ -15,6 +15,14 @@ config = Config.model_validate(smk.config)
 settings, bench = config.convert, config.benchmarks[wc.benchmark]
 model = settings.model
 with caller_for(config, model, server_log=Path(smk.log.server)) if model else nullcontext() as caller:
-    formalize_shard(Path(smk.input.statements), Path(smk.output.conversions), benchmark=wc.benchmark,
-                    shard=int(wc.shard), n_shards=bench.shards, limit=bench.limit, dag_node=node,
-                    caller=caller, max_attempts=settings.max_attempts)
+    formalize_shard(
+        Path(smk.input.statements),
+        Path(smk.output.conversions),
+        benchmark=wc.benchmark,
+        shard=int(wc.shard),
+        n_shards=bench.shards,
+        limit=bench.limit,
+        dag_node=node,
+        caller=caller,
+        max_attempts=settings.max_attempts,
+    )

@@ -14,8 +14,15 @@ settings = config.grading
 # The LLM judge (descriptive answers only) starts its endpoint only if a vote is not cached.
 judge = judge_for(config, server_log=Path(smk.log.server))
 try:
-    grade_shard(Path(smk.input.generations), Path(smk.input.problems), Path(smk.output.grades),
-                dag_node=node, mode=settings.mode, timeout_s=settings.timeout_s, judge=judge)
+    grade_shard(
+        Path(smk.input.generations),
+        Path(smk.input.problems),
+        Path(smk.output.grades),
+        dag_node=node,
+        mode=settings.mode,
+        timeout_s=settings.timeout_s,
+        judge=judge,
+    )
 finally:
     if judge is not None:
         judge.caller.close()

@@ -14,5 +14,6 @@ smk, wc = snakemake, snakemake.wildcards  # noqa: F821
 config = Config.model_validate(smk.config)
 model = config.translate.model
 with caller_for(config, model, server_log=Path(smk.log.server)) if model else nullcontext() as caller:
-    translate_shard(smk.input.problems, Path(smk.output.translations), benchmark=wc.benchmark,
-                    dag_node=node, caller=caller)
+    translate_shard(
+        smk.input.problems, Path(smk.output.translations), benchmark=wc.benchmark, dag_node=node, caller=caller
+    )

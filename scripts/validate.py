@@ -8,5 +8,11 @@ from extrembench.verify.stage import validate_shard
 
 node = start_job(snakemake)  # noqa: F821 (injected by Snakemake)
 smk, wc = snakemake, snakemake.wildcards  # noqa: F821
-validate_shard(smk.input.problems, Path(smk.input.conversions), Path(smk.output.problems),
-               benchmark=wc.benchmark, dag_node=node, settings=Config.model_validate(smk.config).validation)
+validate_shard(
+    smk.input.problems,
+    Path(smk.input.conversions),
+    Path(smk.output.problems),
+    benchmark=wc.benchmark,
+    dag_node=node,
+    settings=Config.model_validate(smk.config).validation,
+)

@@ -24,8 +24,17 @@ def search(problem):
     return search_extremum(problem, seed=validation.seed, effort=effort)
 
 
-vary_shard(Path(smk.input.table), list(smk.input.problems),
-           {"variants": Path(smk.output.variants), "problems": Path(smk.output.problems)},
-           benchmark=wc.benchmark, variant_benchmark=f"{wc.benchmark}-variants",
-           per_problem=settings.per_problem, seed=settings.seed, kinds=settings.kinds,
-           share=settings.share, dag_node=node, check=check, search=search)
+vary_shard(
+    Path(smk.input.table),
+    list(smk.input.problems),
+    {"variants": Path(smk.output.variants), "problems": Path(smk.output.problems)},
+    benchmark=wc.benchmark,
+    variant_benchmark=f"{wc.benchmark}-variants",
+    per_problem=settings.per_problem,
+    seed=settings.seed,
+    kinds=settings.kinds,
+    share=settings.share,
+    dag_node=node,
+    check=check,
+    search=search,
+)

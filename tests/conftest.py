@@ -24,8 +24,10 @@ def missing_shared_data(names=SHARED_DATASETS) -> str | None:
     missing = [name for name in names if not (root / name).is_dir()]
     if not missing:
         return None
-    return (f"shared datasets {', '.join(missing)} not found under {root}: set EXTREMBENCH_SHARED_DATA "
-            "to the folder holding the local copies (see docs/datasets.md)")
+    return (
+        f"shared datasets {', '.join(missing)} not found under {root}: set EXTREMBENCH_SHARED_DATA "
+        "to the folder holding the local copies (see docs/datasets.md)"
+    )
 
 
 def require_shared_data(names=SHARED_DATASETS) -> Path:

@@ -30,10 +30,16 @@ CONFIG = {
     "resources": {"cpu": {"mem_mb": 1000, "runtime": 10}},
     "cache_dir": "cache",
 }
-OUTPUTS = {"parquet": "results/leaderboard.parquet", "csv": "results/leaderboard.csv",
-           "md": "results/leaderboard.md", "checksums": "results/leaderboard.sha256",
-           "difficulty": "results/tables/difficulty.csv", "techniques": "results/tables/techniques.csv",
-           "correlations": "results/tables/correlations.csv", "published": "results/tables/published.csv"}
+OUTPUTS = {
+    "parquet": "results/leaderboard.parquet",
+    "csv": "results/leaderboard.csv",
+    "md": "results/leaderboard.md",
+    "checksums": "results/leaderboard.sha256",
+    "difficulty": "results/tables/difficulty.csv",
+    "techniques": "results/tables/techniques.csv",
+    "correlations": "results/tables/correlations.csv",
+    "published": "results/tables/published.csv",
+}
 
 
 @pytest.fixture(scope="module")
@@ -49,19 +55,31 @@ def built(tmp_path_factory) -> Path:
         files = sorted(str(p.relative_to(root)) for p in (root / "problems").glob("*.yaml"))
         r = Path("results/extrem")
         translate_shard(files, r / "translate/shard-0.parquet", benchmark="extrem", dag_node="t")
-        convert_shard(files, r / "translate/shard-0.parquet", r / "convert/shard-0.parquet",
-                             benchmark="extrem", dag_node="c")
-        validate_shard(files, r / "convert/shard-0.parquet", r / "problems/shard-0.parquet",
-                       benchmark="extrem", dag_node="v", settings=Validation(starts=6))
+        convert_shard(
+            files, r / "translate/shard-0.parquet", r / "convert/shard-0.parquet", benchmark="extrem", dag_node="c"
+        )
+        validate_shard(
+            files,
+            r / "convert/shard-0.parquet",
+            r / "problems/shard-0.parquet",
+            benchmark="extrem",
+            dag_node="v",
+            settings=Validation(starts=6),
+        )
         generations = r / "generate/reference-solver/shard-0.parquet"
-        generate_shard(problems_path=r / "problems/shard-0.parquet", output=generations,
-                       stats_path=r / "generate/reference-solver/shard-0.requests.json", benchmark="extrem",
-                       model="reference-solver", config=config, dag_node="g", server_log=Path("server.log"))
+        generate_shard(
+            problems_path=r / "problems/shard-0.parquet",
+            output=generations,
+            stats_path=r / "generate/reference-solver/shard-0.requests.json",
+            benchmark="extrem",
+            model="reference-solver",
+            config=config,
+            dag_node="g",
+            server_log=Path("server.log"),
+        )
         grades = r / "grade/reference-solver/shard-0.parquet"
-        grade_shard(generations, r / "problems/shard-0.parquet", grades, dag_node="gr", mode="default",
-                           timeout_s=5.0)
-        aggregate([str(grades)], outputs={k: Path(v) for k, v in OUTPUTS.items()}, config=config,
-                         published_dir=None)
+        grade_shard(generations, r / "problems/shard-0.parquet", grades, dag_node="gr", mode="default", timeout_s=5.0)
+        aggregate([str(grades)], outputs={k: Path(v) for k, v in OUTPUTS.items()}, config=config, published_dir=None)
     finally:
         os.chdir(cwd)
     return root
@@ -107,10 +125,14 @@ def test_changed_accuracy_with_rewritten_checksums_is_caught_by_recomputation(wo
         index = table.schema.get_field_index("accuracy_mean")
         table = table.set_column(index, "accuracy_mean", pa.array([0.4] * table.num_rows))
         pq.write_table(table, board)
-        write_checksums([Path("results/leaderboard.parquet"), Path("results/leaderboard.csv"),
-                                Path("results/leaderboard.md")], Path("results/leaderboard.sha256"))
+        write_checksums(
+            [Path("results/leaderboard.parquet"), Path("results/leaderboard.csv"), Path("results/leaderboard.md")],
+            Path("results/leaderboard.sha256"),
+        )
         problems = run_audit(workdir).problems
-    assert any("does not follow from its 6 grade rows: accuracy_mean 0.4 (recomputed 1.0)" in p for p in problems), problems
+    assert any("does not follow from its 6 grade rows: accuracy_mean 0.4 (recomputed 1.0)" in p for p in problems), (
+        problems
+    )
 
 
 @pytest.mark.parametrize("name", ["leaderboard.parquet", "leaderboard.csv", "leaderboard.md"])
@@ -125,19 +147,34 @@ def test_one_flipped_byte_in_any_leaderboard_file_fails(workdir, name):
 
 
 def _entry_path(root: Path) -> Path:
-    key = pq.read_table(root / "results/extrem/generate/reference-solver/shard-0.parquet").column("cache_key")[0].as_py()
+    key = (
+        pq.read_table(root / "results/extrem/generate/reference-solver/shard-0.parquet").column("cache_key")[0].as_py()
+    )
     return GenerationCache(root / "cache").path(key)
 
 
-@pytest.mark.parametrize("edit, reseal, words", [
-    # edited with its checksum recomputed: caught by comparing with the row, and by the key
-    (lambda e: e["response"].update(completion_tokens=(e["response"].get("completion_tokens") or 0) + 7), True,
-     "differs from the generation row in completion_tokens"),
-    (lambda e: e["request"].update(seed=e["request"]["seed"] + 1), True, "the key does not match the recorded request"),
-    # edited alone: the entry's own sha256 no longer matches
-    (lambda e: e["response"].update(completion_tokens=(e["response"].get("completion_tokens") or 0) + 7), False,
-     "sha256 does not match the content"),
-])
+@pytest.mark.parametrize(
+    "edit, reseal, words",
+    [
+        # edited with its checksum recomputed: caught by comparing with the row, and by the key
+        (
+            lambda e: e["response"].update(completion_tokens=(e["response"].get("completion_tokens") or 0) + 7),
+            True,
+            "differs from the generation row in completion_tokens",
+        ),
+        (
+            lambda e: e["request"].update(seed=e["request"]["seed"] + 1),
+            True,
+            "the key does not match the recorded request",
+        ),
+        # edited alone: the entry's own sha256 no longer matches
+        (
+            lambda e: e["response"].update(completion_tokens=(e["response"].get("completion_tokens") or 0) + 7),
+            False,
+            "sha256 does not match the content",
+        ),
+    ],
+)
 def test_edited_cache_entry_fails(workdir, edit, reseal, words):
     path = _entry_path(workdir)
     with restoring(path) as original:

@@ -42,15 +42,18 @@ def tamper(cache: GenerationCache, key: str, edit) -> None:
     cache.path(key).write_text(json.dumps(entry), encoding="utf-8")
 
 
-@pytest.mark.parametrize("edit, problem", [
-    (lambda e: e["response"].update(completion_tokens=4), "sha256 does not match"),
-    (lambda e: e["response"].update(content="\\boxed{3}"), "sha256 does not match"),
-    (lambda e: e["produced_by"].update(host="elsewhere"), "sha256 does not match"),
-    (lambda e: e.pop("sha256"), "no sha256"),
-    # the request edited and the hash recomputed: the key no longer matches the request
-    (lambda e: (e["request"].update(seed=2), e.update(sha256=entry_digest(e))), "key does not match"),
-    (lambda e: e.update(key="0" * 64), "not its file name's"),
-])
+@pytest.mark.parametrize(
+    "edit, problem",
+    [
+        (lambda e: e["response"].update(completion_tokens=4), "sha256 does not match"),
+        (lambda e: e["response"].update(content="\\boxed{3}"), "sha256 does not match"),
+        (lambda e: e["produced_by"].update(host="elsewhere"), "sha256 does not match"),
+        (lambda e: e.pop("sha256"), "no sha256"),
+        # the request edited and the hash recomputed: the key no longer matches the request
+        (lambda e: (e["request"].update(seed=2), e.update(sha256=entry_digest(e))), "key does not match"),
+        (lambda e: e.update(key="0" * 64), "not its file name's"),
+    ],
+)
 def test_edited_entries_are_absent_and_named(tmp_path, edit, problem):
     cache = GenerationCache(tmp_path)
     key = cache_key(REQUEST)
@@ -62,11 +65,14 @@ def test_edited_entries_are_absent_and_named(tmp_path, edit, problem):
     assert [(k, e, p) for k, e, p in cache.iter_entries()] == [(key, None, reason)]
 
 
-@pytest.mark.parametrize("text, problem", [
-    ('{"key": "', "not valid JSON"),
-    ("[1, 2]", "not a cache entry"),
-    (b"\xff\xfe", "not valid JSON"),
-])
+@pytest.mark.parametrize(
+    "text, problem",
+    [
+        ('{"key": "', "not valid JSON"),
+        ("[1, 2]", "not a cache entry"),
+        (b"\xff\xfe", "not valid JSON"),
+    ],
+)
 def test_torn_or_foreign_files_are_absent(tmp_path, text, problem):
     cache = GenerationCache(tmp_path)
     key = cache_key(REQUEST)
@@ -105,8 +111,10 @@ for i in range(count):
 
 
 def test_two_writer_processes_on_the_same_keys_leave_only_valid_entries(tmp_path):
-    writers = [subprocess.Popen([sys.executable, "-c", WRITER, str(tmp_path), tag, "400"],
-                                stdout=subprocess.PIPE, text=True) for tag in ("A", "B")]
+    writers = [
+        subprocess.Popen([sys.executable, "-c", WRITER, str(tmp_path), tag, "400"], stdout=subprocess.PIPE, text=True)
+        for tag in ("A", "B")
+    ]
     cache = GenerationCache(tmp_path)
     seen_while_writing = 0
     while any(w.poll() is None for w in writers):
@@ -123,8 +131,11 @@ def test_two_writer_processes_on_the_same_keys_leave_only_valid_entries(tmp_path
 
 
 def test_writer_killed_mid_write_leaves_whole_entries_or_none(tmp_path):
-    writer = subprocess.Popen([sys.executable, "-c", WRITER.replace("i % 50", "i"), str(tmp_path), "A", "100000"],
-                              stdout=subprocess.PIPE, text=True)
+    writer = subprocess.Popen(
+        [sys.executable, "-c", WRITER.replace("i % 50", "i"), str(tmp_path), "A", "100000"],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     assert writer.stdout.readline().strip() == "ready"
     cache = GenerationCache(tmp_path)
     deadline = time.monotonic() + 30

@@ -41,17 +41,27 @@ def test_arithmetic_encloses_the_exact_rational_result(op):
     for x, y in zip(values[::2], values[1::2]):
         if op == "/" and y == 0:
             continue
-        exact = {"+": Fraction(x) + Fraction(y), "-": Fraction(x) - Fraction(y),
-                 "*": Fraction(x) * Fraction(y), "/": Fraction(x) / Fraction(y) if y else None}[op]
-        box = {"+": Interval(x, x) + Interval(y, y), "-": Interval(x, x) - Interval(y, y),
-               "*": Interval(x, x) * Interval(y, y), "/": Interval(x, x) / Interval(y, y)}[op]
+        exact = {
+            "+": Fraction(x) + Fraction(y),
+            "-": Fraction(x) - Fraction(y),
+            "*": Fraction(x) * Fraction(y),
+            "/": Fraction(x) / Fraction(y) if y else None,
+        }[op]
+        box = {
+            "+": Interval(x, x) + Interval(y, y),
+            "-": Interval(x, x) - Interval(y, y),
+            "*": Interval(x, x) * Interval(y, y),
+            "/": Interval(x, x) / Interval(y, y),
+        }[op]
         assert contains(box, exact), (x, op, y, box)
         if Fraction(float(exact)) == exact:  # representable: no widening at all
             assert box.a == box.b == float(exact), (x, op, y, box)
 
 
-@pytest.mark.parametrize("lo, hi, n", [(-3.0, 2.0, 2), (-3.0, 2.0, 3), (0.1, 0.7, 5), (-0.7, -0.1, 4),
-                                       (0.5, 3.0, -2), (-2.0, -0.5, -3), (1e-3, 1e3, 7)])
+@pytest.mark.parametrize(
+    "lo, hi, n",
+    [(-3.0, 2.0, 2), (-3.0, 2.0, 3), (0.1, 0.7, 5), (-0.7, -0.1, 4), (0.5, 3.0, -2), (-2.0, -0.5, -3), (1e-3, 1e3, 7)],
+)
 def test_integer_powers_enclose_every_point(lo, hi, n):
     box = interval(Fraction(lo), Fraction(hi)) ** n
     for t in (lo, hi, (lo + hi) / 2, 0.0):
@@ -59,12 +69,15 @@ def test_integer_powers_enclose_every_point(lo, hi, n):
             assert contains(box, Fraction(t) ** n)
 
 
-@pytest.mark.parametrize("p, q, at", [
-    (1, 3, [0.0, 1e-9, 0.3, 2.0, 27.0, 1e12]),     # cbrt; 1e12 has the exact root 1e4
-    (2, 5, [0.0, 0.3, 2.0, 1e7]),
-    (-4, 3, [1e-3, 0.3, 2.0]),
-    (1, 2, [0.0, 2.0, 4.0, 1e-8]),
-])
+@pytest.mark.parametrize(
+    "p, q, at",
+    [
+        (1, 3, [0.0, 1e-9, 0.3, 2.0, 27.0, 1e12]),  # cbrt; 1e12 has the exact root 1e4
+        (2, 5, [0.0, 0.3, 2.0, 1e7]),
+        (-4, 3, [1e-3, 0.3, 2.0]),
+        (1, 2, [0.0, 2.0, 4.0, 1e-8]),
+    ],
+)
 def test_roots_enclose_the_true_value(p, q, at):
     x = sympy.Symbol("x")
     f = compile_enclosure(x ** sympy.Rational(p, q), [x])
@@ -114,7 +127,7 @@ def test_exact_differences_keep_their_sign_at_box_ends():
 
 def test_program_shares_subexpressions_and_matches_single_enclosures():
     a, b = sympy.symbols("a b", positive=True)
-    exprs = [(a + b) ** 3 / (a * b ** 2), sympy.diff((a + b) ** 3 / (a * b ** 2), a), sympy.sqrt(a ** 2 + b) - a]
+    exprs = [(a + b) ** 3 / (a * b**2), sympy.diff((a + b) ** 3 / (a * b**2), a), sympy.sqrt(a**2 + b) - a]
     program = Program([a, b])
     handles = [program.add(e) for e in exprs]
     xs = [interval(Fraction(1, 3), Fraction(1, 2)), interval(Fraction(2), Fraction(5, 2))]
@@ -135,15 +148,18 @@ def test_point_is_the_tightest_float_interval():
 
 # (expression, box of x, lenient enclosure's ends or None when it raises): strict raises on every
 # row whose box leaves the expression's real domain, and agrees with lenient on the others
-@pytest.mark.parametrize("text, lo, hi, ends, defined", [
-    ("sqrt(x)", -1, 4, (0, 2), False),
-    ("sqrt(x)", 1, 4, (1, 2), True),
-    ("log(x)", 0, 1, None, False),
-    ("1/x", -1, 1, None, False),
-    ("x^(3/2)", 0, 4, (0, 8), True),
-    ("tan(x)", 1, 2, None, False),
-    ("Abs(x) + Max(x, 1)", -2, 1, (1, 3), True),
-])
+@pytest.mark.parametrize(
+    "text, lo, hi, ends, defined",
+    [
+        ("sqrt(x)", -1, 4, (0, 2), False),
+        ("sqrt(x)", 1, 4, (1, 2), True),
+        ("log(x)", 0, 1, None, False),
+        ("1/x", -1, 1, None, False),
+        ("x^(3/2)", 0, 4, (0, 8), True),
+        ("tan(x)", 1, 2, None, False),
+        ("Abs(x) + Max(x, 1)", -2, 1, (1, 3), True),
+    ],
+)
 def test_strict_mp_enclosure_refuses_what_lenient_clips(text, lo, hi, ends, defined):
     from extrembench.problems.expr import parse_expression
     from extrembench.verify.certificates.interval import Undefined, ctx

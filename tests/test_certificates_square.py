@@ -17,8 +17,16 @@ R5 = {f"x{i}": "real" for i in range(1, 6)}
 
 
 def make(sense, variables, objective, answer, constraints=()):
-    return problem_from_dict({"id": "s", "sense": sense, "variables": variables,
-                              "constraints": list(constraints), "objective": objective, "answer": answer})
+    return problem_from_dict(
+        {
+            "id": "s",
+            "sense": sense,
+            "variables": variables,
+            "constraints": list(constraints),
+            "objective": objective,
+            "answer": answer,
+        }
+    )
 
 
 def parsed(problem):
@@ -31,36 +39,65 @@ SPHERE = "x1^2 + x2^2 + x3^2 = 1"
 # (problem, approximate witness, [a, K])
 CASES = [
     # the largest of three reals with given sum and sum of squares (Cauchy-Schwarz on the others)
-    (make("max", R3, "x3", "1 + 2*sqrt(3)/3", [S3, Q3]), {"x1": 0.4226497308, "x2": 0.4226497308, "x3": 2.1547005384},
-     ["1", "4/3"]),
+    (
+        make("max", R3, "x3", "1 + 2*sqrt(3)/3", [S3, Q3]),
+        {"x1": 0.4226497308, "x2": 0.4226497308, "x3": 2.1547005384},
+        ["1", "4/3"],
+    ),
     # the smallest of five: min with a - sqrt(K)
-    (make("min", R5, "x1", "1 - 4*sqrt(5)/5", [S5, Q5]),
-     {"x1": -0.7888543820, "x2": 1.4472135955, "x3": 1.4472135955, "x4": 1.4472135955, "x5": 1.4472135955},
-     ["1", "16/5"]),
+    (
+        make("min", R5, "x1", "1 - 4*sqrt(5)/5", [S5, Q5]),
+        {"x1": -0.7888543820, "x2": 1.4472135955, "x3": 1.4472135955, "x4": 1.4472135955, "x5": 1.4472135955},
+        ["1", "16/5"],
+    ),
     # max |p|: K - p^2, with an irrational and with a rational answer
-    (make("max", R3, "Abs(x1 + 2*x2)", "sqrt(5)", [SPHERE]), {"x1": 0.4472135955, "x2": 0.8944271910, "x3": 0.0},
-     ["0", "5"]),
-    (make("max", {"x": "real", "y": "real"}, "Abs(x*y*(x^2 - y^2))", "1/4", ["x^2 + y^2 = 1"]),
-     {"x": 0.9238795325, "y": 0.3826834324}, ["0", "1/16"]),
+    (
+        make("max", R3, "Abs(x1 + 2*x2)", "sqrt(5)", [SPHERE]),
+        {"x1": 0.4472135955, "x2": 0.8944271910, "x3": 0.0},
+        ["0", "5"],
+    ),
+    (
+        make("max", {"x": "real", "y": "real"}, "Abs(x*y*(x^2 - y^2))", "1/4", ["x^2 + y^2 = 1"]),
+        {"x": 0.9238795325, "y": 0.3826834324},
+        ["0", "1/16"],
+    ),
     # a sum of Abs whose signs the chain x1 <= x2 <= x3 fixes: 2*(x3 - x1) on the sphere
-    (make("max", R3, "Abs(x1 - x2) + Abs(x2 - x3) + Abs(x1 - x3)", "2*sqrt(2)", ["x1 <= x2", "x2 <= x3", SPHERE]),
-     {"x1": -0.7071067812, "x2": 0.0, "x3": 0.7071067812}, ["0", "8"]),
+    (
+        make("max", R3, "Abs(x1 - x2) + Abs(x2 - x3) + Abs(x1 - x3)", "2*sqrt(2)", ["x1 <= x2", "x2 <= x3", SPHERE]),
+        {"x1": -0.7071067812, "x2": 0.0, "x3": 0.7071067812},
+        ["0", "8"],
+    ),
     # no chain, but a problem invariant under every permutation has its maximum on x1 <= x2 <= x3
     # too; the witness off that chain is no zero of the resolved target, so its kernel is not used
-    (make("max", R3, "Abs(x1 - x2) + Abs(x2 - x3) + Abs(x1 - x3)", "2*sqrt(2)", ["x1 + x2 + x3 = 0", SPHERE]),
-     {"x1": 0.7071067812, "x2": 0.0, "x3": -0.7071067812}, ["0", "8"]),
+    (
+        make("max", R3, "Abs(x1 - x2) + Abs(x2 - x3) + Abs(x1 - x3)", "2*sqrt(2)", ["x1 + x2 + x3 = 0", SPHERE]),
+        {"x1": 0.7071067812, "x2": 0.0, "x3": -0.7071067812},
+        ["0", "8"],
+    ),
     # the optimum at y = 0 with a, x irrational: the rounded numeric kernel misses z(witness), the
     # witness's rational parts give it exactly (without them: no grid gives a semidefinite Gram)
-    (make("max", {"a": "[2, inf)", "x": "nonnegative", "y": "[0, 2)"}, "a", "4*sqrt(3)/3",
-          ["x < a", "a^2 + y^2 = 4 + x^2", "4 + x^2 = (a - x)^2 + (2 - y)^2"]),
-     {"a": 2.3094010768, "x": 1.1547005384, "y": 0.0}, ["0", "16/3"]),
+    (
+        make(
+            "max",
+            {"a": "[2, inf)", "x": "nonnegative", "y": "[0, 2)"},
+            "a",
+            "4*sqrt(3)/3",
+            ["x < a", "a^2 + y^2 = 4 + x^2", "4 + x^2 = (a - x)^2 + (2 - y)^2"],
+        ),
+        {"a": 2.3094010768, "x": 1.1547005384, "y": 0.0},
+        ["0", "16/3"],
+    ),
 ]
 
 
 @pytest.fixture
 def sos_only(monkeypatch):
     """bound (tried before the squared sos) proves some of these too; it steps aside."""
-    monkeypatch.setattr(importlib.import_module("extrembench.verify.certificates.certify"), "_try_bound", lambda *args: (None, "not tried: the squared sos route is tested"))
+    monkeypatch.setattr(
+        importlib.import_module("extrembench.verify.certificates.certify"),
+        "_try_bound",
+        lambda *args: (None, "not tried: the squared sos route is tested"),
+    )
 
 
 @pytest.mark.parametrize("problem, witness, square", CASES)
@@ -99,48 +136,57 @@ def test_symmetry_comes_from_the_spec(sos_only):
     assert not ok and "not a rational function" in why
 
 
-@pytest.mark.parametrize("variables, objective, constraints, expected", [
-    ("real", "Abs(x - y) + Abs(y - z) + Abs(x - z)", ["x + y + z = 0", "x^2 + y^2 + z^2 = 1"], True),
-    ("real", "Abs(x - y) + Abs(y - z)", [], False),
-    ("real", "Abs(x - y) + Abs(y - z) + Abs(x - z)", ["x + 2*y + z = 0"], False),
-    ("real", "x*y*z", ["1 <= x*y*z", "x + y + z >= 0"], True),             # sides swapped: the same constraint
-    ("real", "x*y*z", ["x - y <= 1", "y - x <= 1"], False),                 # z is in no such pair
-    ("real", "x*y*z", ["x - y = 0", "y - z = 0", "z - x = 0"], True),       # an equality matches up to its sign
-    ("real", "x*y*z", ["x - y = 0"], False),
-    ({"x": "positive", "y": "real", "z": "real"}, "x + y + z", [], False),
-])
+@pytest.mark.parametrize(
+    "variables, objective, constraints, expected",
+    [
+        ("real", "Abs(x - y) + Abs(y - z) + Abs(x - z)", ["x + y + z = 0", "x^2 + y^2 + z^2 = 1"], True),
+        ("real", "Abs(x - y) + Abs(y - z)", [], False),
+        ("real", "Abs(x - y) + Abs(y - z) + Abs(x - z)", ["x + 2*y + z = 0"], False),
+        ("real", "x*y*z", ["1 <= x*y*z", "x + y + z >= 0"], True),  # sides swapped: the same constraint
+        ("real", "x*y*z", ["x - y <= 1", "y - x <= 1"], False),  # z is in no such pair
+        ("real", "x*y*z", ["x - y = 0", "y - z = 0", "z - x = 0"], True),  # an equality matches up to its sign
+        ("real", "x*y*z", ["x - y = 0"], False),
+        ({"x": "positive", "y": "real", "z": "real"}, "x + y + z", [], False),
+    ],
+)
 def test_symmetry_is_checked_exactly(variables, objective, constraints, expected):
     variables = variables if isinstance(variables, dict) else {v: variables for v in "xyz"}
     problem = parsed(make("max", variables, objective, "1", constraints))
     assert symmetry.symmetric(problem, problem.symbols) is expected
 
 
-@pytest.mark.parametrize("problem, why", [
-    # feasible set {-3} u [1 - sqrt(2), 1 + sqrt(2)]: the answer 1 + sqrt(2) is right, but at x = -3
-    # (x - 1)^2 = 16 > 2, so no certificate of 2 - (x - 1)^2 >= 0 exists: the range is not symmetric
-    (make("max", {"x": "[-3, 10]"}, "x", "1 + sqrt(2)", ["(x + 3)*(1 + 2*x - x^2) >= 0"]), "SDP"),
-    (make("max", R3, "x1 + x2 + x3", "3 - sqrt(2)"), "a + sqrt(K)"),              # max on the - side
-    (make("min", {"a": "positive", "b": "positive"}, "1/a + 1/b", "3 + 2*sqrt(2)", ["a + 2*b = 1"]), "a + sqrt(K)"),
-    (make("max", R3, "x1", "sqrt(2) + sqrt(3)", [SPHERE]), "a + sqrt(K)"),         # not a quadratic irrational
-    (make("max", R3, "x1", "2", [SPHERE]), "a + sqrt(K)"),                         # rational: the plain route's
-])
+@pytest.mark.parametrize(
+    "problem, why",
+    [
+        # feasible set {-3} u [1 - sqrt(2), 1 + sqrt(2)]: the answer 1 + sqrt(2) is right, but at x = -3
+        # (x - 1)^2 = 16 > 2, so no certificate of 2 - (x - 1)^2 >= 0 exists: the range is not symmetric
+        (make("max", {"x": "[-3, 10]"}, "x", "1 + sqrt(2)", ["(x + 3)*(1 + 2*x - x^2) >= 0"]), "SDP"),
+        (make("max", R3, "x1 + x2 + x3", "3 - sqrt(2)"), "a + sqrt(K)"),  # max on the - side
+        (make("min", {"a": "positive", "b": "positive"}, "1/a + 1/b", "3 + 2*sqrt(2)", ["a + 2*b = 1"]), "a + sqrt(K)"),
+        (make("max", R3, "x1", "sqrt(2) + sqrt(3)", [SPHERE]), "a + sqrt(K)"),  # not a quadratic irrational
+        (make("max", R3, "x1", "2", [SPHERE]), "a + sqrt(K)"),  # rational: the plain route's
+    ],
+)
 def test_squared_route_declines(problem, why):
     body, reason = sos.attempt(parsed(problem), None, squared=True)
     assert body is None and why in reason, reason
 
 
-@pytest.mark.parametrize("objective, constraints, expected", [
-    ("Abs(x - y)", ["x <= y"], "y - x"),
-    ("Abs(x - y)", ["x >= y"], "x - y"),
-    ("Abs(x - z) + Abs(z - y)", ["x <= y", "y < z"], "2*z - x - y"),       # through the chain
-    ("Abs(2*x - 2*y)", ["y >= x"], "2*y - 2*x"),
-    ("Abs(x - y)", ["x <= y + 1"], "Abs(x - y)"),                          # not a chain of variables
-    ("Abs(x + y)", ["x <= y"], "Abs(x + y)"),
-    ("Abs(x - y)", ["x = y"], "Abs(x - y)"),                               # equalities are not used
-    ("Abs(x - z)", ["x <= y"], "Abs(x - z)"),
-    ("Abs(x - y) + Abs(y - z) + Abs(x - z)", [], "2*z - 2*x"),           # symmetric: sorted x <= y <= z
-    ("Abs(x - y) + z", [], "Abs(x - y) + z"),                            # not symmetric
-])
+@pytest.mark.parametrize(
+    "objective, constraints, expected",
+    [
+        ("Abs(x - y)", ["x <= y"], "y - x"),
+        ("Abs(x - y)", ["x >= y"], "x - y"),
+        ("Abs(x - z) + Abs(z - y)", ["x <= y", "y < z"], "2*z - x - y"),  # through the chain
+        ("Abs(2*x - 2*y)", ["y >= x"], "2*y - 2*x"),
+        ("Abs(x - y)", ["x <= y + 1"], "Abs(x - y)"),  # not a chain of variables
+        ("Abs(x + y)", ["x <= y"], "Abs(x + y)"),
+        ("Abs(x - y)", ["x = y"], "Abs(x - y)"),  # equalities are not used
+        ("Abs(x - z)", ["x <= y"], "Abs(x - z)"),
+        ("Abs(x - y) + Abs(y - z) + Abs(x - z)", [], "2*z - 2*x"),  # symmetric: sorted x <= y <= z
+        ("Abs(x - y) + z", [], "Abs(x - y) + z"),  # not symmetric
+    ],
+)
 def test_abs_resolved_only_where_a_chain_fixes_the_sign(objective, constraints, expected):
     problem = make("max", {v: "real" for v in "xyz"}, objective, "1", constraints)
     p = parsed(problem)
@@ -148,16 +194,19 @@ def test_abs_resolved_only_where_a_chain_fixes_the_sign(objective, constraints, 
     assert sympy.expand(sos._objective(p) - sympy.sympify(expected, locals=names)) == 0
 
 
-@pytest.mark.parametrize("sense, objective, answer, square", [
-    ("max", "x", "1 + sqrt(3)", ("1", "3")),
-    ("min", "x", "(383 - 165*sqrt(5))/256", ("383/256", "136125/65536")),
-    ("max", "Abs(x*y)", "9*sqrt(2)/32", ("0", "81/512")),
-    ("max", "Abs(x*y)", "3", ("0", "9")),
-    ("max", "x", "1 - sqrt(2)", None),
-    ("min", "x", "1 + sqrt(2)", None),
-    ("max", "x", "8/cbrt(7)", None),
-    ("max", "x", "3", None),
-])
+@pytest.mark.parametrize(
+    "sense, objective, answer, square",
+    [
+        ("max", "x", "1 + sqrt(3)", ("1", "3")),
+        ("min", "x", "(383 - 165*sqrt(5))/256", ("383/256", "136125/65536")),
+        ("max", "Abs(x*y)", "9*sqrt(2)/32", ("0", "81/512")),
+        ("max", "Abs(x*y)", "3", ("0", "9")),
+        ("max", "x", "1 - sqrt(2)", None),
+        ("min", "x", "1 + sqrt(2)", None),
+        ("max", "x", "8/cbrt(7)", None),
+        ("max", "x", "3", None),
+    ],
+)
 def test_square_of_the_answer(sense, objective, answer, square):
     assert sos.square_of(parsed(make(sense, {"x": "real", "y": "real"}, objective, answer))) == square
 
@@ -166,14 +215,17 @@ R2 = sympy.sqrt(2)
 X, Y = sympy.symbols("x y")
 
 
-@pytest.mark.parametrize("basis, g, at, expected", [
-    # z = (1, x, y) at (1 + sqrt(2), sqrt(3)): parts 1, sqrt(2), sqrt(3)
-    ([(0, 0), (1, 0), (0, 1)], {(0, 0): 1}, {X: 1 + R2, Y: sympy.sqrt(3)}, [[1, 1, 0], [0, 1, 0], [0, 0, 1]]),
-    ([(0, 0), (2, 0)], {(0, 0): 1}, {X: R2, Y: 0}, [[1, 2]]),                    # x^2 = 2 is rational
-    ([(0, 0), (1, 0)], {(1, 0): 1}, {X: 0, Y: 1}, []),                          # g = x is 0 there: no condition
-    ([(0, 0), (1, 0)], {(1, 0): -1}, {X: 1, Y: 1}, []),                         # g < 0: not a witness of this block
-    ([(0, 0), (1, 0)], {(0, 0): 1}, {X: sympy.cbrt(2), Y: 0}, []),              # not a sum of square roots
-])
+@pytest.mark.parametrize(
+    "basis, g, at, expected",
+    [
+        # z = (1, x, y) at (1 + sqrt(2), sqrt(3)): parts 1, sqrt(2), sqrt(3)
+        ([(0, 0), (1, 0), (0, 1)], {(0, 0): 1}, {X: 1 + R2, Y: sympy.sqrt(3)}, [[1, 1, 0], [0, 1, 0], [0, 0, 1]]),
+        ([(0, 0), (2, 0)], {(0, 0): 1}, {X: R2, Y: 0}, [[1, 2]]),  # x^2 = 2 is rational
+        ([(0, 0), (1, 0)], {(1, 0): 1}, {X: 0, Y: 1}, []),  # g = x is 0 there: no condition
+        ([(0, 0), (1, 0)], {(1, 0): -1}, {X: 1, Y: 1}, []),  # g < 0: not a witness of this block
+        ([(0, 0), (1, 0)], {(0, 0): 1}, {X: sympy.cbrt(2), Y: 0}, []),  # not a sum of square roots
+    ],
+)
 def test_witness_zero_gives_the_rational_kernel_parts(basis, g, at, expected):
     from fractions import Fraction
 
@@ -192,4 +244,6 @@ def test_squared_certificate_bytes_survive_solver_noise(problem, witness, square
     reference, why = sos.attempt(p, exact, squared=True)
     assert reference is not None, why
     for seed in range(4):
-        assert canonical(sos.attempt(p, exact, solve=_perturbed_solver(seed, 1e-8), squared=True)[0]) == canonical(reference)
+        assert canonical(sos.attempt(p, exact, solve=_perturbed_solver(seed, 1e-8), squared=True)[0]) == canonical(
+            reference
+        )

@@ -21,9 +21,18 @@ def _loaded_by_imports(script: Path) -> set[str]:
     when it runs the script's import statements."""
     tree = ast.parse((ROOT / script).read_text())
     imports = "\n".join(ast.unparse(node) for node in tree.body if isinstance(node, (ast.Import, ast.ImportFrom)))
-    probe = imports + "\nimport json, sys\nprint(json.dumps(sorted(m for m, mod in sys.modules.items() if m.split('.')[0] == 'extrembench' and getattr(mod, '__file__', None))))"
-    out = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True,
-                         env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
+    probe = (
+        imports
+        + "\nimport json, sys\nprint(json.dumps(sorted(m for m, mod in sys.modules.items() if m.split('.')[0] == 'extrembench' and getattr(mod, '__file__', None))))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
+    )
     return set(json.loads(out.stdout.strip().splitlines()[-1]))
 
 

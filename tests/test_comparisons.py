@@ -16,28 +16,51 @@ def _grades(rows):
     out = []
     for benchmark, model, problem, outcomes in rows:
         for trial, correct in enumerate(outcomes):
-            out.append({"benchmark": benchmark, "model": model, "problem_id": problem, "trial": trial,
-                        "correct": correct})
+            out.append(
+                {"benchmark": benchmark, "model": model, "problem_id": problem, "trial": trial, "correct": correct}
+            )
     return pd.DataFrame(out)
 
 
 def _variants(rows):
-    return pd.DataFrame([{"benchmark": "b", "variant_benchmark": "b-variants", "problem_id": v, "parent_id": p,
-                          "kind": k, "status": s} for v, p, k, s in rows])
+    return pd.DataFrame(
+        [
+            {
+                "benchmark": "b",
+                "variant_benchmark": "b-variants",
+                "problem_id": v,
+                "parent_id": p,
+                "kind": k,
+                "status": s,
+            }
+            for v, p, k, s in rows
+        ]
+    )
 
 
 def test_memorization_pairs_parents_with_pooled_variants():
-    grades = _grades([
-        ("b", "m", "p1", [1, 1]), ("b", "m", "p2", [1, 1]), ("b", "m", "p3", [0, 0]),
-        ("b-variants", "m", "p1~constants-1", [0, 0]), ("b-variants", "m", "p1~constants-2", [0, 1]),
-        ("b-variants", "m", "p2~constants-1", [1, 1]), ("b-variants", "m", "p3~constants-1", [0, 0]),
-        ("b-variants", "m", "p1~rename-1", [1, 1]),
-    ])
-    variants = _variants([
-        ("p1~constants-1", "p1", "constants", "confirmed"), ("p1~constants-2", "p1", "constants", "confirmed"),
-        ("p2~constants-1", "p2", "constants", "confirmed"), ("p3~constants-1", "p3", "constants", "confirmed"),
-        ("p3~constants-9", "p3", "constants", "dropped"), ("p1~rename-1", "p1", "rename", "confirmed"),
-    ])
+    grades = _grades(
+        [
+            ("b", "m", "p1", [1, 1]),
+            ("b", "m", "p2", [1, 1]),
+            ("b", "m", "p3", [0, 0]),
+            ("b-variants", "m", "p1~constants-1", [0, 0]),
+            ("b-variants", "m", "p1~constants-2", [0, 1]),
+            ("b-variants", "m", "p2~constants-1", [1, 1]),
+            ("b-variants", "m", "p3~constants-1", [0, 0]),
+            ("b-variants", "m", "p1~rename-1", [1, 1]),
+        ]
+    )
+    variants = _variants(
+        [
+            ("p1~constants-1", "p1", "constants", "confirmed"),
+            ("p1~constants-2", "p1", "constants", "confirmed"),
+            ("p2~constants-1", "p2", "constants", "confirmed"),
+            ("p3~constants-1", "p3", "constants", "confirmed"),
+            ("p3~constants-9", "p3", "constants", "dropped"),
+            ("p1~rename-1", "p1", "rename", "confirmed"),
+        ]
+    )
     table = comparisons.build_memorization(grades, variants, n_boot=200).set_index("kind")
     row = table.loc["constants"]
     assert (row["n_parents"], row["n_variants"]) == (3, 4)
@@ -56,8 +79,11 @@ def test_memorization_pairs_parents_with_pooled_variants():
 def test_pairwise_difference_holm_and_mdd():
     rows = []
     for i in range(30):
-        rows += [("b", "strong", f"p{i}", [1, 1, 1]), ("b", "weak", f"p{i}", [0, 0, int(i % 3 == 0)]),
-                 ("b", "same", f"p{i}", [1, 1, 1])]
+        rows += [
+            ("b", "strong", f"p{i}", [1, 1, 1]),
+            ("b", "weak", f"p{i}", [0, 0, int(i % 3 == 0)]),
+            ("b", "same", f"p{i}", [1, 1, 1]),
+        ]
     table = comparisons.build_pairwise(_grades(rows), n_boot=300)
     assert list(zip(table["model_a"], table["model_b"])) == [("same", "strong"), ("same", "weak"), ("strong", "weak")]
     same_strong = table.iloc[0]
@@ -79,18 +105,33 @@ def test_rank_correlations_run_and_published():
     published = pd.DataFrame({"benchmark": ["pub"] * 4, "model": list(skills), "accuracy": [0.2, 0.3, 0.5, 0.9]})
     table = comparisons.build_rank_correlations(_grades(rows), published, n_boot=200)
     assert list(zip(table["benchmark_a"], table["benchmark_b"], table["source_b"])) == [
-        ("x", "y", "run"), ("x", "pub", "published"), ("y", "pub", "published")]
+        ("x", "y", "run"),
+        ("x", "pub", "published"),
+        ("y", "pub", "published"),
+    ]
     assert (table["n_models"] == 4).all()
     assert table["spearman"].tolist() == pytest.approx([1.0, 1.0, 1.0])
     assert (table["spearman_low"] <= table["spearman"] + 1e-12).all()
 
 
 def test_original_vs_variant_figure_is_written(tmp_path):
-    memorization = pd.DataFrame([
-        {"model": m, "kind": k, "accuracy_original": o, "original_low": o - 0.1, "original_high": min(1, o + 0.1),
-         "accuracy_variant": v, "variant_low": v - 0.1, "variant_high": min(1, v + 0.1), "difference": v - o,
-         "significant": abs(v - o) > 0.2}
-        for m, k, o, v in [("a", "constants", 0.9, 0.6), ("a", "rename", 0.9, 0.88), ("b", "constants", 0.3, 0.28)]])
+    memorization = pd.DataFrame(
+        [
+            {
+                "model": m,
+                "kind": k,
+                "accuracy_original": o,
+                "original_low": o - 0.1,
+                "original_high": min(1, o + 0.1),
+                "accuracy_variant": v,
+                "variant_low": v - 0.1,
+                "variant_high": min(1, v + 0.1),
+                "difference": v - o,
+                "significant": abs(v - o) > 0.2,
+            }
+            for m, k, o, v in [("a", "constants", 0.9, 0.6), ("a", "rename", 0.9, 0.88), ("b", "constants", 0.3, 0.28)]
+        ]
+    )
     png, pdf = figures.plot_original_vs_variant(memorization, tmp_path / "f.png")
     assert png.stat().st_size > 1000 and pdf.exists()
     empty, _ = figures.plot_original_vs_variant(memorization.iloc[0:0], tmp_path / "e.png")

@@ -19,9 +19,16 @@ DEFAULT = yaml.safe_load((REPO / "config.yaml").read_text())
 
 def test_default_config_validates_and_fills_defaults():
     config = validate_config(DEFAULT)
-    assert config.grading.model_dump() == {"mode": "default", "timeout_s": 5, "judge_model": None, "judge_votes": 5,
-                                           "ungraded": "wrong"}
-    assert config.models["gemma3-270m"].sampling.max_tokens == DEFAULT["models"]["gemma3-270m"]["sampling"]["max_tokens"]
+    assert config.grading.model_dump() == {
+        "mode": "default",
+        "timeout_s": 5,
+        "judge_model": None,
+        "judge_votes": 5,
+        "ungraded": "wrong",
+    }
+    assert (
+        config.models["gemma3-270m"].sampling.max_tokens == DEFAULT["models"]["gemma3-270m"]["sampling"]["max_tokens"]
+    )
     assert config.models["reference-solver"].sampling.temperature == 0.6
     assert yaml.safe_load((REPO / "config.yaml").read_text()) == DEFAULT, "validation must not mutate its input"
 
@@ -41,20 +48,56 @@ def _with(path: str, value):
     [
         ("benchmarks.extrem.shardz", 3, "benchmarks.extrem: unknown key(s) ['shardz']"),
         ("benchmarks.extrem.shards", 0, "benchmarks.extrem.shards: 0 is less than the minimum of 1"),
-        ("benchmarks.extrem.kind", "csv", "benchmarks.extrem.kind: 'csv' is not allowed; choose one of ['extremal', 'ingested', 'formalized', 'variants']"),
-        ("models.gemma3-270m.backend", "vllm", "choose one of ['sglang', 'openai', 'llamacpp', 'reference-solver', 'symmetric-guess']"),
-        ("models.gemma3-270m.sampling.top_p", 1.5, "models.gemma3-270m.sampling.top_p: 1.5 is greater than the maximum of 1"),
-        ("models.gemma3-270m.size_class", "b200-xl", "models.gemma3-270m.size_class: 'b200-xl' has no entry under `resources`"),
+        (
+            "benchmarks.extrem.kind",
+            "csv",
+            "benchmarks.extrem.kind: 'csv' is not allowed; choose one of ['extremal', 'ingested', 'formalized', 'variants']",
+        ),
+        (
+            "models.gemma3-270m.backend",
+            "vllm",
+            "choose one of ['sglang', 'openai', 'llamacpp', 'reference-solver', 'symmetric-guess']",
+        ),
+        (
+            "models.gemma3-270m.sampling.top_p",
+            1.5,
+            "models.gemma3-270m.sampling.top_p: 1.5 is greater than the maximum of 1",
+        ),
+        (
+            "models.gemma3-270m.size_class",
+            "b200-xl",
+            "models.gemma3-270m.size_class: 'b200-xl' has no entry under `resources`",
+        ),
         ("evaluate.models", ["gpt-5"], "evaluate.models: 'gpt-5' is not in the model registry"),
-        ("grading.mode", "lenient", "grading.mode: 'lenient' is not allowed; choose one of ['default', 'math-verify', 'amo-official']"),
+        (
+            "grading.mode",
+            "lenient",
+            "grading.mode: 'lenient' is not allowed; choose one of ['default', 'math-verify', 'amo-official']",
+        ),
         ("translate.model", "nope", "translate.model: 'nope' is not in the model registry"),
         ("cache", "x", "<top level>: unknown key(s) ['cache']"),
         ("models.gemma3-270m.sglang", {"tp": 1}, "models.gemma3-270m: unknown key(s) ['sglang']"),
-        ("models.gemma3-270m.llamacpp.n_threads", "2", "models.gemma3-270m.llamacpp.n_threads: Input should be a valid integer, not '2'"),
-        ("benchmarks.extrem.variants.kinds", ["rename", "rename"], "benchmarks.extrem.variants.kinds: ['rename', 'rename'] lists a kind twice"),
-        ("benchmarks.extrem.variants.kinds", ["swap"], "benchmarks.extrem.variants.kinds.0: 'swap' is not allowed; choose one of ['constants', 'rename', 'rephrase']"),
+        (
+            "models.gemma3-270m.llamacpp.n_threads",
+            "2",
+            "models.gemma3-270m.llamacpp.n_threads: Input should be a valid integer, not '2'",
+        ),
+        (
+            "benchmarks.extrem.variants.kinds",
+            ["rename", "rename"],
+            "benchmarks.extrem.variants.kinds: ['rename', 'rename'] lists a kind twice",
+        ),
+        (
+            "benchmarks.extrem.variants.kinds",
+            ["swap"],
+            "benchmarks.extrem.variants.kinds.0: 'swap' is not allowed; choose one of ['constants', 'rename', 'rephrase']",
+        ),
         ("benchmarks.aime", {"kind": "ingested"}, "benchmarks.aime.dataset: required"),
-        ("benchmarks.aime", {"dataset": "aime2025"}, "benchmarks.aime.kind: required; choose one of ['extremal', 'ingested', 'formalized', 'variants']"),
+        (
+            "benchmarks.aime",
+            {"dataset": "aime2025"},
+            "benchmarks.aime.kind: required; choose one of ['extremal', 'ingested', 'formalized', 'variants']",
+        ),
         ("resources.cpu.gpu", -1, "resources.cpu.gpu: -1 is less than the minimum of 0"),
     ],
 )
@@ -93,8 +136,13 @@ def test_load_config_file_rejects_non_mapping(tmp_path):
 def test_snakemake_stops_before_any_job_on_a_bad_key(tmp_path):
     bad = tmp_path / "bad.yaml"
     bad.write_text(yaml.safe_dump({"grading": {"mode": "lenient"}}))
-    result = subprocess.run([sys.executable, "-m", "snakemake", "-n", "--configfile", str(bad)], cwd=REPO,
-                            capture_output=True, text=True, timeout=120)
+    result = subprocess.run(
+        [sys.executable, "-m", "snakemake", "-n", "--configfile", str(bad)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert result.returncode != 0
     assert "grading.mode: 'lenient' is not allowed" in result.stdout + result.stderr
     assert "rule translate" not in result.stdout
@@ -103,8 +151,12 @@ def test_snakemake_stops_before_any_job_on_a_bad_key(tmp_path):
 def test_sglang_gpu_count_must_match_parallelism():
     config = copy.deepcopy(DEFAULT)
     config["resources"]["b200x2"] = {"gpu": 2, "gpu_model": "b200"}
-    config["models"]["qwen"] = {"backend": "sglang", "hf_id": "Qwen/Qwen3-8B", "size_class": "b200x2",
-                                "sglang": {"tp": 1, "dp": 1}}
+    config["models"]["qwen"] = {
+        "backend": "sglang",
+        "hf_id": "Qwen/Qwen3-8B",
+        "size_class": "b200x2",
+        "sglang": {"tp": 1, "dp": 1},
+    }
     with pytest.raises(ConfigError, match=r"models\.qwen: size class 'b200x2' gives 2 GPU\(s\) but sglang tp × dp = 1"):
         validate_config(config)
     config["models"]["qwen"]["sglang"]["dp"] = 2
@@ -115,8 +167,10 @@ def test_sglang_gpu_count_must_match_parallelism():
 def test_api_key_env_must_be_a_variable_name_and_is_never_echoed(value):
     """A key pasted into api_key_env is refused without printing it (issue 12, finding 8)."""
     raw = copy.deepcopy(DEFAULT)
-    raw["models"]["remote"] = {"backend": "openai", "openai": {"base_url": "http://127.0.0.1:9/v1",
-                                                                "api_key_env": value}}
+    raw["models"]["remote"] = {
+        "backend": "openai",
+        "openai": {"base_url": "http://127.0.0.1:9/v1", "api_key_env": value},
+    }
     with pytest.raises(ConfigError) as info:
         validate_config(raw)
     assert "models.remote.openai.api_key_env: must be the NAME of an environment variable" in str(info.value)
@@ -125,8 +179,10 @@ def test_api_key_env_must_be_a_variable_name_and_is_never_echoed(value):
 
 def test_api_key_env_accepts_variable_names():
     raw = copy.deepcopy(DEFAULT)
-    raw["models"]["remote"] = {"backend": "openai", "openai": {"base_url": "http://127.0.0.1:9/v1",
-                                                                "api_key_env": "OPENAI_API_KEY"}}
+    raw["models"]["remote"] = {
+        "backend": "openai",
+        "openai": {"base_url": "http://127.0.0.1:9/v1", "api_key_env": "OPENAI_API_KEY"},
+    }
     assert validate_config(raw).models["remote"].openai.api_key_env == "OPENAI_API_KEY"
 
 
@@ -144,17 +200,23 @@ def test_variants_without_a_block_get_the_defaults_and_trials_of_the_parent():
     del config["benchmarks"]["extrem"]["variants"]
     validated = validate_config(config)
     assert validated.benchmarks["extrem"].variants.model_dump() == {
-        "per_problem": 2, "seed": 0, "kinds": ["constants", "rename", "rephrase"], "share": 1.0, "trials": None}
+        "per_problem": 2,
+        "seed": 0,
+        "kinds": ["constants", "rename", "rephrase"],
+        "share": 1.0,
+        "trials": None,
+    }
     assert validated.benchmarks["extrem-variants"].trials == DEFAULT["benchmarks"]["extrem"]["trials"]
 
 
 @pytest.mark.parametrize(
     "change, message",
     [
-        ({"extrem-variants": {"kind": "variants", "parent": "extrem", "shards": 3}},
-         "benchmarks.extrem-variants.shards: must equal benchmarks.extrem.shards"),
-        ({"other-variants": {"kind": "variants", "parent": "extrem", "shards": 4}},
-         "must be named <parent>-variants"),
+        (
+            {"extrem-variants": {"kind": "variants", "parent": "extrem", "shards": 3}},
+            "benchmarks.extrem-variants.shards: must equal benchmarks.extrem.shards",
+        ),
+        ({"other-variants": {"kind": "variants", "parent": "extrem", "shards": 4}}, "must be named <parent>-variants"),
         ({"aime": {"kind": "ingested", "dataset": "aime2025"}}, None),
     ],
 )
@@ -168,12 +230,42 @@ def test_variants_benchmark_errors_name_the_fix(change, message):
         validate_config(config)
 
 
-@pytest.mark.parametrize("name, top_keys", [
-    ("config", {"benchmarks", "models", "evaluate", "resources", "cluster", "cache_dir", "validation",
-                "aggregate", "grading", "translate", "convert"}),
-    ("problem", {"id", "sense", "variables", "constraints", "objective", "answer", "statement", "source",
-                 "technique", "difficulty"}),
-])
+@pytest.mark.parametrize(
+    "name, top_keys",
+    [
+        (
+            "config",
+            {
+                "benchmarks",
+                "models",
+                "evaluate",
+                "resources",
+                "cluster",
+                "cache_dir",
+                "validation",
+                "aggregate",
+                "grading",
+                "translate",
+                "convert",
+            },
+        ),
+        (
+            "problem",
+            {
+                "id",
+                "sense",
+                "variables",
+                "constraints",
+                "objective",
+                "answer",
+                "statement",
+                "source",
+                "technique",
+                "difficulty",
+            },
+        ),
+    ],
+)
 def test_schema_command_prints_the_generated_json_schema(capsys, name, top_keys):
     """`extrembench schema config|problem`: the schema users read comes from the models that validate."""
     from extrembench.cli import main
@@ -187,8 +279,14 @@ def test_config_schema_documents_each_kind_backend_and_default():
     from extrembench.core.config import config_json_schema
 
     defs = config_json_schema()["$defs"]
-    assert {d["properties"]["kind"]["const"] for n, d in defs.items() if n.endswith("Benchmark") and n != "BenchmarkBase"} \
-        == {"extremal", "ingested", "formalized", "variants"}
-    assert {d["properties"]["backend"]["const"] for d in defs.values() if "backend" in d.get("properties", {})} \
-        == {"sglang", "openai", "llamacpp", "reference-solver", "symmetric-guess"}
+    assert {
+        d["properties"]["kind"]["const"] for n, d in defs.items() if n.endswith("Benchmark") and n != "BenchmarkBase"
+    } == {"extremal", "ingested", "formalized", "variants"}
+    assert {d["properties"]["backend"]["const"] for d in defs.values() if "backend" in d.get("properties", {})} == {
+        "sglang",
+        "openai",
+        "llamacpp",
+        "reference-solver",
+        "symmetric-guess",
+    }
     assert defs["Sampling"]["properties"]["temperature"]["default"] == 0.6

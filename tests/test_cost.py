@@ -21,13 +21,16 @@ from extrembench.generation.run import generate_shard
 from extrembench.report import figures
 
 
-@pytest.mark.parametrize("line, usage", [
-    ("3600|billing=16,cpu=16,gres/gpu:b200=2,gres/gpu=2,mem=200000M,node=1", (3600, 2)),
-    ("125|billing=1,cpu=1,mem=1000M,node=1", (125, 0)),   # a CPU job (e.g. a fully cached shard)
-    ("7|cpu=8,gres/gpu=8,node=1", (7, 8)),
-    ("Unknown|cpu=1", None),
-    ("", None),
-])
+@pytest.mark.parametrize(
+    "line, usage",
+    [
+        ("3600|billing=16,cpu=16,gres/gpu:b200=2,gres/gpu=2,mem=200000M,node=1", (3600, 2)),
+        ("125|billing=1,cpu=1,mem=1000M,node=1", (125, 0)),  # a CPU job (e.g. a fully cached shard)
+        ("7|cpu=8,gres/gpu=8,node=1", (7, 8)),
+        ("Unknown|cpu=1", None),
+        ("", None),
+    ],
+)
 def test_parse_sacct_usage(line, usage):
     assert ledger.parse_sacct_usage(line) == usage
 
@@ -40,12 +43,19 @@ def generation_frame(rows):
 ROWS = [("b", "m", 10, 100, 36.0, 18.0), ("b", "m", 10, 300, 36.0, 18.0), ("b", "m", 10, 50, None, None)]
 
 
-@pytest.mark.parametrize("prices, cluster, cost, basis", [
-    ({}, {"gpu_hour_cost": 2.0}, 72.0 / 3600 * 2.0, "per GPU-hour"),
-    ({}, {"gpu_hour_cost": None}, np.nan, "no price configured"),
-    ({"price_per_million_output_tokens": 10.0, "price_per_million_input_tokens": 1.0}, {"gpu_hour_cost": 2.0},
-     (450 * 10.0 + 30 * 1.0) / 1e6, "per million tokens"),
-])
+@pytest.mark.parametrize(
+    "prices, cluster, cost, basis",
+    [
+        ({}, {"gpu_hour_cost": 2.0}, 72.0 / 3600 * 2.0, "per GPU-hour"),
+        ({}, {"gpu_hour_cost": None}, np.nan, "no price configured"),
+        (
+            {"price_per_million_output_tokens": 10.0, "price_per_million_input_tokens": 1.0},
+            {"gpu_hour_cost": 2.0},
+            (450 * 10.0 + 30 * 1.0) / 1e6,
+            "per million tokens",
+        ),
+    ],
+)
 def test_cost_table_sums_known_shares_and_counts_unknown_rows(prices, cluster, cost, basis):
     model = model_entry({"backend": "openai", "openai": {"base_url": "http://unused"}, **prices})
     table = cost_table(generation_frame(ROWS), {"m": model}, Cluster(**cluster))
@@ -59,8 +69,9 @@ def test_cost_table_sums_known_shares_and_counts_unknown_rows(prices, cluster, c
 
 def test_accuracy_per_gpu_hour_is_nan_without_gpu_time():
     board = pd.DataFrame({"benchmark": ["b", "b"], "model": ["gpu", "cpu"], "accuracy_mean": [0.5, 0.25]})
-    costs = cost_table(generation_frame([("b", "gpu", 1, 10, 1800.0, 900.0), ("b", "cpu", 1, 10, 0.0, 5.0)]),
-                       {}, Cluster())
+    costs = cost_table(
+        generation_frame([("b", "gpu", 1, 10, 1800.0, 900.0), ("b", "cpu", 1, 10, 0.0, 5.0)]), {}, Cluster()
+    )
     merged = with_cost_columns(board, costs).set_index("model")
     assert merged.loc["gpu", "accuracy_per_gpu_hour"] == pytest.approx(1.0)
     assert np.isnan(merged.loc["cpu", "accuracy_per_gpu_hour"])
@@ -70,16 +81,34 @@ def test_generate_job_records_its_gpu_seconds_and_each_rows_share(tmp_path, monk
     monkeypatch.delenv("SLURM_JOB_ID", raising=False)  # wall time × GPUs, not sacct
     problems = tmp_path / "problems.parquet"
     write_artifact([problem_row("p1", "1+1?"), problem_row("p2", "2+2?")], problems, "problems")
-    config = validate_config({**BASE_CONFIG, "resources": {"cpu": {}, "two-gpus": {"gpu": 2}},
-                              "models": {"m": {"backend": "openai", "size_class": "two-gpus", "concurrency": 1,
-                                               "openai": {"base_url": "http://unused"}}}})
+    config = validate_config(
+        {
+            **BASE_CONFIG,
+            "resources": {"cpu": {}, "two-gpus": {"gpu": 2}},
+            "models": {
+                "m": {
+                    "backend": "openai",
+                    "size_class": "two-gpus",
+                    "concurrency": 1,
+                    "openai": {"base_url": "http://unused"},
+                }
+            },
+        }
+    )
     config.cache_dir = str(tmp_path / "cache")
     output = tmp_path / "out" / "shard-0.parquet"
 
     def generate():
-        return generate_shard(problems_path=problems, output=output, stats_path=tmp_path / "stats.json",
-                              benchmark="t", model="m", config=config, dag_node="generate[t]",
-                              server_log=tmp_path / "server.log")
+        return generate_shard(
+            problems_path=problems,
+            output=output,
+            stats_path=tmp_path / "stats.json",
+            benchmark="t",
+            model="m",
+            config=config,
+            dag_node="generate[t]",
+            server_log=tmp_path / "server.log",
+        )
 
     with ScriptedEndpoint([(200, 0.05)]) as endpoint:
         config.models["m"].openai.base_url = endpoint.base_url
@@ -101,20 +130,32 @@ def test_generate_job_records_its_gpu_seconds_and_each_rows_share(tmp_path, monk
     assert len(list((tmp_path / "cache" / "ledger").glob("*.json"))) == 1
 
 
-@pytest.mark.parametrize("columns, axis", [
-    ({"cost": [1.0, 2.0], "gpu_hours": [1.0, 1.0], "wall_hours": [1.0, 1.0]}, "cost"),
-    ({"cost": [1.0, np.nan], "gpu_hours": [1.0, 0.0], "wall_hours": [1.0, 1.0]}, "gpu_hours"),
-    ({"cost": [np.nan, np.nan], "gpu_hours": [0.0, 0.0], "wall_hours": [0.1, 0.2]}, "wall_hours"),
-])
+@pytest.mark.parametrize(
+    "columns, axis",
+    [
+        ({"cost": [1.0, 2.0], "gpu_hours": [1.0, 1.0], "wall_hours": [1.0, 1.0]}, "cost"),
+        ({"cost": [1.0, np.nan], "gpu_hours": [1.0, 0.0], "wall_hours": [1.0, 1.0]}, "gpu_hours"),
+        ({"cost": [np.nan, np.nan], "gpu_hours": [0.0, 0.0], "wall_hours": [0.1, 0.2]}, "wall_hours"),
+    ],
+)
 def test_cost_axis_prefers_price_then_gpu_hours_then_wall_hours(columns, axis):
     assert figures.cost_axis(pd.DataFrame(columns))[0] == axis
 
 
 def test_accuracy_vs_cost_figure(tmp_path):
-    board = pd.DataFrame({
-        "benchmark": ["extrem", "extrem"], "model": ["reference-solver", "gemma3-270m"], "extremal": [True, True],
-        "accuracy_mean": [0.9, 0.1], "ci_low": [0.8, 0.0], "ci_high": [1.0, 0.2],
-        "cost": [np.nan, np.nan], "gpu_hours": [0.0, 0.0], "wall_hours": [0.001, 0.01]})
+    board = pd.DataFrame(
+        {
+            "benchmark": ["extrem", "extrem"],
+            "model": ["reference-solver", "gemma3-270m"],
+            "extremal": [True, True],
+            "accuracy_mean": [0.9, 0.1],
+            "ci_low": [0.8, 0.0],
+            "ci_high": [1.0, 0.2],
+            "cost": [np.nan, np.nan],
+            "gpu_hours": [0.0, 0.0],
+            "wall_hours": [0.001, 0.01],
+        }
+    )
     png = tmp_path / "accuracy_vs_cost.png"
     figures.plot_accuracy_vs_cost(board, png)
     assert_valid_png_and_pdf(png)
@@ -128,9 +169,20 @@ def test_two_attempts_in_one_process_keep_separate_ledger_entries(tmp_path, monk
     does not overwrite the first one's, and the first attempt's rows keep their shares."""
     monkeypatch.delenv("SLURM_JOB_ID", raising=False)
     problems = tmp_path / "problems.parquet"
-    config = validate_config({**BASE_CONFIG, "resources": {"cpu": {}, "one-gpu": {"gpu": 1}},
-                              "models": {"m": {"backend": "openai", "size_class": "one-gpu", "concurrency": 1,
-                                               "openai": {"base_url": "http://unused"}}}})
+    config = validate_config(
+        {
+            **BASE_CONFIG,
+            "resources": {"cpu": {}, "one-gpu": {"gpu": 1}},
+            "models": {
+                "m": {
+                    "backend": "openai",
+                    "size_class": "one-gpu",
+                    "concurrency": 1,
+                    "openai": {"base_url": "http://unused"},
+                }
+            },
+        }
+    )
     config.cache_dir = str(tmp_path / "cache")
     output = tmp_path / "out" / "shard-0.parquet"
     shares_by_problem = {}
@@ -138,9 +190,16 @@ def test_two_attempts_in_one_process_keep_separate_ledger_entries(tmp_path, monk
         config.models["m"].openai.base_url = endpoint.base_url
         for asked in (["p1"], ["p1", "p2"]):
             write_artifact([problem_row(p, f"{p}?") for p in asked], problems, "problems")
-            generate_shard(problems_path=problems, output=output, stats_path=tmp_path / "stats.json",
-                           benchmark="t", model="m", config=config, dag_node="generate[t]",
-                           server_log=tmp_path / "server.log")
+            generate_shard(
+                problems_path=problems,
+                output=output,
+                stats_path=tmp_path / "stats.json",
+                benchmark="t",
+                model="m",
+                config=config,
+                dag_node="generate[t]",
+                server_log=tmp_path / "server.log",
+            )
             for row in pq.read_table(output).to_pylist():
                 shares_by_problem.setdefault(row["problem_id"], set()).add(row["gpu_seconds"])
     entries = [json.loads(p.read_text()) for p in (tmp_path / "cache" / "ledger").glob("*.json")]

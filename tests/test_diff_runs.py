@@ -12,22 +12,41 @@ from extrembench.core.artifacts import write_artifact
 
 
 def problem_row(problem_id: str, certificate: str | None) -> dict:
-    return {"benchmark": "extrem", "problem_id": problem_id, "source_path": f"{problem_id}.yaml",
-            "source_sha256": "0" * 64, "statement": "s", "answer": "3", "answer_type": "number", "sense": "min",
-            "technique": [], "difficulty": None, "spec_json": None, "status": "confirmed", "reason": None,
-            "best_value": 3.0, "witness_json": '{"a": "1"}', "certificate": certificate,
-            "certificate_kind": "bound" if certificate else None, "certificate_verifier": "8" if certificate else None,
-            "dag_node": "validate"}
+    return {
+        "benchmark": "extrem",
+        "problem_id": problem_id,
+        "source_path": f"{problem_id}.yaml",
+        "source_sha256": "0" * 64,
+        "statement": "s",
+        "answer": "3",
+        "answer_type": "number",
+        "sense": "min",
+        "technique": [],
+        "difficulty": None,
+        "spec_json": None,
+        "status": "confirmed",
+        "reason": None,
+        "best_value": 3.0,
+        "witness_json": '{"a": "1"}',
+        "certificate": certificate,
+        "certificate_kind": "bound" if certificate else None,
+        "certificate_verifier": "8" if certificate else None,
+        "dag_node": "validate",
+    }
 
 
 def results(folder: Path, *, certificate: str, accuracy: str, commit: str) -> Path:
-    write_artifact([problem_row("ineq-0001", certificate), problem_row("ineq-0002", None)],
-                   folder / "extrem" / "problems" / "shard-0.parquet", "problems")
+    write_artifact(
+        [problem_row("ineq-0001", certificate), problem_row("ineq-0002", None)],
+        folder / "extrem" / "problems" / "shard-0.parquet",
+        "problems",
+    )
     with open(folder / "leaderboard.csv", "w", newline="") as handle:
         writer = csv.DictWriter(handle, ["benchmark", "model", "accuracy_mean", "git_commit", "wall_hours"])
         writer.writeheader()
-        writer.writerow({"benchmark": "extrem", "model": "m", "accuracy_mean": accuracy, "git_commit": commit,
-                         "wall_hours": "0.1"})
+        writer.writerow(
+            {"benchmark": "extrem", "model": "m", "accuracy_mean": accuracy, "git_commit": commit, "wall_hours": "0.1"}
+        )
     return folder
 
 
@@ -51,7 +70,8 @@ def test_a_problem_missing_from_one_run_is_named(tmp_path, capsys):
     old = results(tmp_path / "old", certificate='{"kind": "bound"}', accuracy="0.5", commit="a" * 40)
     new = tmp_path / "new"
     shutil.copytree(old, new)
-    write_artifact([problem_row("ineq-0001", '{"kind": "bound"}')], new / "extrem" / "problems" / "shard-0.parquet",
-                   "problems")
+    write_artifact(
+        [problem_row("ineq-0001", '{"kind": "bound"}')], new / "extrem" / "problems" / "shard-0.parquet", "problems"
+    )
     assert cli.main(["diff-runs", str(old), str(new)]) == 1
     assert "problems ('extrem', 'ineq-0002'): only in old" in capsys.readouterr().out

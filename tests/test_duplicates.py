@@ -25,22 +25,30 @@ def fixture_pairs():
 SCHUR = ["ineq-0014", "ineq-0040", "ineq-0067", "ineq-0068", "ineq-0069"]
 
 
-@pytest.mark.parametrize("first, second", [
-    *itertools.combinations(SCHUR, 2),     # one degree-3 Schur inequality, five normalisations
-    ("ineq-0025", "ineq-0078"),            # a+b+c = 1 vs = 3, min vs max of an affine image
-    ("ineq-0016", "ineq-0041"),            # one function, opposite senses
-    ("ineq-0006", "ineq-0058"),            # Nesbitt, and Nesbitt + 3 written as a product
-])
+@pytest.mark.parametrize(
+    "first, second",
+    [
+        *itertools.combinations(SCHUR, 2),  # one degree-3 Schur inequality, five normalisations
+        ("ineq-0025", "ineq-0078"),  # a+b+c = 1 vs = 3, min vs max of an affine image
+        ("ineq-0016", "ineq-0041"),  # one function, opposite senses
+        ("ineq-0006", "ineq-0058"),  # Nesbitt, and Nesbitt + 3 written as a product
+    ],
+)
 def test_known_duplicates_are_flagged(fixture_pairs, first, second):
     assert frozenset((first, second)) in fixture_pairs
 
 
-@pytest.mark.parametrize("first, second", [
-    ("ineq-0007", "ineq-0057"), ("ineq-0008", "ineq-0051"), ("ineq-0007", "ineq-0008"),  # weighted sums
-    ("ineq-0034", "ineq-0036"),            # abc vs a b^2 c^3 under a + b + c = 1
-    ("ineq-0042", "ineq-0040"),            # same constraint, different functions
-    ("ineq-0014", "ineq-0025"),
-])
+@pytest.mark.parametrize(
+    "first, second",
+    [
+        ("ineq-0007", "ineq-0057"),
+        ("ineq-0008", "ineq-0051"),
+        ("ineq-0007", "ineq-0008"),  # weighted sums
+        ("ineq-0034", "ineq-0036"),  # abc vs a b^2 c^3 under a + b + c = 1
+        ("ineq-0042", "ineq-0040"),  # same constraint, different functions
+        ("ineq-0014", "ineq-0025"),
+    ],
+)
 def test_same_template_is_not_a_duplicate(fixture_pairs, first, second):
     assert frozenset((first, second)) not in fixture_pairs
 
@@ -69,17 +77,28 @@ def renamed_scaled_copy(problem, scales, factor, constant):
     objective = factor * parse_expression(problem.objective, names).xreplace(to_new) + constant
     answer = factor * parse_expression(problem.answer, []) + constant
     sense = problem.sense if factor > 0 else {"min": "max", "max": "min"}[problem.sense]
-    return problem_from_dict({"id": "copy", "sense": sense, "variables": variables, "constraints": constraints,
-                              "objective": str(objective), "answer": str(answer)})
+    return problem_from_dict(
+        {
+            "id": "copy",
+            "sense": sense,
+            "variables": variables,
+            "constraints": constraints,
+            "objective": str(objective),
+            "answer": str(answer),
+        }
+    )
 
 
-@pytest.mark.parametrize("problem_id, scales, factor, constant", [
-    ("ineq-0042", (2, 3, 5), 3, 7),                          # a + b + c = 1: each variable its own scale
-    ("ineq-0007", (sympy.Rational(1, 2), 4, 3), -2, 1),      # weighted, and asked in the other sense
-    ("ineq-0025", (3, 3, 3), 1, -10),
-    ("ineq-0014", (2, 2, 2), 5, 0),                          # homogeneous, no constraint: uniform scale
-    ("ineq-0036", (1, 1, 1), sympy.Rational(1, 3), 2),       # renamed and permuted only
-])
+@pytest.mark.parametrize(
+    "problem_id, scales, factor, constant",
+    [
+        ("ineq-0042", (2, 3, 5), 3, 7),  # a + b + c = 1: each variable its own scale
+        ("ineq-0007", (sympy.Rational(1, 2), 4, 3), -2, 1),  # weighted, and asked in the other sense
+        ("ineq-0025", (3, 3, 3), 1, -10),
+        ("ineq-0014", (2, 2, 2), 5, 0),  # homogeneous, no constraint: uniform scale
+        ("ineq-0036", (1, 1, 1), sympy.Rational(1, 3), 2),  # renamed and permuted only
+    ],
+)
 def test_renamed_and_scaled_copy_is_flagged(problem_id, scales, factor, constant):
     original = load_problem(FIXTURES / f"{problem_id}.yaml")
     copy = renamed_scaled_copy(original, scales, factor, constant)

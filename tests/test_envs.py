@@ -49,14 +49,29 @@ def test_env_file_installs_the_checkout_from_snakemakes_copy(env_file, tmp_path)
     python = venv / "bin" / "python"
     # The new venv sees this environment's packages (pip, the pinned dependencies), so only the
     # project line is installed: no download besides the build backend pip may fetch.
-    purelib = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                             check=True, capture_output=True, text=True).stdout.strip()
+    purelib = subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
     Path(purelib, "outer-environment.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
     target = project_lines[0].split(maxsplit=1)[1]
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}  # import what was installed, nothing else
-    install = subprocess.run([str(python), "-m", "pip", "install", "-q", "--no-deps", "-e", target],
-                             cwd=copied.parent, capture_output=True, text=True, env=env)
+    install = subprocess.run(
+        [str(python), "-m", "pip", "install", "-q", "--no-deps", "-e", target],
+        cwd=copied.parent,
+        capture_output=True,
+        text=True,
+        env=env,
+    )
     assert install.returncode == 0, install.stderr[-2000:]
-    where = subprocess.run([str(python), "-c", "import extrembench; print(extrembench.__file__)"],
-                           cwd=tmp_path, check=True, capture_output=True, text=True, env=env).stdout.strip()
+    where = subprocess.run(
+        [str(python), "-c", "import extrembench; print(extrembench.__file__)"],
+        cwd=tmp_path,
+        check=True,
+        capture_output=True,
+        text=True,
+        env=env,
+    ).stdout.strip()
     assert Path(where).resolve() == (workdir / "extrembench" / "__init__.py").resolve()

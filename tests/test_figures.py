@@ -89,7 +89,10 @@ def test_main_figure_bars_sorted_by_extremal_accuracy_with_published_beside(grad
     assert list(dict.fromkeys(bars["model"])) == ["paper-only", "beta", "alpha"]
     alpha = bars[bars["model"] == "alpha"]
     assert list(zip(alpha["benchmark"], alpha["kind"])) == [
-        ("extrem", "reproduced"), ("extrem", "published"), ("aime2025", "reproduced"), ("aime2025", "published")
+        ("extrem", "reproduced"),
+        ("extrem", "published"),
+        ("aime2025", "reproduced"),
+        ("aime2025", "published"),
     ]
     assert alpha.set_index(["benchmark", "kind"]).loc[("extrem", "published"), "value"] == 0.80
     assert "math500" not in set(bars["benchmark"])  # not in this run: not drawn
@@ -102,18 +105,33 @@ def test_main_figure_bars_sorted_by_extremal_accuracy_with_published_beside(grad
 def test_main_figure_with_the_papers_published_numbers(tmp_path):
     """Grade files named like a real run (config names), published numbers from data/published
     aligned through the config's dataset and hf_id fields."""
-    config = validate_config({
-        "benchmarks": {"extremal": {"kind": "ingested", "dataset": "extrem-bench"},
-                       "aime25": {"kind": "ingested", "dataset": "aime2025"}},
-        "models": {"q4b": {"backend": "sglang", "hf_id": "Qwen/Qwen3-4B-Thinking-2507", "size_class": "gpu1"},
-                   "oss120": {"backend": "sglang", "hf_id": "openai/gpt-oss-120b", "size_class": "gpu1"}},
-        "evaluate": {"models": ["q4b", "oss120"], "benchmarks": ["extremal", "aime25"]},
-        "resources": {"cpu": {}, "gpu1": {"gpu": 1}},
-    })
+    config = validate_config(
+        {
+            "benchmarks": {
+                "extremal": {"kind": "ingested", "dataset": "extrem-bench"},
+                "aime25": {"kind": "ingested", "dataset": "aime2025"},
+            },
+            "models": {
+                "q4b": {"backend": "sglang", "hf_id": "Qwen/Qwen3-4B-Thinking-2507", "size_class": "gpu1"},
+                "oss120": {"backend": "sglang", "hf_id": "openai/gpt-oss-120b", "size_class": "gpu1"},
+            },
+            "evaluate": {"models": ["q4b", "oss120"], "benchmarks": ["extremal", "aime25"]},
+            "resources": {"cpu": {}, "gpu1": {"gpu": 1}},
+        }
+    )
     rows = [
-        grade_row(benchmark=benchmark, model=model, problem_id=f"p{i}", trial=t, correct=(i + t) % 4 != 0,
-                  sense="min" if benchmark == "extremal" else None)
-        for benchmark in ("extremal", "aime25") for model in ("q4b", "oss120") for i in range(8) for t in range(3)
+        grade_row(
+            benchmark=benchmark,
+            model=model,
+            problem_id=f"p{i}",
+            trial=t,
+            correct=(i + t) % 4 != 0,
+            sense="min" if benchmark == "extremal" else None,
+        )
+        for benchmark in ("extremal", "aime25")
+        for model in ("q4b", "oss120")
+        for i in range(8)
+        for t in range(3)
     ]
     leaderboard = build_leaderboard(grades_table(rows, tmp_path))
     benchmarks, models = aliases_from_config(config)

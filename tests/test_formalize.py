@@ -139,47 +139,123 @@ def test_standard_fixture_spec_is_exact():
 @pytest.mark.parametrize(
     "statement, sense, variables, constraints, objective",
     [
-        ("Let $x, y$ be real numbers such that $x^2+y^2=1$. Find the maximum of $x+y$.",
-         "max", {"x": "real", "y": "real"}, ["x^2 + y^2 = 1"], "x + y"),
-        ("Given nonnegative reals $a,b,c$ with $a+b+c=1$, find the maximum value of $ab+bc+ca$.",
-         "max", {"a": "nonnegative", "b": "nonnegative", "c": "nonnegative"}, ["a + b + c = 1"], "a*b + b*c + c*a"),
-        ("Let $a, b, c > 0$ with $abc = 1$. Find the smallest possible value of $P = a+b+c$.",
-         "min", {"a": "positive", "b": "positive", "c": "positive"}, ["a*b*c = 1"], "a + b + c"),
-        (r"Suppose $x, y, z$ are non-negative real numbers with $x+y+z=1$, $xy \le z$. Determine the least value of $z$.",
-         "min", {"x": "nonnegative", "y": "nonnegative", "z": "nonnegative"}, ["x + y + z = 1", "x*y <= z"], "z"),
-        (r"Let $a, b$ be real numbers with $a, b \ge 1$ and $a + b = 4$. Find the greatest value of $f(a, b) = ab$.",
-         "max", {"a": "real", "b": "real"}, ["a >= 1", "b >= 1", "a + b = 4"], "a*b"),
-        (r"Let $x \in (0, \pi)$. Find the maximum value of $\sin x$.",
-         "max", {"x": "(0, pi)"}, [], "sin(x)"),
-        (r"Let $x,y \in \mathbb{R}$ with $x + y = 2$. Find the minimum value of $x^2 + y^2$.",
-         "min", {"x": "real", "y": "real"}, ["x + y = 2"], "x^2 + y^2"),
-        (r"Let $a, b, c, d, e$ be positive real numbers with $abcde = 1$. Find the minimum of $a+b+c+d+e$.",
-         "min", {name: "positive" for name in "abcde"}, ["a*b*c*d*e = 1"], "a + b + c + d + e"),
-        (r"For positive real numbers $a$ and $b$ with $a+b=1$, find the maximum value of $ab$.",
-         "max", {"a": "positive", "b": "positive"}, ["a + b = 1"], "a*b"),
-        (r"Let $x$, $y$ and $z$ be nonnegative reals with $x+y+z=3$. Find the maximum value of $xy+z$.",
-         "max", {"x": "nonnegative", "y": "nonnegative", "z": "nonnegative"}, ["x + y + z = 3"], "x*y + z"),
-        (r"What is the largest possible value of $x(1-x)$ over all real numbers $x$?",
-         "max", {"x": "real"}, [], "x*(1 - x)"),
-        (r"Let $x_1, x_2 > 0$ satisfy $x_1 x_2 = 1$. Find the minimum value of $x_1 + x_2$.",
-         "min", {"x_1": "positive", "x_2": "positive"}, ["x_1*x_2 = 1"], "x_1 + x_2"),
-        (r"For positive real numbers $a, b$ with $ab = 1$ (so at least one of them is at least one), find the "
-         r"maximum value of $\frac{1}{1+a}+\frac{1}{1+b}$.",  # "at least" is not a second sense word
-         "max", {"a": "positive", "b": "positive"}, ["a*b = 1"], "1/(1 + a) + 1/(1 + b)"),
-        (r"Let $\alpha$ be a real number. Find the maximum value of $\sin\alpha\cos\alpha$.",
-         "max", {"alpha": "real"}, [], "sin(alpha)*cos(alpha)"),
+        (
+            "Let $x, y$ be real numbers such that $x^2+y^2=1$. Find the maximum of $x+y$.",
+            "max",
+            {"x": "real", "y": "real"},
+            ["x^2 + y^2 = 1"],
+            "x + y",
+        ),
+        (
+            "Given nonnegative reals $a,b,c$ with $a+b+c=1$, find the maximum value of $ab+bc+ca$.",
+            "max",
+            {"a": "nonnegative", "b": "nonnegative", "c": "nonnegative"},
+            ["a + b + c = 1"],
+            "a*b + b*c + c*a",
+        ),
+        (
+            "Let $a, b, c > 0$ with $abc = 1$. Find the smallest possible value of $P = a+b+c$.",
+            "min",
+            {"a": "positive", "b": "positive", "c": "positive"},
+            ["a*b*c = 1"],
+            "a + b + c",
+        ),
+        (
+            r"Suppose $x, y, z$ are non-negative real numbers with $x+y+z=1$, $xy \le z$. Determine the least value of $z$.",
+            "min",
+            {"x": "nonnegative", "y": "nonnegative", "z": "nonnegative"},
+            ["x + y + z = 1", "x*y <= z"],
+            "z",
+        ),
+        (
+            r"Let $a, b$ be real numbers with $a, b \ge 1$ and $a + b = 4$. Find the greatest value of $f(a, b) = ab$.",
+            "max",
+            {"a": "real", "b": "real"},
+            ["a >= 1", "b >= 1", "a + b = 4"],
+            "a*b",
+        ),
+        (r"Let $x \in (0, \pi)$. Find the maximum value of $\sin x$.", "max", {"x": "(0, pi)"}, [], "sin(x)"),
+        (
+            r"Let $x,y \in \mathbb{R}$ with $x + y = 2$. Find the minimum value of $x^2 + y^2$.",
+            "min",
+            {"x": "real", "y": "real"},
+            ["x + y = 2"],
+            "x^2 + y^2",
+        ),
+        (
+            r"Let $a, b, c, d, e$ be positive real numbers with $abcde = 1$. Find the minimum of $a+b+c+d+e$.",
+            "min",
+            {name: "positive" for name in "abcde"},
+            ["a*b*c*d*e = 1"],
+            "a + b + c + d + e",
+        ),
+        (
+            r"For positive real numbers $a$ and $b$ with $a+b=1$, find the maximum value of $ab$.",
+            "max",
+            {"a": "positive", "b": "positive"},
+            ["a + b = 1"],
+            "a*b",
+        ),
+        (
+            r"Let $x$, $y$ and $z$ be nonnegative reals with $x+y+z=3$. Find the maximum value of $xy+z$.",
+            "max",
+            {"x": "nonnegative", "y": "nonnegative", "z": "nonnegative"},
+            ["x + y + z = 3"],
+            "x*y + z",
+        ),
+        (
+            r"What is the largest possible value of $x(1-x)$ over all real numbers $x$?",
+            "max",
+            {"x": "real"},
+            [],
+            "x*(1 - x)",
+        ),
+        (
+            r"Let $x_1, x_2 > 0$ satisfy $x_1 x_2 = 1$. Find the minimum value of $x_1 + x_2$.",
+            "min",
+            {"x_1": "positive", "x_2": "positive"},
+            ["x_1*x_2 = 1"],
+            "x_1 + x_2",
+        ),
+        (
+            r"For positive real numbers $a, b$ with $ab = 1$ (so at least one of them is at least one), find the "
+            r"maximum value of $\frac{1}{1+a}+\frac{1}{1+b}$.",  # "at least" is not a second sense word
+            "max",
+            {"a": "positive", "b": "positive"},
+            ["a*b = 1"],
+            "1/(1 + a) + 1/(1 + b)",
+        ),
+        (
+            r"Let $\alpha$ be a real number. Find the maximum value of $\sin\alpha\cos\alpha$.",
+            "max",
+            {"alpha": "real"},
+            [],
+            "sin(alpha)*cos(alpha)",
+        ),
     ],
 )
 def test_statement_phrasings(statement, sense, variables, constraints, objective):
     spec = formalize_statement("p", statement, "1")
     assert (spec["sense"], spec["variables"], spec.get("constraints", []), spec["objective"]) == (
-        sense, variables, constraints, objective)
+        sense,
+        variables,
+        constraints,
+        objective,
+    )
 
 
 @pytest.mark.parametrize(
     "answer, text",
-    [("3", "3"), (3, "3"), (r"\frac{4}{27}", "4/27"), (r"2\sqrt{2}", "2*sqrt(2)"), ("$-1$", "-1"),
-     (r"\boxed{\dfrac{3}{2}}", "3/2"), ("e", "E"), (0.25, "0.25")],
+    [
+        ("3", "3"),
+        (3, "3"),
+        (r"\frac{4}{27}", "4/27"),
+        (r"2\sqrt{2}", "2*sqrt(2)"),
+        ("$-1$", "-1"),
+        (r"\boxed{\dfrac{3}{2}}", "3/2"),
+        ("e", "E"),
+        (0.25, "0.25"),
+    ],
 )
 def test_answer_forms(answer, text):
     statement = "For positive real numbers $a, b$, find the minimum value of $a+b$."
@@ -191,8 +267,11 @@ def test_answer_forms(answer, text):
     [
         ("Prove that $a+b \\ge 2\\sqrt{ab}$ for positive reals $a, b$.", "0", "no 'find the minimum/maximum"),
         ("For real numbers $x$, find the minimum and the maximum value of $\\sin x$.", "-1", "no 'find the minimum"),
-        ("Let $x$ be real. Find the minimum value of $x^2$, and the largest value of $x^2$ on $[0,1]$.", "0",
-         "both a minimum and a maximum"),
+        (
+            "Let $x$ be real. Find the minimum value of $x^2$, and the largest value of $x^2$ on $[0,1]$.",
+            "0",
+            "both a minimum and a maximum",
+        ),
         ("Let $n$ be a positive integer. Find the minimum value of $n + 1/n$.", "2", "'integer'"),
         ("Let $a, b, c$ be distinct reals. Find the minimum of $a^2+b^2+c^2$.", "0", "'distinct'"),
         ("Let $a, b$ be the sides of a triangle. Find the maximum of $a/b$.", "1", "'triangle'"),
@@ -225,11 +304,21 @@ def test_malicious_text_is_refused_without_running(tmp_path, monkeypatch):
 @pytest.mark.parametrize(
     "line, expected",
     [
-        ('{"id": "q", "statement": "For positive reals $a$, find the minimum of $a+1/a$.", "answer": "2"}',
-         {"id": "q", "sense": "min", "variables": {"a": "positive"}, "objective": "a + 1/a", "answer": "2",
-          "statement": "For positive reals $a$, find the minimum of $a+1/a$."}),
-        ('{"id": "q", "statement": "Prove it.", "answer": "2"}',
-         {"id": "q", "error": "no 'find the minimum/maximum (value) of $...$' clause"}),
+        (
+            '{"id": "q", "statement": "For positive reals $a$, find the minimum of $a+1/a$.", "answer": "2"}',
+            {
+                "id": "q",
+                "sense": "min",
+                "variables": {"a": "positive"},
+                "objective": "a + 1/a",
+                "answer": "2",
+                "statement": "For positive reals $a$, find the minimum of $a+1/a$.",
+            },
+        ),
+        (
+            '{"id": "q", "statement": "Prove it.", "answer": "2"}',
+            {"id": "q", "error": "no 'find the minimum/maximum (value) of $...$' clause"},
+        ),
         ('{"id": "q", "answer": "2"}', {"id": "q", "error": "line 7: missing field(s) statement"}),
         ("[1, 2]", {"id": None, "error": "line 7: expected a JSON object"}),
     ],

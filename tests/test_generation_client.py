@@ -28,8 +28,10 @@ from extrembench.llm.client import (
 
 
 def chat_body(content: str) -> dict:
-    return {"choices": [{"message": {"content": content}, "finish_reason": "stop"}],
-            "usage": {"prompt_tokens": 7, "completion_tokens": 3}}
+    return {
+        "choices": [{"message": {"content": content}, "finish_reason": "stop"}],
+        "usage": {"prompt_tokens": 7, "completion_tokens": 3},
+    }
 
 
 class ScriptedEndpoint:
@@ -53,8 +55,11 @@ class ScriptedEndpoint:
                     step = endpoint.script.pop(0) if len(endpoint.script) > 1 else endpoint.script[0]
                 status, delay = step
                 time.sleep(delay)
-                data = json.dumps(chat_body(f"\\boxed{{{body.get('seed')}}}") if status == 200
-                                  else {"error": {"message": f"status {status}"}}).encode()
+                data = json.dumps(
+                    chat_body(f"\\boxed{{{body.get('seed')}}}")
+                    if status == 200
+                    else {"error": {"message": f"status {status}"}}
+                ).encode()
                 self.send_response(status)
                 for name, value in endpoint.extra_headers.items():
                     self.send_header(name, value)
@@ -89,16 +94,18 @@ def run_client(client: ChatClient, payloads: list[dict]) -> list[dict]:
     return responses
 
 
-@pytest.mark.parametrize("script, attempts", [
-    ([(429, 0), (200, 0)], 2),
-    ([(503, 0), (502, 0), (200, 0)], 3),
-    ([(500, 0), (200, 0)], 2),
-    ([(200, 0.8), (200, 0)], 2),  # the first attempt times out
-])
+@pytest.mark.parametrize(
+    "script, attempts",
+    [
+        ([(429, 0), (200, 0)], 2),
+        ([(503, 0), (502, 0), (200, 0)], 3),
+        ([(500, 0), (200, 0)], 2),
+        ([(200, 0.8), (200, 0)], 2),  # the first attempt times out
+    ],
+)
 def test_transient_failures_are_retried_until_an_answer(script, attempts):
     with ScriptedEndpoint(script) as endpoint:
-        client = ChatClient(endpoint.base_url, concurrency=1, timeout_s=0.4, max_retries=3,
-                            initial_backoff_s=0.01)
+        client = ChatClient(endpoint.base_url, concurrency=1, timeout_s=0.4, max_retries=3, initial_backoff_s=0.01)
         [response] = run_client(client, [{"model": "m", "seed": 11, "messages": []}])
     assert response["content"] == "\\boxed{11}" and response["finish_reason"] == "stop"
     assert len(endpoint.requests) == attempts
@@ -144,8 +151,7 @@ def test_alive_check_stops_retrying_a_dead_server():
     def dead():
         raise RuntimeError("server exited (code 1)")
 
-    client = ChatClient("http://127.0.0.1:9", concurrency=1, max_retries=5, initial_backoff_s=5,
-                        alive_check=dead)
+    client = ChatClient("http://127.0.0.1:9", concurrency=1, max_retries=5, initial_backoff_s=5, alive_check=dead)
     with pytest.raises(RuntimeError, match="server exited"):
         run_client(client, [{"seed": 1}])
 
@@ -177,18 +183,28 @@ class RawEndpoint(ScriptedEndpoint):
 
 
 def test_reasoning_content_and_token_counts_are_kept():
-    body = {"choices": [{"message": {"content": "\\boxed{2}", "reasoning_content": "1+1=2"},
-                         "finish_reason": "length"}], "usage": {"prompt_tokens": 5, "completion_tokens": 9}}
+    body = {
+        "choices": [{"message": {"content": "\\boxed{2}", "reasoning_content": "1+1=2"}, "finish_reason": "length"}],
+        "usage": {"prompt_tokens": 5, "completion_tokens": 9},
+    }
     with RawEndpoint(200, json.dumps(body).encode()) as endpoint:
         [response] = run_client(ChatClient(endpoint.base_url, max_retries=0), [{"seed": 1}])
-    assert {k: response[k] for k in ("content", "reasoning_content", "finish_reason", "prompt_tokens",
-                                     "completion_tokens", "error")} == {
-        "content": "\\boxed{2}", "reasoning_content": "1+1=2", "finish_reason": "length",
-        "prompt_tokens": 5, "completion_tokens": 9, "error": None}
+    assert {
+        k: response[k]
+        for k in ("content", "reasoning_content", "finish_reason", "prompt_tokens", "completion_tokens", "error")
+    } == {
+        "content": "\\boxed{2}",
+        "reasoning_content": "1+1=2",
+        "finish_reason": "length",
+        "prompt_tokens": 5,
+        "completion_tokens": 9,
+        "error": None,
+    }
 
 
-@pytest.mark.parametrize("body", [b"not json", b"[1, 2]", b'{"choices": "x"}', b'{"choices": []}',
-                                  b'{"error": {"message": "overloaded"}}'])
+@pytest.mark.parametrize(
+    "body", [b"not json", b"[1, 2]", b'{"choices": "x"}', b'{"choices": []}', b'{"error": {"message": "overloaded"}}']
+)
 def test_unreadable_200_is_a_failure_not_an_answer(body):
     with RawEndpoint(200, body) as endpoint:
         [response] = run_client(ChatClient(endpoint.base_url, max_retries=0), [{"seed": 1}])
@@ -202,15 +218,18 @@ def test_huge_error_body_is_read_only_up_to_the_cap_and_truncated():
     assert response["error"].endswith("more characters)")
 
 
-@pytest.mark.parametrize("text, secrets, kept, gone", [
-    ('{"error": "bad key sk-live-ABCDEF123456789"}', (), "bad key", "ABCDEF123456789"),
-    ("Authorization: Bearer tok-123456 rejected", (), "rejected", "tok-123456"),
-    ('{"headers": {"authorization": "Bearer abc.def.ghi"}}', (), "headers", "abc.def.ghi"),
-    ('{"x-api-key": "k_987654321"}', (), "x-api-key", "k_987654321"),
-    ("api_key=zz9zz9 is invalid", (), "invalid", "zz9zz9"),
-    ("echo: my-own-configured-value!", ("my-own-configured-value",), "echo", "my-own-configured-value"),
-    ("model 'foo' not found", (), "model 'foo' not found", None),
-])
+@pytest.mark.parametrize(
+    "text, secrets, kept, gone",
+    [
+        ('{"error": "bad key sk-live-ABCDEF123456789"}', (), "bad key", "ABCDEF123456789"),
+        ("Authorization: Bearer tok-123456 rejected", (), "rejected", "tok-123456"),
+        ('{"headers": {"authorization": "Bearer abc.def.ghi"}}', (), "headers", "abc.def.ghi"),
+        ('{"x-api-key": "k_987654321"}', (), "x-api-key", "k_987654321"),
+        ("api_key=zz9zz9 is invalid", (), "invalid", "zz9zz9"),
+        ("echo: my-own-configured-value!", ("my-own-configured-value",), "echo", "my-own-configured-value"),
+        ("model 'foo' not found", (), "model 'foo' not found", None),
+    ],
+)
 def test_scrub_removes_keys_and_credential_looking_strings(text, secrets, kept, gone):
     cleaned = scrub(text, secrets)
     assert kept in cleaned
@@ -224,13 +243,16 @@ def test_scrub_truncates_after_scrubbing():
     assert "s3cr3t" not in cleaned and len(cleaned) <= 500 + 40
 
 
-@pytest.mark.parametrize("attempt, retry_after, low, high", [
-    (0, None, 1.0, 1.25),
-    (3, None, 8.0, 10.0),
-    (10, None, 60.0, 75.0),  # capped at max_s (plus jitter)
-    (0, "7", 7.0, 7.0 + 1e-9),
-    (0, "Wed, 21 Oct 2015 07:28:00 GMT", 1.0, 1.25),  # a date: our own backoff
-])
+@pytest.mark.parametrize(
+    "attempt, retry_after, low, high",
+    [
+        (0, None, 1.0, 1.25),
+        (3, None, 8.0, 10.0),
+        (10, None, 60.0, 75.0),  # capped at max_s (plus jitter)
+        (0, "7", 7.0, 7.0 + 1e-9),
+        (0, "Wed, 21 Oct 2015 07:28:00 GMT", 1.0, 1.25),  # a date: our own backoff
+    ],
+)
 def test_retry_delay(attempt, retry_after, low, high):
     delay = retry_delay(attempt, initial_s=1.0, max_s=60.0, retry_after=retry_after)
     assert low <= delay <= high
@@ -238,41 +260,72 @@ def test_retry_delay(attempt, retry_after, low, high):
 
 # ---------------------------------------------------------------- request planning
 
-BASE_CONFIG = {"benchmarks": {"t": {"kind": "ingested", "dataset": "x", "trials": 3}},
-               "evaluate": {"models": ["m"], "benchmarks": ["t"]}, "resources": {"cpu": {}}}
+BASE_CONFIG = {
+    "benchmarks": {"t": {"kind": "ingested", "dataset": "x", "trials": 3}},
+    "evaluate": {"models": ["m"], "benchmarks": ["t"]},
+    "resources": {"cpu": {}},
+}
 
 
 def problem_row(problem_id: str, statement: str) -> dict:
-    return {"benchmark": "t", "problem_id": problem_id, "source_path": f"{problem_id}.yaml",
-            "source_sha256": "0" * 64, "statement": statement, "answer": "1", "answer_type": "number",
-            "sense": None, "technique": [], "difficulty": None, "spec_json": None, "status": "ingested",
-            "reason": None, "best_value": None, "witness_json": None, "certificate": None, "certificate_kind": None,
-            "certificate_verifier": None, "dag_node": "test"}
+    return {
+        "benchmark": "t",
+        "problem_id": problem_id,
+        "source_path": f"{problem_id}.yaml",
+        "source_sha256": "0" * 64,
+        "statement": statement,
+        "answer": "1",
+        "answer_type": "number",
+        "sense": None,
+        "technique": [],
+        "difficulty": None,
+        "spec_json": None,
+        "status": "ingested",
+        "reason": None,
+        "best_value": None,
+        "witness_json": None,
+        "certificate": None,
+        "certificate_kind": None,
+        "certificate_verifier": None,
+        "dag_node": "test",
+    }
 
 
 def model_config(**model) -> dict:
     return validate_config({**BASE_CONFIG, "models": {"m": model}})
 
 
-@pytest.mark.parametrize("max_tokens, context, prompt, expected", [
-    (100, 1000, 50, 100),
-    (38912, 40960, 1500, 38912),
-    (38912, 40960, 3000, 37960),
-    (100, 100, 150, 1),  # the prompt alone overflows: the server's 400 becomes an error row
-])
+@pytest.mark.parametrize(
+    "max_tokens, context, prompt, expected",
+    [
+        (100, 1000, 50, 100),
+        (38912, 40960, 1500, 38912),
+        (38912, 40960, 3000, 37960),
+        (100, 100, 150, 1),  # the prompt alone overflows: the server's 400 becomes an error row
+    ],
+)
 def test_clamp_max_tokens(max_tokens, context, prompt, expected):
     assert clamp_max_tokens(max_tokens, context, prompt) == expected
 
 
 def test_each_sample_gets_a_distinct_seed_and_explicit_sampling():
-    config = model_config(backend="openai", openai={"base_url": "http://127.0.0.1:1"}, context_length=4096,
-                          sampling={"temperature": 1.0, "top_p": 1.0, "top_k": -1, "max_tokens": 256,
-                                    "reasoning_effort": "high"})
+    config = model_config(
+        backend="openai",
+        openai={"base_url": "http://127.0.0.1:1"},
+        context_length=4096,
+        sampling={"temperature": 1.0, "top_p": 1.0, "top_k": -1, "max_tokens": 256, "reasoning_effort": "high"},
+    )
     problems = [problem_row(f"p{i}", f"What is {i}+{i}?") for i in range(4)]
     planned = plan_samples(problems, benchmark="t", model="m", model_cfg=config.models["m"], trials=3)
     assert len({s.seed for s in planned}) == len({s.key for s in planned}) == 12
-    assert planned[0].identity["sampling"] == {"temperature": 1.0, "top_p": 1.0, "top_k": -1, "min_p": 0.0,
-                                               "max_tokens": 256, "reasoning_effort": "high"}
+    assert planned[0].identity["sampling"] == {
+        "temperature": 1.0,
+        "top_p": 1.0,
+        "top_k": -1,
+        "min_p": 0.0,
+        "max_tokens": 256,
+        "reasoning_effort": "high",
+    }
     again = plan_samples(problems, benchmark="t", model="m", model_cfg=config.models["m"], trials=3)
     assert [s.key for s in again] == [s.key for s in planned]
 
@@ -280,14 +333,19 @@ def test_each_sample_gets_a_distinct_seed_and_explicit_sampling():
 def test_prompt_template_keeps_braces_and_system_prompt_is_optional():
     cfg = model_config(backend="openai", openai={"base_url": "http://x"}).models["m"]
     [message] = render_messages(cfg, "Find {x}.")
-    assert message == {"role": "user", "content": "Find {x}.\n\nPlease reason step by step, and put your "
-                                                   "final answer within \\boxed{}."}
+    assert message == {
+        "role": "user",
+        "content": "Find {x}.\n\nPlease reason step by step, and put your final answer within \\boxed{}.",
+    }
     cfg = cfg.model_copy(update={"system_prompt": "Be brief.", "prompt_template": "Q: {statement}"})
-    assert render_messages(cfg, "1+1?") == [{"role": "system", "content": "Be brief."},
-                                            {"role": "user", "content": "Q: 1+1?"}]
+    assert render_messages(cfg, "1+1?") == [
+        {"role": "system", "content": "Be brief."},
+        {"role": "user", "content": "Q: 1+1?"},
+    ]
 
 
 # ---------------------------------------------------------------- the API key
+
 
 def test_api_key_is_sent_but_never_logged_cached_or_written(tmp_path, monkeypatch, caplog):
     secret = "sk-test-DO-NOT-LEAK-0123456789"
@@ -298,13 +356,26 @@ def test_api_key_is_sent_but_never_logged_cached_or_written(tmp_path, monkeypatc
     caplog.set_level(logging.DEBUG)
     # One 429 and one 400 on the way, so the retry and the error paths log too.
     with ScriptedEndpoint([(429, 0), (400, 0), (200, 0)]) as endpoint:
-        config = model_config(backend="openai", hf_id="vendor/model", concurrency=1,
-                              retry_initial_backoff_s=0.01, fail_on_client_error=False, max_failure_rate=0.5,
-                              openai={"base_url": endpoint.base_url, "api_key_env": "EXTREMBENCH_TEST_KEY"})
+        config = model_config(
+            backend="openai",
+            hf_id="vendor/model",
+            concurrency=1,
+            retry_initial_backoff_s=0.01,
+            fail_on_client_error=False,
+            max_failure_rate=0.5,
+            openai={"base_url": endpoint.base_url, "api_key_env": "EXTREMBENCH_TEST_KEY"},
+        )
         config.cache_dir = str(tmp_path / "cache")
-        stats = generate_shard(problems_path=problems, output=output, stats_path=tmp_path / "stats.json",
-                               benchmark="t", model="m", config=config, dag_node="generate[t]",
-                               server_log=tmp_path / "server.log")
+        stats = generate_shard(
+            problems_path=problems,
+            output=output,
+            stats_path=tmp_path / "stats.json",
+            benchmark="t",
+            model="m",
+            config=config,
+            dag_node="generate[t]",
+            server_log=tmp_path / "server.log",
+        )
     assert stats["sent"] == 6 and stats["failed"] == 1
     assert {r["headers"]["Authorization"] for r in endpoint.requests} == {f"Bearer {secret}"}
     assert secret not in caplog.text

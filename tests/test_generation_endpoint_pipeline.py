@@ -44,14 +44,25 @@ class Endpoint:
                 if endpoint.flaky_seed is None and endpoint.mode == "flaky":
                     endpoint.flaky_seed = seed
                 if endpoint.mode == "unauthorized":
-                    status, body = 401, {"error": {"message": "Incorrect API key",
-                                                   "echo": {"Authorization": self.headers.get("Authorization")}}}
+                    status, body = (
+                        401,
+                        {
+                            "error": {
+                                "message": "Incorrect API key",
+                                "echo": {"Authorization": self.headers.get("Authorization")},
+                            }
+                        },
+                    )
                 elif endpoint.mode == "flaky" and seed == endpoint.flaky_seed:
                     status, body = 500, {"error": {"message": "upstream crashed"}}
                 else:
-                    status, body = 200, {"choices": [{"message": {"content": "So \\boxed{4}"},
-                                                      "finish_reason": "stop"}],
-                                         "usage": {"prompt_tokens": 30, "completion_tokens": 5}}
+                    status, body = (
+                        200,
+                        {
+                            "choices": [{"message": {"content": "So \\boxed{4}"}, "finish_reason": "stop"}],
+                            "usage": {"prompt_tokens": 30, "completion_tokens": 5},
+                        },
+                    )
                 data = json.dumps(body).encode()
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
@@ -72,10 +83,21 @@ class Endpoint:
 
 
 def snakemake(workdir: Path, *args: str) -> subprocess.CompletedProcess:
-    command = [sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile"), "--directory",
-               str(workdir), "--profile", str(REPO / "profiles" / "local"), *args]
-    return subprocess.run(command, capture_output=True, text=True, timeout=900,
-                          env={**os.environ, "EXTREMBENCH_PIPELINE_KEY": SECRET})
+    command = [
+        sys.executable,
+        "-m",
+        "snakemake",
+        "--snakefile",
+        str(REPO / "Snakefile"),
+        "--directory",
+        str(workdir),
+        "--profile",
+        str(REPO / "profiles" / "local"),
+        *args,
+    ]
+    return subprocess.run(
+        command, capture_output=True, text=True, timeout=900, env={**os.environ, "EXTREMBENCH_PIPELINE_KEY": SECRET}
+    )
 
 
 def no_secret_anywhere(root: Path) -> None:
@@ -90,10 +112,19 @@ def test_failing_endpoint_through_snakemake(tmp_path):
         shutil.copy(REPO / "tests" / "fixtures" / "pipeline-formalized" / "statements.jsonl", tmp_path)
         config = {
             "benchmarks": {"b": {"kind": "formalized", "statements": "statements.jsonl", "shards": 1, "trials": 2}},
-            "models": {"api": {"backend": "openai", "hf_id": "vendor/model", "concurrency": 1, "max_retries": 0,
-                               "max_failure_rate": 0.5,
-                               "openai": {"base_url": f"http://127.0.0.1:{endpoint.server.server_address[1]}",
-                                          "api_key_env": "EXTREMBENCH_PIPELINE_KEY"}}},
+            "models": {
+                "api": {
+                    "backend": "openai",
+                    "hf_id": "vendor/model",
+                    "concurrency": 1,
+                    "max_retries": 0,
+                    "max_failure_rate": 0.5,
+                    "openai": {
+                        "base_url": f"http://127.0.0.1:{endpoint.server.server_address[1]}",
+                        "api_key_env": "EXTREMBENCH_PIPELINE_KEY",
+                    },
+                }
+            },
             "evaluate": {"models": ["api"], "benchmarks": ["b"]},
             "resources": {"cpu": {"mem_mb": 1000, "runtime": 10}},
             "cache_dir": "cache",

@@ -64,8 +64,10 @@ class StandIn:
 
 
 def answer(seed: int) -> dict:
-    return {"choices": [{"message": {"content": f"\\boxed{{{seed}}}"}, "finish_reason": "stop"}],
-            "usage": {"prompt_tokens": 7, "completion_tokens": 3}}
+    return {
+        "choices": [{"message": {"content": f"\\boxed{{{seed}}}"}, "finish_reason": "stop"}],
+        "usage": {"prompt_tokens": 7, "completion_tokens": 3},
+    }
 
 
 def echo_authorization(seed: int, headers: dict) -> tuple[int, dict]:
@@ -73,27 +75,62 @@ def echo_authorization(seed: int, headers: dict) -> tuple[int, dict]:
 
 
 def problem_row(problem_id: str) -> dict:
-    return {"benchmark": "t", "problem_id": problem_id, "source_path": f"{problem_id}.yaml",
-            "source_sha256": "0" * 64, "statement": f"What is {problem_id}?", "answer": "1",
-            "answer_type": "number", "sense": None, "technique": [], "difficulty": None, "spec_json": None,
-            "status": "ingested", "reason": None, "best_value": None, "witness_json": None,
-            "certificate": None, "certificate_kind": None, "certificate_verifier": None, "dag_node": "t"}
+    return {
+        "benchmark": "t",
+        "problem_id": problem_id,
+        "source_path": f"{problem_id}.yaml",
+        "source_sha256": "0" * 64,
+        "statement": f"What is {problem_id}?",
+        "answer": "1",
+        "answer_type": "number",
+        "sense": None,
+        "technique": [],
+        "difficulty": None,
+        "spec_json": None,
+        "status": "ingested",
+        "reason": None,
+        "best_value": None,
+        "witness_json": None,
+        "certificate": None,
+        "certificate_kind": None,
+        "certificate_verifier": None,
+        "dag_node": "t",
+    }
 
 
 def make_config(tmp_path: Path, base_url: str, **model) -> dict:
-    return validate_config({
-        "benchmarks": {"t": {"kind": "ingested", "dataset": "x", "trials": 2}},
-        "evaluate": {"models": ["m"], "benchmarks": ["t"]}, "resources": {"cpu": {}},
-        "cache_dir": str(tmp_path / "cache"),
-        "models": {"m": {"backend": "openai", "hf_id": "vendor/model", "concurrency": 2, "max_retries": 1,
-                         "retry_initial_backoff_s": 0.01,
-                         "openai": {"base_url": base_url, "api_key_env": "EXTREMBENCH_TEST_KEY"}, **model}}})
+    return validate_config(
+        {
+            "benchmarks": {"t": {"kind": "ingested", "dataset": "x", "trials": 2}},
+            "evaluate": {"models": ["m"], "benchmarks": ["t"]},
+            "resources": {"cpu": {}},
+            "cache_dir": str(tmp_path / "cache"),
+            "models": {
+                "m": {
+                    "backend": "openai",
+                    "hf_id": "vendor/model",
+                    "concurrency": 2,
+                    "max_retries": 1,
+                    "retry_initial_backoff_s": 0.01,
+                    "openai": {"base_url": base_url, "api_key_env": "EXTREMBENCH_TEST_KEY"},
+                    **model,
+                }
+            },
+        }
+    )
 
 
 def run_shard(tmp_path: Path, config: dict) -> dict:
-    return generate_shard(problems_path=tmp_path / "problems.parquet", output=tmp_path / "out.parquet",
-                          stats_path=tmp_path / "stats.json", benchmark="t", model="m", config=config,
-                          dag_node="generate[t]", server_log=tmp_path / "server.log")
+    return generate_shard(
+        problems_path=tmp_path / "problems.parquet",
+        output=tmp_path / "out.parquet",
+        stats_path=tmp_path / "stats.json",
+        benchmark="t",
+        model="m",
+        config=config,
+        dag_node="generate[t]",
+        server_log=tmp_path / "server.log",
+    )
 
 
 @pytest.fixture
@@ -103,19 +140,21 @@ def problems(tmp_path, monkeypatch):
     return tmp_path / "problems.parquet"
 
 
-@pytest.mark.parametrize("failed, client_errors, requests, rate, on_client, expected", [
-    (0, 0, 100, 0.05, True, False),
-    (5, 0, 100, 0.05, True, False),  # exactly 5 %: allowed
-    (6, 0, 100, 0.05, True, True),
-    (1, 1, 100, 0.05, True, True),  # any client error, by default
-    (1, 1, 100, 0.05, False, False),
-    (1, 0, 1, 0.05, True, True),
-    (3, 0, 10, 0.5, True, False),
-    (0, 0, 0, 0.0, True, False),
-])
+@pytest.mark.parametrize(
+    "failed, client_errors, requests, rate, on_client, expected",
+    [
+        (0, 0, 100, 0.05, True, False),
+        (5, 0, 100, 0.05, True, False),  # exactly 5 %: allowed
+        (6, 0, 100, 0.05, True, True),
+        (1, 1, 100, 0.05, True, True),  # any client error, by default
+        (1, 1, 100, 0.05, False, False),
+        (1, 0, 1, 0.05, True, True),
+        (3, 0, 10, 0.5, True, False),
+        (0, 0, 0, 0.0, True, False),
+    ],
+)
 def test_must_fail(failed, client_errors, requests, rate, on_client, expected):
-    assert must_fail(failed, client_errors, requests, max_failure_rate=rate,
-                     fail_on_client_error=on_client) is expected
+    assert must_fail(failed, client_errors, requests, max_failure_rate=rate, fail_on_client_error=on_client) is expected
 
 
 def test_401_fails_the_job_with_the_scrubbed_server_message_and_caches_nothing(tmp_path, problems, caplog):
@@ -144,8 +183,9 @@ def test_client_errors_kept_as_failed_rows_hold_no_key(tmp_path, problems, caplo
         return 200, answer(seed)
 
     with StandIn(decide) as endpoint:
-        config = make_config(tmp_path, endpoint.base_url, fail_on_client_error=False, max_failure_rate=0.2,
-                             concurrency=1)
+        config = make_config(
+            tmp_path, endpoint.base_url, fail_on_client_error=False, max_failure_rate=0.2, concurrency=1
+        )
         stats = run_shard(tmp_path, config)
     assert (stats["sent"], stats["failed"]) == (10, 1)
     rows = read_artifact(tmp_path / "out.parquet", "generations").to_pylist()
@@ -209,15 +249,23 @@ def test_failed_samples_are_graded_failed_and_left_out_of_accuracy(tmp_path, pro
     def decide(seed, headers):  # every answer is right ("1"), except the failing requests
         if seed % 3 == 0:
             return 503, {"error": {"message": "busy"}}
-        return 200, {"choices": [{"message": {"content": "\\boxed{1}"}, "finish_reason": "stop"}],
-                     "usage": {"prompt_tokens": 7, "completion_tokens": 3}}
+        return 200, {
+            "choices": [{"message": {"content": "\\boxed{1}"}, "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": 7, "completion_tokens": 3},
+        }
 
     with StandIn(decide) as endpoint:
         config = make_config(tmp_path, endpoint.base_url, max_failure_rate=0.9, max_retries=0, concurrency=1)
         stats = run_shard(tmp_path, config)
     assert 0 < stats["failed"] < 10
-    grade_shard(tmp_path / "out.parquet", problems, tmp_path / "grades.parquet", dag_node="grade[t]",
-                mode="default", timeout_s=5)
+    grade_shard(
+        tmp_path / "out.parquet",
+        problems,
+        tmp_path / "grades.parquet",
+        dag_node="grade[t]",
+        mode="default",
+        timeout_s=5,
+    )
     grades = read_artifact(tmp_path / "grades.parquet", "grades").to_pandas()
     failed = grades[grades["status"] == "failed"]
     assert len(failed) == stats["failed"] and failed["correct"].isna().all()

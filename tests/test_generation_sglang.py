@@ -28,7 +28,7 @@ PY = sys.executable
 # Stands in for `python -m sglang.launch_server`: /health answers 503 for the first
 # FAKE_UNHEALTHY probes, then 200; chat requests are answered until FAKE_CHAT_LIMIT, when the
 # process dies the way a crashing GPU server does.
-FAKE_SERVER = r'''
+FAKE_SERVER = r"""
 import json, os, subprocess, sys
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -78,7 +78,7 @@ class Handler(BaseHTTPRequestHandler):
         pass
 
 ThreadingHTTPServer(("127.0.0.1", port), Handler).serve_forever(0.05)
-'''
+"""
 
 
 def merged(base: dict, overlay: dict) -> dict:
@@ -104,38 +104,38 @@ PAPER = load_experiment("paper.yaml")
 COMMON = "--host 127.0.0.1 --port 30000"
 EXPECTED_COMMANDS = {
     "qwen3-1.7b": f"-m sglang.launch_server --model-path Qwen/Qwen3-1.7B {COMMON} --tp-size 1 --dp-size 1 "
-                  "--context-length 40960 --reasoning-parser qwen3 --enable-metrics",
+    "--context-length 40960 --reasoning-parser qwen3 --enable-metrics",
     "qwen3-4b-thinking-2507": f"-m sglang.launch_server --model-path Qwen/Qwen3-4B-Thinking-2507 {COMMON} "
-                              "--tp-size 1 --dp-size 1 --context-length 86016 --reasoning-parser qwen3-thinking "
-                              "--enable-metrics",
+    "--tp-size 1 --dp-size 1 --context-length 86016 --reasoning-parser qwen3-thinking "
+    "--enable-metrics",
     "qwen3-8b": f"-m sglang.launch_server --model-path Qwen/Qwen3-8B {COMMON} --tp-size 1 --dp-size 1 "
-                "--context-length 40960 --reasoning-parser qwen3 --enable-metrics",
+    "--context-length 40960 --reasoning-parser qwen3 --enable-metrics",
     "qwen3-14b": f"-m sglang.launch_server --model-path Qwen/Qwen3-14B {COMMON} --tp-size 1 --dp-size 1 "
-                 "--context-length 40960 --reasoning-parser qwen3 --enable-metrics",
+    "--context-length 40960 --reasoning-parser qwen3 --enable-metrics",
     "qwen3-32b": f"-m sglang.launch_server --model-path Qwen/Qwen3-32B {COMMON} --tp-size 2 --dp-size 1 "
-                 "--context-length 40960 --reasoning-parser qwen3 --enable-metrics",
+    "--context-length 40960 --reasoning-parser qwen3 --enable-metrics",
     "qwen3-30b-a3b-thinking-2507": f"-m sglang.launch_server --model-path Qwen/Qwen3-30B-A3B-Thinking-2507 "
-                                   f"{COMMON} --tp-size 1 --dp-size 1 --context-length 86016 "
-                                   "--reasoning-parser qwen3-thinking --enable-metrics",
+    f"{COMMON} --tp-size 1 --dp-size 1 --context-length 86016 "
+    "--reasoning-parser qwen3-thinking --enable-metrics",
     "qwen3-235b-a22b-thinking-2507": f"-m sglang.launch_server --model-path Qwen/Qwen3-235B-A22B-Thinking-2507 "
-                                     f"{COMMON} --tp-size 8 --dp-size 1 --context-length 86016 "
-                                     "--mem-fraction-static 0.85 --reasoning-parser qwen3-thinking --enable-metrics",
+    f"{COMMON} --tp-size 8 --dp-size 1 --context-length 86016 "
+    "--mem-fraction-static 0.85 --reasoning-parser qwen3-thinking --enable-metrics",
     "gpt-oss-20b-high": f"-m sglang.launch_server --model-path openai/gpt-oss-20b {COMMON} --tp-size 1 "
-                        "--dp-size 1 --context-length 131072 --reasoning-parser gpt-oss --enable-metrics",
+    "--dp-size 1 --context-length 131072 --reasoning-parser gpt-oss --enable-metrics",
     "gpt-oss-120b-high": f"-m sglang.launch_server --model-path openai/gpt-oss-120b {COMMON} --tp-size 1 "
-                         "--dp-size 1 --context-length 131072 --reasoning-parser gpt-oss --enable-metrics",
+    "--dp-size 1 --context-length 131072 --reasoning-parser gpt-oss --enable-metrics",
     "r1-distill-qwen-1.5b": f"-m sglang.launch_server --model-path deepseek-ai/DeepSeek-R1-Distill-Qwen-1.5B "
-                            f"{COMMON} --tp-size 1 --dp-size 1 --context-length 36864 "
-                            "--reasoning-parser deepseek-r1 --enable-metrics",
+    f"{COMMON} --tp-size 1 --dp-size 1 --context-length 36864 "
+    "--reasoning-parser deepseek-r1 --enable-metrics",
     "r1-distill-qwen-7b": f"-m sglang.launch_server --model-path deepseek-ai/DeepSeek-R1-Distill-Qwen-7B "
-                          f"{COMMON} --tp-size 1 --dp-size 1 --context-length 36864 "
-                          "--reasoning-parser deepseek-r1 --enable-metrics",
+    f"{COMMON} --tp-size 1 --dp-size 1 --context-length 36864 "
+    "--reasoning-parser deepseek-r1 --enable-metrics",
     "r1-distill-llama-8b": f"-m sglang.launch_server --model-path deepseek-ai/DeepSeek-R1-Distill-Llama-8B "
-                           f"{COMMON} --tp-size 1 --dp-size 1 --context-length 36864 "
-                           "--reasoning-parser deepseek-r1 --enable-metrics",
+    f"{COMMON} --tp-size 1 --dp-size 1 --context-length 36864 "
+    "--reasoning-parser deepseek-r1 --enable-metrics",
     "r1-distill-qwen-14b": f"-m sglang.launch_server --model-path deepseek-ai/DeepSeek-R1-Distill-Qwen-14B "
-                           f"{COMMON} --tp-size 1 --dp-size 1 --context-length 36864 "
-                           "--reasoning-parser deepseek-r1 --enable-metrics",
+    f"{COMMON} --tp-size 1 --dp-size 1 --context-length 36864 "
+    "--reasoning-parser deepseek-r1 --enable-metrics",
 }
 
 
@@ -167,28 +167,52 @@ def test_data_parallel_goes_through_the_router_with_revision_python_and_extra_ar
     model.sglang.python = "/opt/sglang/bin/python"
     model.sglang.extra_args = ["--enable-deterministic-inference"]
     assert sglang.server_command(model, 4321) == [
-        "/opt/sglang/bin/python", "-m", "sglang_router.launch_server",
-        "--model-path", "Qwen/Qwen3-4B-Thinking-2507", "--revision", "0123abc",
-        "--host", "127.0.0.1", "--port", "4321", "--tp-size", "1", "--dp-size", "2",
-        "--context-length", "86016", "--reasoning-parser", "qwen3-thinking", "--enable-metrics",
-        "--enable-deterministic-inference"]
+        "/opt/sglang/bin/python",
+        "-m",
+        "sglang_router.launch_server",
+        "--model-path",
+        "Qwen/Qwen3-4B-Thinking-2507",
+        "--revision",
+        "0123abc",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        "4321",
+        "--tp-size",
+        "1",
+        "--dp-size",
+        "2",
+        "--context-length",
+        "86016",
+        "--reasoning-parser",
+        "qwen3-thinking",
+        "--enable-metrics",
+        "--enable-deterministic-inference",
+    ]
 
 
-@pytest.mark.parametrize("field, value, message", [
-    ("reasoning_parser", "qwen4", "reasoning_parser: 'qwen4' is not allowed"),
-    ("tp", 0, "tp"),
-    ("version", "latest", "version"),
-    ("mem_fraction_static", 1.5, "mem_fraction_static"),
-])
+@pytest.mark.parametrize(
+    "field, value, message",
+    [
+        ("reasoning_parser", "qwen4", "reasoning_parser: 'qwen4' is not allowed"),
+        ("tp", 0, "tp"),
+        ("version", "latest", "version"),
+        ("mem_fraction_static", 1.5, "mem_fraction_static"),
+    ],
+)
 def test_bad_sglang_settings_are_rejected_naming_the_field(field, value, message):
-    raw = {"benchmarks": {"t": {"kind": "ingested", "dataset": "x"}}, "resources": {"cpu": {}},
-           "evaluate": {"models": ["m"], "benchmarks": ["t"]},
-           "models": {"m": {"backend": "sglang", "hf_id": "org/m", "sglang": {field: value}}}}
+    raw = {
+        "benchmarks": {"t": {"kind": "ingested", "dataset": "x"}},
+        "resources": {"cpu": {}},
+        "evaluate": {"models": ["m"], "benchmarks": ["t"]},
+        "models": {"m": {"backend": "sglang", "hf_id": "org/m", "sglang": {field: value}}},
+    }
     with pytest.raises(ValueError, match=message):
         validate_config(raw)
 
 
 # ---------------------------------------------------------------- the process boundary
+
 
 @pytest.fixture
 def fake_server(tmp_path):
@@ -199,9 +223,14 @@ def fake_server(tmp_path):
 
 def managed(fake_server: Path, tmp_path: Path, timeout_s: float = 30, **env) -> ManagedServer:
     port = free_port()
-    return ManagedServer([PY, str(fake_server), "--port", str(port)], port=port, ready_path="/health",
-                         log_path=tmp_path / "server.log", startup_timeout_s=timeout_s,
-                         env={**os.environ, **{k: str(v) for k, v in env.items()}})
+    return ManagedServer(
+        [PY, str(fake_server), "--port", str(port)],
+        port=port,
+        ready_path="/health",
+        log_path=tmp_path / "server.log",
+        startup_timeout_s=timeout_s,
+        env={**os.environ, **{k: str(v) for k, v in env.items()}},
+    )
 
 
 def live_members(pgid: int) -> list[int]:
@@ -233,8 +262,10 @@ def test_health_wait_gives_up_at_the_deadline_with_the_log(fake_server, tmp_path
 
 def test_server_dying_during_startup_fails_with_the_log_tail(fake_server, tmp_path):
     started = time.monotonic()
-    with pytest.raises(ServerError, match=r"exited \(code 3\)(.|\n)*CUDA out of memory"), \
-            managed(fake_server, tmp_path, FAKE_CRASH=1):
+    with (
+        pytest.raises(ServerError, match=r"exited \(code 3\)(.|\n)*CUDA out of memory"),
+        managed(fake_server, tmp_path, FAKE_CRASH=1),
+    ):
         pass
     assert time.monotonic() - started < 10  # not the startup deadline
 
@@ -255,9 +286,11 @@ def test_stop_by_pid_ends_the_whole_process_group(fake_server, tmp_path):
 
 def test_server_ignoring_sigterm_is_killed(tmp_path):
     script = tmp_path / "stubborn.py"
-    script.write_text(FAKE_SERVER.replace("args = sys.argv[1:]",
-                                          "import signal; signal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
-                                          "args = sys.argv[1:]"))
+    script.write_text(
+        FAKE_SERVER.replace(
+            "args = sys.argv[1:]", "import signal; signal.signal(signal.SIGTERM, signal.SIG_IGN)\nargs = sys.argv[1:]"
+        )
+    )
     server = managed(script, tmp_path).__enter__()
     pid = server.process.pid
     started = time.monotonic()
@@ -268,6 +301,7 @@ def test_server_ignoring_sigterm_is_killed(tmp_path):
 
 
 # ---------------------------------------------------------------- the sglang backend of generate
+
 
 @pytest.fixture
 def fake_sglang_install(tmp_path, monkeypatch):
@@ -284,28 +318,64 @@ def fake_sglang_install(tmp_path, monkeypatch):
 
 
 def problem_row(problem_id: str) -> dict:
-    return {"benchmark": "t", "problem_id": problem_id, "source_path": f"{problem_id}.yaml",
-            "source_sha256": "0" * 64, "statement": f"Problem {problem_id}", "answer": "1",
-            "answer_type": "number", "sense": None, "technique": [], "difficulty": None, "spec_json": None,
-            "status": "ingested", "reason": None, "best_value": None, "witness_json": None, "certificate": None, "certificate_kind": None,
-            "certificate_verifier": None, "dag_node": "t"}
+    return {
+        "benchmark": "t",
+        "problem_id": problem_id,
+        "source_path": f"{problem_id}.yaml",
+        "source_sha256": "0" * 64,
+        "statement": f"Problem {problem_id}",
+        "answer": "1",
+        "answer_type": "number",
+        "sense": None,
+        "technique": [],
+        "difficulty": None,
+        "spec_json": None,
+        "status": "ingested",
+        "reason": None,
+        "best_value": None,
+        "witness_json": None,
+        "certificate": None,
+        "certificate_kind": None,
+        "certificate_verifier": None,
+        "dag_node": "t",
+    }
 
 
 def sglang_config(tmp_path: Path, version: str = "0.5.23") -> dict:
-    return validate_config({
-        "benchmarks": {"t": {"kind": "ingested", "dataset": "x", "trials": 2}},
-        "resources": {"cpu": {}, "gpu1": {"gpu": 1}},
-        "evaluate": {"models": ["m"], "benchmarks": ["t"]}, "cache_dir": str(tmp_path / "cache"),
-        "models": {"m": {"backend": "sglang", "hf_id": "org/fake-model", "size_class": "gpu1", "context_length": 4096,
-                         "concurrency": 1, "max_retries": 3, "retry_initial_backoff_s": 0.05,
-                         "sampling": {"max_tokens": 64},
-                         "sglang": {"version": version, "reasoning_parser": "qwen3", "startup_timeout_s": 60}}}})
+    return validate_config(
+        {
+            "benchmarks": {"t": {"kind": "ingested", "dataset": "x", "trials": 2}},
+            "resources": {"cpu": {}, "gpu1": {"gpu": 1}},
+            "evaluate": {"models": ["m"], "benchmarks": ["t"]},
+            "cache_dir": str(tmp_path / "cache"),
+            "models": {
+                "m": {
+                    "backend": "sglang",
+                    "hf_id": "org/fake-model",
+                    "size_class": "gpu1",
+                    "context_length": 4096,
+                    "concurrency": 1,
+                    "max_retries": 3,
+                    "retry_initial_backoff_s": 0.05,
+                    "sampling": {"max_tokens": 64},
+                    "sglang": {"version": version, "reasoning_parser": "qwen3", "startup_timeout_s": 60},
+                }
+            },
+        }
+    )
 
 
 def run_shard(tmp_path: Path, config: dict) -> dict:
-    return generate_shard(problems_path=tmp_path / "problems.parquet", output=tmp_path / "out.parquet",
-                          stats_path=tmp_path / "stats.json", benchmark="t", model="m", config=config,
-                          dag_node="generate[t]", server_log=tmp_path / "server.log")
+    return generate_shard(
+        problems_path=tmp_path / "problems.parquet",
+        output=tmp_path / "out.parquet",
+        stats_path=tmp_path / "stats.json",
+        benchmark="t",
+        model="m",
+        config=config,
+        dag_node="generate[t]",
+        server_log=tmp_path / "server.log",
+    )
 
 
 def test_version_pin_is_checked_against_the_serving_python(fake_sglang_install, tmp_path):
@@ -315,8 +385,7 @@ def test_version_pin_is_checked_against_the_serving_python(fake_sglang_install, 
         sglang.check_version(config.models["m"], "m")
 
 
-def test_server_dying_mid_run_fails_the_job_and_keeps_finished_samples(fake_sglang_install, tmp_path,
-                                                                        monkeypatch):
+def test_server_dying_mid_run_fails_the_job_and_keeps_finished_samples(fake_sglang_install, tmp_path, monkeypatch):
     write_artifact([problem_row("p1"), problem_row("p2")], tmp_path / "problems.parquet", "problems")
     config = sglang_config(tmp_path)
     monkeypatch.setenv("FAKE_CHAT_LIMIT", "2")
@@ -333,5 +402,10 @@ def test_server_dying_mid_run_fails_the_job_and_keeps_finished_samples(fake_sgla
     assert (stats["cached"], stats["sent"], stats["failed"]) == (2, 2, 0)
     rows = read_artifact(tmp_path / "out.parquet", "generations").to_pylist()
     assert len(rows) == 4 and len({r["seed"] for r in rows}) == 4
-    assert all(r["content"] == f"\\boxed{{{r['seed']}}}" and r["reasoning_content"] == "thinking..."
-               and r["engine"] == "sglang" and r["engine_version"] == "0.5.23" for r in rows)
+    assert all(
+        r["content"] == f"\\boxed{{{r['seed']}}}"
+        and r["reasoning_content"] == "thinking..."
+        and r["engine"] == "sglang"
+        and r["engine_version"] == "0.5.23"
+        for r in rows
+    )

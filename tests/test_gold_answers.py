@@ -26,7 +26,9 @@ def verdicts():
         value = float(sympy.N(parse_expression(answer, []), 30))
         gold = answer_latex(answer)
         for text, correct in ((f"{value:.8f}", True), (f"{value:.4f}", True), (f"{value + 3e-4:.4f}", False)):
-            cases.append({"id": f"{path.stem} {text}", "gold": gold, "response": f"So the answer is \\boxed{{{text}}}."})
+            cases.append(
+                {"id": f"{path.stem} {text}", "gold": gold, "response": f"So the answer is \\boxed{{{text}}}."}
+            )
             expected.append(correct)
     return cases, expected, grade_many(cases, timeout=10.0)
 

@@ -26,8 +26,10 @@ def test_grade_response(gold, response, expected):
 
 
 def test_grade_many_keeps_order_and_types():
-    cases = [{"gold": "2", "response": "\\boxed{2}"}, {"gold": "\\{1,2\\}", "response": "\\boxed{\\{2,1\\}}",
-                                                       "answer_type": "set"}]
+    cases = [
+        {"gold": "2", "response": "\\boxed{2}"},
+        {"gold": "\\{1,2\\}", "response": "\\boxed{\\{2,1\\}}", "answer_type": "set"},
+    ]
     assert [r.correct for r in grade_many(cases, workers=2)] == [True, True]
 
 

@@ -16,10 +16,30 @@ CASES = [json.loads(line) for line in CASES_PATH.read_text(encoding="utf-8").spl
 
 # Every extraction item of the grading issue has rows in the table.
 REQUIRED_RULES = {
-    "think-closed", "think-only-closing", "think-truncated", "last-box", "nested-braces", "fbox",
-    "final-answer-marker", "phrase-minimum", "expr-equals-value", "witness-skipped", "witness-only",
-    "text-unit", "displaystyle", "left-right", "spacing", "dfrac", "tfrac", "thousands-separator",
-    "unicode", "equivalence-number", "big-integer", "set-unordered", "interval", "variable-substitution",
+    "think-closed",
+    "think-only-closing",
+    "think-truncated",
+    "last-box",
+    "nested-braces",
+    "fbox",
+    "final-answer-marker",
+    "phrase-minimum",
+    "expr-equals-value",
+    "witness-skipped",
+    "witness-only",
+    "text-unit",
+    "displaystyle",
+    "left-right",
+    "spacing",
+    "dfrac",
+    "tfrac",
+    "thousands-separator",
+    "unicode",
+    "equivalence-number",
+    "big-integer",
+    "set-unordered",
+    "interval",
+    "variable-substitution",
 }
 
 
@@ -44,8 +64,10 @@ def test_case_table():
 def _amo_rows():
     amo_dir = require_shared_data(("amo-bench",)) / "amo-bench"
     gold = [json.loads(line) for line in (amo_dir / "gold_from_reference_solutions.jsonl").open()]
-    solutions = {row["question_id"]: row["model_response"]
-                 for row in map(json.loads, (amo_dir / "reference_solutions" / "example.jsonl").open())}
+    solutions = {
+        row["question_id"]: row["model_response"]
+        for row in map(json.loads, (amo_dir / "reference_solutions" / "example.jsonl").open())
+    }
     return [(row, solutions[row["question_id"]]) for row in gold if row["answer_type"] != "description"]
 
 
@@ -53,8 +75,7 @@ def _amo_rows():
 def test_amo_reference_solutions_all_correct(mode):
     rows = _amo_rows()
     assert len(rows) == 39
-    cases = [{"gold": row["answer"], "response": solution, "answer_type": row["answer_type"]}
-             for row, solution in rows]
+    cases = [{"gold": row["answer"], "response": solution, "answer_type": row["answer_type"]} for row, solution in rows]
     results = grade_many(cases, mode=mode, workers=2, timeout=10)
     assert [row["question_id"] for (row, _), r in zip(rows, results) if r.correct is not True] == []
 
@@ -66,7 +87,8 @@ def test_amo_no_false_positive_against_other_gold():
         (own["question_id"], other["question_id"])
         for own, _ in rows
         for other, _ in rows
-        if other["question_id"] != own["question_id"] and other["answer"] != own["answer"]
+        if other["question_id"] != own["question_id"]
+        and other["answer"] != own["answer"]
         and equivalent(other["answer"], extracted[own["question_id"]], answer_type=other["answer_type"])
     ]
     assert false_positives == []

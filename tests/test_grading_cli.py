@@ -17,11 +17,14 @@ def _write(tmp_path, lines):
 
 @pytest.mark.parametrize("mode", ["default", "math-verify", "amo-official"])
 def test_grade_prints_one_line_per_case(tmp_path, capsys, mode):
-    path = _write(tmp_path, [
-        json.dumps({"id": "a", "gold": "3", "response": "</think>\\boxed{3}"}),
-        json.dumps({"gold": "3", "response": "\\boxed{4}"}),
-        json.dumps({"id": "d", "gold": "many", "response": "many", "answer_type": "description"}),
-    ])
+    path = _write(
+        tmp_path,
+        [
+            json.dumps({"id": "a", "gold": "3", "response": "</think>\\boxed{3}"}),
+            json.dumps({"gold": "3", "response": "\\boxed{4}"}),
+            json.dumps({"id": "d", "gold": "many", "response": "many", "answer_type": "description"}),
+        ],
+    )
     assert main(["grade", "--input", str(path), "--mode", mode, "--workers", "1"]) == 0
     rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert [(r["id"], r["correct"]) for r in rows] == [("a", True), (2, False), ("d", None)]
@@ -38,11 +41,14 @@ def test_bad_input_names_file_line_and_field(tmp_path, capsys, line, message):
 
 
 def test_compare_modes_marks_and_counts_disagreement(tmp_path, capsys):
-    path = _write(tmp_path, [
-        json.dumps({"id": "agree", "gold": "3", "response": "\\boxed{3}"}),
-        # 4 decimal places: accepted by ours and AMO's rules, rejected at Math-Verify's default 6.
-        json.dumps({"id": "split", "gold": "\\frac{1}{3}", "response": "\\boxed{0.3333}"}),
-    ])
+    path = _write(
+        tmp_path,
+        [
+            json.dumps({"id": "agree", "gold": "3", "response": "\\boxed{3}"}),
+            # 4 decimal places: accepted by ours and AMO's rules, rejected at Math-Verify's default 6.
+            json.dumps({"id": "split", "gold": "\\frac{1}{3}", "response": "\\boxed{0.3333}"}),
+        ],
+    )
     assert main(["grade", "--input", str(path), "--compare-modes", "--workers", "1"]) == 0
     captured = capsys.readouterr()
     rows = {r["id"]: r for r in map(json.loads, captured.out.splitlines())}

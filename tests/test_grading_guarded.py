@@ -13,11 +13,14 @@ def guarded():
         yield check
 
 
-@pytest.mark.parametrize(("gold", "predicted", "expected"), [
-    ("\\frac{1}{2}", "0.5", True),
-    ("2\\sqrt{2}", "\\sqrt{8}", True),
-    ("3", "4", False),
-])
+@pytest.mark.parametrize(
+    ("gold", "predicted", "expected"),
+    [
+        ("\\frac{1}{2}", "0.5", True),
+        ("2\\sqrt{2}", "\\sqrt{8}", True),
+        ("3", "4", False),
+    ],
+)
 def test_agrees_with_the_grader(guarded, gold, predicted, expected):
     assert guarded(gold, predicted) is expected
 

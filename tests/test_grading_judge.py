@@ -32,8 +32,14 @@ YES, NO, JUNK, FAIL = "VERDICT: CORRECT", "reasoning...\nVERDICT: INCORRECT", "I
 
 @pytest.mark.parametrize(
     ("reply", "vote"),
-    [("VERDICT: CORRECT", True), ("... VERDICT: INCORRECT", False), ("verdict: **correct**", True),
-     ("VERDICT: INCORRECT then VERDICT: CORRECT", True), ("no verdict", None), ("", None)],
+    [
+        ("VERDICT: CORRECT", True),
+        ("... VERDICT: INCORRECT", False),
+        ("verdict: **correct**", True),
+        ("VERDICT: INCORRECT then VERDICT: CORRECT", True),
+        ("no verdict", None),
+        ("", None),
+    ],
 )
 def test_parse_vote(reply, vote):
     assert parse_vote(reply) is vote
@@ -82,8 +88,9 @@ def test_judge_sees_question_gold_and_answer():
     ],
 )
 def test_grade_response_description(judge, status, correct):
-    result = grade_response("Infinitely many.", "</think>### The final answer is: infinitely many",
-                            answer_type="description", judge=judge)
+    result = grade_response(
+        "Infinitely many.", "</think>### The final answer is: infinitely many", answer_type="description", judge=judge
+    )
     assert (result.status, result.correct, result.extracted) == (status, correct, "infinitely many")
     if judge is None:
         assert result.reason == "no-judge"

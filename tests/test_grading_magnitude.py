@@ -41,16 +41,19 @@ def test_what_it_cannot_bound_gets_no_claim(text):
     assert log10_size(text) is None
 
 
-@pytest.mark.parametrize("text, gold, far", [
-    (r"9^{9^{9^9}}", 3.0, True),
-    (r"10^{10^{10^{10}}}", 3.0, True),
-    ("29", 3.0, False),          # within a factor of 10: never decided by size
-    ("31", 3.0, True),
-    (r"\frac{1}{2}", 3.0, False),
-    (r"\frac{1}{4}", 3.0, True),
-    ("0", 3.0, True),
-    (r"10^{-5}", 0.0, True),
-])
+@pytest.mark.parametrize(
+    "text, gold, far",
+    [
+        (r"9^{9^{9^9}}", 3.0, True),
+        (r"10^{10^{10^{10}}}", 3.0, True),
+        ("29", 3.0, False),  # within a factor of 10: never decided by size
+        ("31", 3.0, True),
+        (r"\frac{1}{2}", 3.0, False),
+        (r"\frac{1}{4}", 3.0, True),
+        ("0", 3.0, True),
+        (r"10^{-5}", 0.0, True),
+    ],
+)
 def test_far_apart_only_beyond_a_factor_of_ten(text, gold, far):
     assert far_apart(log10_size(text), gold) is far
 

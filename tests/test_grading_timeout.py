@@ -35,8 +35,10 @@ def test_adversarial_input_finishes_within_timeout(gold, response):
 
 
 def test_stuck_sample_is_ungraded_and_the_pool_recovers():
-    cases = [{"gold": "3", "response": STUCK_RESPONSE, "id": "stuck"},
-             {"gold": "2", "response": "\\boxed{2}", "id": "fine"}]
+    cases = [
+        {"gold": "3", "response": STUCK_RESPONSE, "id": "stuck"},
+        {"gold": "2", "response": "\\boxed{2}", "id": "fine"},
+    ]
     results = grade_many(cases, workers=1, timeout=TIMEOUT)
     assert (results[0].status, results[0].reason) == ("ungraded", "timeout")
     assert results[1].correct is True
@@ -45,8 +47,7 @@ def test_stuck_sample_is_ungraded_and_the_pool_recovers():
 def test_timeout_works_from_a_non_main_thread():
     # Math-Verify's SIGALRM timeout cannot run here; the process-level one must.
     box = {}
-    thread = threading.Thread(target=lambda: box.update(
-        result=grade_response("3", STUCK_RESPONSE, timeout=TIMEOUT)))
+    thread = threading.Thread(target=lambda: box.update(result=grade_response("3", STUCK_RESPONSE, timeout=TIMEOUT)))
     started = time.monotonic()
     thread.start()
     thread.join(TIMEOUT + SLACK + 5)

@@ -237,11 +237,26 @@ SHA = "0123456789abcdef0123456789abcdef01234567"
 @pytest.mark.parametrize(
     "name, revision, relative, url",
     [
-        ("math500", SHA, "test.jsonl", f"https://huggingface.co/datasets/HuggingFaceH4/MATH-500/resolve/{SHA}/test.jsonl"),
-        ("math500", None, "test.jsonl", "https://raw.githubusercontent.com/inclusionAI/AReaL/"
-         "f55fe685c661b0117d888fcae47d6f46e9a85087/evaluation/data/math_500/test.jsonl"),
-        ("aime2025", None, "matharena/aime_2025_II/problems/7.tex", "https://raw.githubusercontent.com/eth-sri/"
-         "matharena/81f103e38b1df076afa65ee0a3ffbe148d42e6d2/data/aime/aime_2025_II/problems/7.tex"),
+        (
+            "math500",
+            SHA,
+            "test.jsonl",
+            f"https://huggingface.co/datasets/HuggingFaceH4/MATH-500/resolve/{SHA}/test.jsonl",
+        ),
+        (
+            "math500",
+            None,
+            "test.jsonl",
+            "https://raw.githubusercontent.com/inclusionAI/AReaL/"
+            "f55fe685c661b0117d888fcae47d6f46e9a85087/evaluation/data/math_500/test.jsonl",
+        ),
+        (
+            "aime2025",
+            None,
+            "matharena/aime_2025_II/problems/7.tex",
+            "https://raw.githubusercontent.com/eth-sri/"
+            "matharena/81f103e38b1df076afa65ee0a3ffbe148d42e6d2/data/aime/aime_2025_II/problems/7.tex",
+        ),
     ],
 )
 def test_download_plan_urls(name, revision, relative, url):
@@ -276,10 +291,18 @@ def test_download_plan_for_amo_bench_leaves_the_derived_gold_out():
 @pytest.mark.parametrize(
     "spec, revision, reason",
     [
-        (DatasetSpec("hub-only", "org/data", None, {"a.jsonl": "0" * 64}, "MIT", "c", hub_paths={"a.jsonl": "a.jsonl"}),
-         None, r"a.jsonl \(on the Hub: pass revision=<commit sha of org/data>\)"),
-        (DatasetSpec("nowhere", None, None, {"a.jsonl": "0" * 64}, "MIT", "c", origin={"a.jsonl": "kept by hand"}),
-         None, r"a.jsonl \(kept by hand\)"),
+        (
+            DatasetSpec(
+                "hub-only", "org/data", None, {"a.jsonl": "0" * 64}, "MIT", "c", hub_paths={"a.jsonl": "a.jsonl"}
+            ),
+            None,
+            r"a.jsonl \(on the Hub: pass revision=<commit sha of org/data>\)",
+        ),
+        (
+            DatasetSpec("nowhere", None, None, {"a.jsonl": "0" * 64}, "MIT", "c", origin={"a.jsonl": "kept by hand"}),
+            None,
+            r"a.jsonl \(kept by hand\)",
+        ),
     ],
 )
 def test_download_plan_names_files_without_a_source(spec, revision, reason):
@@ -328,12 +351,14 @@ def test_derived_gold_from_altered_solutions_is_refused(tmp_path):
 
 def _chunks(path: Path, size: int = 4096):
     data = path.read_bytes()
-    return [data[i:i + size] for i in range(0, len(data), size)]
+    return [data[i : i + size] for i in range(0, len(data), size)]
 
 
 def test_store_verified_writes_the_pinned_bytes(tmp_path):
     source = local_root("math500") / "test.jsonl"
-    target = store_verified(_chunks(source), tmp_path / "m" / "test.jsonl", DATASETS["math500"].files["test.jsonl"], source="local")
+    target = store_verified(
+        _chunks(source), tmp_path / "m" / "test.jsonl", DATASETS["math500"].files["test.jsonl"], source="local"
+    )
     assert target.read_bytes() == source.read_bytes()
 
 

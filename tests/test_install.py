@@ -41,8 +41,13 @@ def test_readme_commands_install_through_the_installer():
 
 
 def test_the_installer_refuses_a_missing_venv_naming_it(tmp_path):
-    result = subprocess.run(["sh", str(INSTALL), "cpu"], cwd=ROOT, capture_output=True, text=True,
-                            env={**os.environ, "EXTREMBENCH_VENV": str(tmp_path / "nope")})
+    result = subprocess.run(
+        ["sh", str(INSTALL), "cpu"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "EXTREMBENCH_VENV": str(tmp_path / "nope")},
+    )
     assert result.returncode == 1
     assert f"no venv at {tmp_path / 'nope'}" in result.stderr
 
@@ -62,19 +67,27 @@ def test_install_takes_llama_cpp_from_its_own_cache_never_the_users(tmp_path):
     users_cache = Path(os.environ.get("EXTREMBENCH_POISONED_PIP_CACHE", tmp_path / "users-pip-cache"))
     env = {**os.environ, "EXTREMBENCH_VENV": str(venv), "PIP_CACHE_DIR": str(users_cache)}
     env.pop("PYTHONPATH", None)
-    result = subprocess.run(["sh", str(INSTALL), "cpu"], cwd=ROOT, capture_output=True, text=True, env=env,
-                            timeout=1800)
+    result = subprocess.run(
+        ["sh", str(INSTALL), "cpu"], cwd=ROOT, capture_output=True, text=True, env=env, timeout=1800
+    )
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     assert "building llama-cpp-python" in result.stdout
-    where = subprocess.run([str(venv / "bin" / "python"), "-c",
-                            "import importlib.util; print(importlib.util.find_spec('llama_cpp').origin)"],
-                           capture_output=True, text=True, check=True, env=env).stdout.strip()
+    where = subprocess.run(
+        [
+            str(venv / "bin" / "python"),
+            "-c",
+            "import importlib.util; print(importlib.util.find_spec('llama_cpp').origin)",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=env,
+    ).stdout.strip()
     library = Path(where).parent / "lib" / "libggml-cpu.so"
     assert Path(where).is_relative_to(venv), f"llama_cpp imported from {where}, not the new venv"
     assert avx512_instruction_count(library) == 0
     assert (venv / BUILD_MARKER).read_text().startswith(_llama_pin_of_install_script())
     # A second run keeps the marked copy: no rebuild, no reinstall.
-    again = subprocess.run(["sh", str(INSTALL), "cpu"], cwd=ROOT, capture_output=True, text=True, env=env,
-                           timeout=600)
+    again = subprocess.run(["sh", str(INSTALL), "cpu"], cwd=ROOT, capture_output=True, text=True, env=env, timeout=600)
     assert again.returncode == 0, again.stderr[-3000:]
     assert "building llama-cpp-python" not in again.stdout

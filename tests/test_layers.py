@@ -117,8 +117,11 @@ def test_no_module_imports_a_higher_layer():
     assert upward_imports(import_graph()) == []
 
 
-@pytest.mark.xfail(strict=True, reason="the trusted checker (verify/certificates/verify.py) still imports the provers "
-                   "and refutation.py: the route interface removes that circle")
+@pytest.mark.xfail(
+    strict=True,
+    reason="the trusted checker (verify/certificates/verify.py) still imports the provers "
+    "and refutation.py: the route interface removes that circle",
+)
 def test_no_import_circle():
     # A package's __init__ importing its own submodules is not a circle of layers; the edges from
     # submodules back to their package's __init__ are (a submodule importing a name its package
@@ -137,14 +140,20 @@ def _package_copy(tmp_path: Path, edits: dict[str, str]) -> Path:
 
 
 def test_an_added_upward_import_inside_a_function_is_caught(tmp_path):
-    copy = _package_copy(tmp_path, {"llm/client.py": "\n\ndef _sneaky():\n    from extrembench.generation import run\n"})
+    copy = _package_copy(
+        tmp_path, {"llm/client.py": "\n\ndef _sneaky():\n    from extrembench.generation import run\n"}
+    )
     problems = upward_imports(import_graph(copy))
-    assert any(p.startswith("extrembench.llm.client:") and "extrembench.generation.run (llm -> generation" in p
-               for p in problems), problems
+    assert any(
+        p.startswith("extrembench.llm.client:") and "extrembench.generation.run (llm -> generation" in p
+        for p in problems
+    ), problems
 
 
 def test_an_added_circle_is_caught(tmp_path):
-    copy = _package_copy(tmp_path, {"core/files.py": "\n\ndef _sneaky():\n    from extrembench.core import artifacts\n"})
+    copy = _package_copy(
+        tmp_path, {"core/files.py": "\n\ndef _sneaky():\n    from extrembench.core import artifacts\n"}
+    )
     assert ["extrembench.core.artifacts", "extrembench.core.files"] in import_circles(import_graph(copy))
 
 
@@ -161,8 +170,11 @@ def test_no_folder_of_the_package_has_a_build_tool_name(name):
     assert not [p for p in PACKAGE.rglob(name) if p.is_dir()]
 
 
-@pytest.mark.xfail(strict=True, reason="the trusted checker (verify/certificates/verify.py) still imports the provers "
-                   "and refutation.py: the route interface removes that circle")
+@pytest.mark.xfail(
+    strict=True,
+    reason="the trusted checker (verify/certificates/verify.py) still imports the provers "
+    "and refutation.py: the route interface removes that circle",
+)
 def test_function_local_imports_say_why():
     """An import inside a function hides a dependency from the reader: allowed where a comment on
     its line or the line above says why (start-up cost, optional dependency, ...)."""

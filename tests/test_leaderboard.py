@@ -69,8 +69,15 @@ def alpha_rows() -> list[dict]:
         grade_row(problem_id="p1", trial=1, correct=True, completion_tokens=200),
         grade_row(problem_id="p1", trial=2, correct=False, completion_tokens=300),
         grade_row(problem_id="p2", trial=0, correct=False, completion_tokens=400),
-        grade_row(problem_id="p2", trial=1, correct=False, extracted=None, status="no_answer",
-                  finish_reason="length", completion_tokens=1000),
+        grade_row(
+            problem_id="p2",
+            trial=1,
+            correct=False,
+            extracted=None,
+            status="no_answer",
+            finish_reason="length",
+            completion_tokens=1000,
+        ),
         grade_row(problem_id="p2", trial=2, correct=True, completion_tokens=600),
         grade_row(problem_id="p3", trial=0, correct=True, sense="max", completion_tokens=700),
         grade_row(problem_id="p3", trial=1, correct=None, sense="max", extracted="5", completion_tokens=None),
@@ -148,15 +155,22 @@ def mixed_rows() -> list[dict]:
     rows += [grade_row(model="beta", problem_id=p, trial=0, correct=(p != "p2")) for p in ("p1", "p2", "p3")]
     for model in ("beta", "alpha"):
         for t in range(4):
-            rows += [grade_row(benchmark="aime2025", model=model, problem_id=f"a{i}", trial=t, sense=None,
-                               correct=(i + t) % 3 != 0) for i in range(3)]
+            rows += [
+                grade_row(
+                    benchmark="aime2025", model=model, problem_id=f"a{i}", trial=t, sense=None, correct=(i + t) % 3 != 0
+                )
+                for i in range(3)
+            ]
     return rows
 
 
 def test_leaderboard_rows_sorted_by_benchmark_then_model_with_shared_pass_columns(tmp_path):
     table = build_leaderboard(grades_table(mixed_rows(), tmp_path))
     assert list(zip(table["benchmark"], table["model"])) == [
-        ("aime2025", "alpha"), ("aime2025", "beta"), ("extrem", "alpha"), ("extrem", "beta")
+        ("aime2025", "alpha"),
+        ("aime2025", "beta"),
+        ("extrem", "alpha"),
+        ("extrem", "beta"),
     ]
     assert list(table["extremal"]) == [False, False, True, True]
     assert [c for c in table.columns if c.startswith("pass_at_")] == ["pass_at_1", "pass_at_2", "pass_at_4"]
@@ -185,7 +199,9 @@ def same_number(a: str, b: str) -> bool:
 
 def test_leaderboard_maj_at_k_uses_the_equivalence_it_is_given(tmp_path):
     answers = ["3", "3", "1/2", "0.5", "2/4"]
-    rows = [grade_row(problem_id="q", trial=t, correct=(a == "3"), extracted=a, gold="3") for t, a in enumerate(answers)]
+    rows = [
+        grade_row(problem_id="q", trial=t, correct=(a == "3"), extracted=a, gold="3") for t, a in enumerate(answers)
+    ]
     grades = grades_table(rows, tmp_path)
     assert build_leaderboard(grades, equivalent=same_number).iloc[0]["maj_at_k"] == 0.0
     assert build_leaderboard(grades).iloc[0]["maj_at_k"] == 1.0  # default: string equality
@@ -230,9 +246,17 @@ def test_technique_table_counts_a_problem_in_each_of_its_families(tmp_path):
 
 def test_correlations_per_pair_of_benchmarks():
     models = [f"m{i}" for i in range(6)]
-    scores = {"a": [0.1, 0.2, 0.3, 0.4, 0.5, 0.6], "b": [0.2, 0.3, 0.4, 0.5, 0.6, 0.7], "c": [0.6, 0.5, 0.4, 0.3, 0.2, 0.1]}
+    scores = {
+        "a": [0.1, 0.2, 0.3, 0.4, 0.5, 0.6],
+        "b": [0.2, 0.3, 0.4, 0.5, 0.6, 0.7],
+        "c": [0.6, 0.5, 0.4, 0.3, 0.2, 0.1],
+    }
     leaderboard = pd.DataFrame(
-        [{"benchmark": b, "model": m, "accuracy_mean": s} for b, values in scores.items() for m, s in zip(models, values)]
+        [
+            {"benchmark": b, "model": m, "accuracy_mean": s}
+            for b, values in scores.items()
+            for m, s in zip(models, values)
+        ]
     )
     table = build_correlations(leaderboard, n_boot=300).set_index(["benchmark_a", "benchmark_b"])
     assert list(table.index) == [("a", "b"), ("a", "c"), ("b", "c")]
@@ -266,7 +290,8 @@ def test_leaderboard_passes_the_answer_type_and_asks_each_pair_once(tmp_path):
     answers = ["3", "1/2", "0.5", "1/2", "0.5"]
     rows = [
         grade_row(problem_id=p, trial=t, correct=(a == "3"), extracted=a, gold="3", answer_type="set")
-        for p in ("q1", "q2") for t, a in enumerate(answers)
+        for p in ("q1", "q2")
+        for t, a in enumerate(answers)
     ]
     board = build_leaderboard(grades_table(rows, tmp_path), equivalent=typed_equivalent)
     assert board.iloc[0]["maj_at_k"] == 0.0  # '1/2' ≡ '0.5': 4 wrong votes against 1

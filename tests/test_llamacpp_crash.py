@@ -19,7 +19,7 @@ from extrembench.core.config import validate_config
 from extrembench.generation.run import generate_shard
 from extrembench.llm.llamacpp import crash_hint
 
-CRASHING_SERVER = '''
+CRASHING_SERVER = """
 import os, signal, sys
 from http.server import BaseHTTPRequestHandler, HTTPServer
 
@@ -43,15 +43,31 @@ class Handler(BaseHTTPRequestHandler):
         pass
 
 HTTPServer(("127.0.0.1", port), Handler).serve_forever()
-'''
+"""
 
 
 def problem_row(problem_id: str) -> dict:
-    return {"benchmark": "t", "problem_id": problem_id, "source_path": f"{problem_id}.yaml",
-            "source_sha256": "0" * 64, "statement": "What is 1+1?", "answer": "2", "answer_type": "number",
-            "sense": None, "technique": [], "difficulty": None, "spec_json": None, "status": "ingested",
-            "reason": None, "best_value": None, "witness_json": None, "certificate": None, "certificate_kind": None,
-            "certificate_verifier": None, "dag_node": "t"}
+    return {
+        "benchmark": "t",
+        "problem_id": problem_id,
+        "source_path": f"{problem_id}.yaml",
+        "source_sha256": "0" * 64,
+        "statement": "What is 1+1?",
+        "answer": "2",
+        "answer_type": "number",
+        "sense": None,
+        "technique": [],
+        "difficulty": None,
+        "spec_json": None,
+        "status": "ingested",
+        "reason": None,
+        "best_value": None,
+        "witness_json": None,
+        "certificate": None,
+        "certificate_kind": None,
+        "certificate_verifier": None,
+        "dag_node": "t",
+    }
 
 
 @pytest.fixture
@@ -68,24 +84,46 @@ def crashing_llamacpp(tmp_path, monkeypatch):
 
 
 def run_generate(tmp_path: Path, gguf: Path):
-    config = validate_config({
-        "benchmarks": {"t": {"kind": "ingested", "dataset": "x", "trials": 1}}, "resources": {"cpu": {}},
-        "evaluate": {"models": ["m"], "benchmarks": ["t"]}, "cache_dir": str(tmp_path / "cache"),
-        "models": {"m": {"backend": "llamacpp", "hf_id": "google/gemma-3-270m", "revision": "test",
-                         "context_length": 512, "concurrency": 1, "max_retries": 0,
-                         "llamacpp": {"model_path": str(gguf), "startup_timeout_s": 60},
-                         "sampling": {"temperature": 0.6, "top_p": 0.95, "top_k": 20, "min_p": 0.0,
-                                      "max_tokens": 8}}}})
+    config = validate_config(
+        {
+            "benchmarks": {"t": {"kind": "ingested", "dataset": "x", "trials": 1}},
+            "resources": {"cpu": {}},
+            "evaluate": {"models": ["m"], "benchmarks": ["t"]},
+            "cache_dir": str(tmp_path / "cache"),
+            "models": {
+                "m": {
+                    "backend": "llamacpp",
+                    "hf_id": "google/gemma-3-270m",
+                    "revision": "test",
+                    "context_length": 512,
+                    "concurrency": 1,
+                    "max_retries": 0,
+                    "llamacpp": {"model_path": str(gguf), "startup_timeout_s": 60},
+                    "sampling": {"temperature": 0.6, "top_p": 0.95, "top_k": 20, "min_p": 0.0, "max_tokens": 8},
+                }
+            },
+        }
+    )
     write_artifact([problem_row("p1")], tmp_path / "problems.parquet", "problems")
-    return generate_shard(problems_path=tmp_path / "problems.parquet", output=tmp_path / "out.parquet",
-                          stats_path=tmp_path / "stats.json", benchmark="t", model="m", config=config,
-                          dag_node="generate[t]", server_log=tmp_path / "server.log")
+    return generate_shard(
+        problems_path=tmp_path / "problems.parquet",
+        output=tmp_path / "out.parquet",
+        stats_path=tmp_path / "stats.json",
+        benchmark="t",
+        model="m",
+        config=config,
+        dag_node="generate[t]",
+        server_log=tmp_path / "server.log",
+    )
 
 
-@pytest.mark.parametrize(("when", "signame"), [("startup", "SIGILL"), ("completion", "SIGSEGV"),
-                                               ("startup", "SIGSEGV"), ("completion", "SIGILL")])
+@pytest.mark.parametrize(
+    ("when", "signame"),
+    [("startup", "SIGILL"), ("completion", "SIGSEGV"), ("startup", "SIGSEGV"), ("completion", "SIGILL")],
+)
 def test_a_server_dying_on_a_cpu_fault_fails_the_job_naming_cause_check_and_fix(
-        crashing_llamacpp, tmp_path, monkeypatch, when, signame):
+    crashing_llamacpp, tmp_path, monkeypatch, when, signame
+):
     monkeypatch.setenv("CRASH_WHEN", when)
     monkeypatch.setenv("CRASH_SIGNAL", signame)
     with pytest.raises(Exception) as failure:

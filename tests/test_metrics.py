@@ -56,9 +56,7 @@ def same_number(a: str, b: str) -> bool:
 def brute_maj_at_k(answers, correct, k, canonical) -> float:
     """Mean over all k-subsets of the graded samples of the majority-vote score; correct samples
     vote 'CORRECT', wrong ones their canonical form, empty answers nothing; ties split evenly."""
-    votes_of = [
-        ("CORRECT" if c else (canonical(a) if a else None)) for a, c in zip(answers, correct) if c is not None
-    ]
+    votes_of = [("CORRECT" if c else (canonical(a) if a else None)) for a, c in zip(answers, correct) if c is not None]
     scores = []
     for subset in itertools.combinations(votes_of, k):
         tally: dict = {}
@@ -218,7 +216,9 @@ def kendall_tau_b_by_definition(x, y) -> float:
             concordant += 1
         else:
             discordant += 1
-    return (concordant - discordant) / math.sqrt((concordant + discordant + ties_x) * (concordant + discordant + ties_y))
+    return (concordant - discordant) / math.sqrt(
+        (concordant + discordant + ties_x) * (concordant + discordant + ties_y)
+    )
 
 
 CORRELATION_CASES = [

@@ -16,15 +16,16 @@ from extrembench.report import paired
 
 # ---------------------------------------------------------------- exact tests (hand-computed)
 
+
 @pytest.mark.parametrize(
     "n_plus, n_minus, expected",
     [
-        (0, 0, 1.0),                 # nothing discordant
-        (3, 3, 1.0),                 # perfectly balanced
-        (0, 1, 1.0),                 # 2 * 1/2
-        (0, 5, 2 / 32),              # 2 * C(5,0) / 2^5
-        (5, 0, 2 / 32),              # symmetric
-        (1, 5, 2 * (1 + 6) / 64),    # 2 * (C(6,0) + C(6,1)) / 2^6
+        (0, 0, 1.0),  # nothing discordant
+        (3, 3, 1.0),  # perfectly balanced
+        (0, 1, 1.0),  # 2 * 1/2
+        (0, 5, 2 / 32),  # 2 * C(5,0) / 2^5
+        (5, 0, 2 / 32),  # symmetric
+        (1, 5, 2 * (1 + 6) / 64),  # 2 * (C(6,0) + C(6,1)) / 2^6
         (2, 8, 2 * (1 + 10 + 45) / 1024),
         (0, 10, 2 / 1024),
         (4, 6, 2 * (1 + 10 + 45 + 120 + 210) / 1024),  # = 0.75390625
@@ -37,7 +38,8 @@ def test_exact_sign_test_hand_computed(n_plus, n_minus, expected):
 @pytest.mark.parametrize("n_plus, n_minus", [(k, n - k) for n in (1, 7, 20, 61) for k in range(0, n + 1, 3)])
 def test_exact_sign_test_matches_scipy_binomtest(n_plus, n_minus):
     assert paired.exact_sign_test(n_plus, n_minus) == pytest.approx(
-        stats.binomtest(n_plus, n_plus + n_minus, 0.5).pvalue, rel=1e-9)
+        stats.binomtest(n_plus, n_plus + n_minus, 0.5).pvalue, rel=1e-9
+    )
 
 
 @pytest.mark.parametrize(
@@ -49,7 +51,7 @@ def test_exact_sign_test_matches_scipy_binomtest(n_plus, n_minus):
         ([0.6, 0.3], [0.6, 0.6]),
         ([0.4, 0.5], [0.8, 0.8]),
         ([0.01, float("nan")], [0.01, float("nan")]),  # NaN is not a test
-        ([0.9, 0.8, 0.7], [1.0, 1.0, 1.0]),            # capped at 1
+        ([0.9, 0.8, 0.7], [1.0, 1.0, 1.0]),  # capped at 1
         ([], []),
     ],
 )
@@ -59,8 +61,15 @@ def test_holm_hand_computed(p_values, expected):
 
 @pytest.mark.parametrize(
     "row, expected",
-    [([1, 1, 0], 1), ([1, 0], None), ([0, 0], 0), ([None, 1], 1), ([], None), ([1, 0, None], None),
-     ([float("nan"), 0, 0, 1], 0)],
+    [
+        ([1, 1, 0], 1),
+        ([1, 0], None),
+        ([0, 0], 0),
+        ([None, 1], 1),
+        ([], None),
+        ([1, 0, None], None),
+        ([float("nan"), 0, 0, 1], 0),
+    ],
 )
 def test_majority_verdict(row, expected):
     assert paired.majority_verdict(row) == expected
@@ -102,9 +111,9 @@ def test_paired_bootstrap_is_deterministic_for_a_seed():
 
 
 def test_paired_t_pvalue_edge_cases():
-    assert paired.paired_t_pvalue([[1]] * 4, [[1]] * 4) == 1.0       # no difference anywhere
-    assert paired.paired_t_pvalue([[0]] * 4, [[1]] * 4) == 0.0       # the same nonzero difference
-    assert math.isnan(paired.paired_t_pvalue([[0]], [[1]]))          # one pair: no test
+    assert paired.paired_t_pvalue([[1]] * 4, [[1]] * 4) == 1.0  # no difference anywhere
+    assert paired.paired_t_pvalue([[0]] * 4, [[1]] * 4) == 0.0  # the same nonzero difference
+    assert math.isnan(paired.paired_t_pvalue([[0]], [[1]]))  # one pair: no test
     d = [0.5, -0.25, 1.0, 0.0, 0.75]
     expected = stats.ttest_1samp(d, 0.0).pvalue
     assert paired.paired_t_pvalue([[0]] * 5, [[v] for v in d]) == pytest.approx(expected)
@@ -129,6 +138,7 @@ def test_minimum_detectable_difference_needs_two_problems():
 
 
 # ---------------------------------------------------------------- simulation
+
 
 def _simulate_pair(rng, n_problems, n_trials, shift_a, shift_b):
     """Per-problem solve rates from a latent difficulty z (shared by both sides, so they are
@@ -176,6 +186,7 @@ def test_minimum_detectable_difference_has_80_percent_power():
 
 
 # ---------------------------------------------------------------- rank correlation, two levels
+
 
 def test_rank_correlation_two_level_perfect_agreement_and_too_few_models():
     rng = np.random.default_rng(2)

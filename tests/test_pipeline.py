@@ -29,8 +29,11 @@ TINY_CONFIG = {
         "reference-solver": {"backend": "reference-solver", "reference": {"starts": 4}},
         "symmetric-guess": {"backend": "symmetric-guess"},
         "gemma3-270m": {
-            "backend": "llamacpp", "hf_id": "google/gemma-3-270m", "revision": "gguf-1.0.0",
-            "context_length": 1024, "concurrency": 1,
+            "backend": "llamacpp",
+            "hf_id": "google/gemma-3-270m",
+            "revision": "gguf-1.0.0",
+            "context_length": 1024,
+            "concurrency": 1,
             "sampling": {"temperature": 0.6, "top_p": 0.95, "top_k": 20, "min_p": 0.0, "max_tokens": 8},
         },
     },
@@ -41,14 +44,25 @@ TINY_CONFIG = {
 
 
 def snakemake(workdir: Path, *args: str) -> subprocess.CompletedProcess:
-    command = [sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile"),
-               "--directory", str(workdir), "--profile", str(REPO / "profiles" / "local"), *args]
+    command = [
+        sys.executable,
+        "-m",
+        "snakemake",
+        "--snakefile",
+        str(REPO / "Snakefile"),
+        "--directory",
+        str(workdir),
+        "--profile",
+        str(REPO / "profiles" / "local"),
+        *args,
+    ]
     return subprocess.run(command, capture_output=True, text=True, timeout=900)
 
 
 def sent_counts(output: str) -> tuple[int, int]:
-    match = re.search(r"(\d+) LLM request\(s\) sent, \d+ reference-solver answer\(s\) computed, (\d+) served from cache",
-                      output)
+    match = re.search(
+        r"(\d+) LLM request\(s\) sent, \d+ reference-solver answer\(s\) computed, (\d+) served from cache", output
+    )
     assert match, f"no request summary in snakemake output:\n{output[-3000:]}"
     return int(match.group(1)), int(match.group(2))
 
@@ -93,8 +107,15 @@ def test_report_builds_with_every_figure_and_caption(workdir):
     result = snakemake(workdir, "--report", "results/report.html")
     assert result.returncode == 0, result.stderr[-3000:]
     html = (workdir / "results" / "report.html").read_text(errors="replace")
-    for name in ("accuracy_by_model.png", "benchmark_scatter.png", "accuracy_vs_tokens.png", "pass_at_k.png",
-                 "problem_heatmap.png", "leaderboard.csv", "review.csv"):
+    for name in (
+        "accuracy_by_model.png",
+        "benchmark_scatter.png",
+        "accuracy_vs_tokens.png",
+        "pass_at_k.png",
+        "problem_heatmap.png",
+        "leaderboard.csv",
+        "review.csv",
+    ):
         assert name in html, name
     assert "extrembench audit" in html
 
@@ -140,10 +161,21 @@ def test_editing_one_problem_reruns_its_shard_and_sends_models_times_trials(work
     for rule in ("translate", "convert", "validate"):
         assert plan[rule] == [f"benchmark=extrem, shard={shard}"], plan
     for rule in ("generate", "grade"):
-        assert sorted(plan[rule]) == sorted(f"benchmark=extrem, model={m}, shard={shard}"
-                                            for m in TINY_CONFIG["evaluate"]["models"]), plan
-    assert set(plan) == {"translate", "convert", "validate", "generate", "grade", "review", "aggregate", "plot",
-                         "compare", "all"}
+        assert sorted(plan[rule]) == sorted(
+            f"benchmark=extrem, model={m}, shard={shard}" for m in TINY_CONFIG["evaluate"]["models"]
+        ), plan
+    assert set(plan) == {
+        "translate",
+        "convert",
+        "validate",
+        "generate",
+        "grade",
+        "review",
+        "aggregate",
+        "plot",
+        "compare",
+        "all",
+    }
     rerun = snakemake(workdir)
     assert rerun.returncode == 0, rerun.stderr[-5000:]
     n_llm_models = 1
@@ -155,8 +187,10 @@ def test_editing_one_problem_reruns_its_shard_and_sends_models_times_trials(work
 
 def test_malformed_problem_is_invalid_and_the_run_goes_on(workdir):
     bad = workdir / "problems" / "tiny-broken.yaml"
-    bad.write_text("id: tiny-broken\nsense: min\nvariables: {x: positive}\nconstraints: []\n"
-                   "objective: \"__import__('os').system('touch pwned')\"\nanswer: \"0\"\n")
+    bad.write_text(
+        "id: tiny-broken\nsense: min\nvariables: {x: positive}\nconstraints: []\n"
+        "objective: \"__import__('os').system('touch pwned')\"\nanswer: \"0\"\n"
+    )
     try:
         result = snakemake(workdir)
         assert result.returncode == 0, result.stderr[-5000:]
@@ -175,8 +209,9 @@ def test_every_confirmed_problem_carries_a_certificate_that_verifies(workdir, tm
     tables = sorted((workdir / "results" / "extrem" / "problems").glob("*.parquet"))
     rows = [r for t in tables for r in read_artifact(t, "problems").to_pylist()]
     confirmed = [r for r in rows if r["status"] == "confirmed"]
-    assert confirmed and all(r["certificate_kind"] in ("bound", "sos", "numeric") and r["certificate_verifier"]
-                             for r in confirmed)
+    assert confirmed and all(
+        r["certificate_kind"] in ("bound", "sos", "numeric") and r["certificate_verifier"] for r in confirmed
+    )
     assert cli.main(["verify-certificate", *map(str, tables)]) == 0
     # one number changed inside one certificate (a fraction's numerator, e.g. epsilon, a Gram entry
     # or a witness coordinate; else the answer): named, exit 1
@@ -184,7 +219,9 @@ def test_every_confirmed_problem_carries_a_certificate_that_verifies(workdir, tm
     changed = read_artifact(target, "problems").to_pylist()
     row = next(r for r in changed if r["certificate"])
     text = row["certificate"]
-    row["certificate"] = text.replace('"1/', '"2/', 1) if '"1/' in text else text.replace('"answer":"', '"answer":"1+', 1)
+    row["certificate"] = (
+        text.replace('"1/', '"2/', 1) if '"1/' in text else text.replace('"answer":"', '"answer":"1+', 1)
+    )
     bad = write_artifact(changed, tmp_path / "tampered.parquet", "problems")
     capsys.readouterr()
     assert cli.main(["verify-certificate", str(bad)]) == 1

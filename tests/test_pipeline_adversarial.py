@@ -44,19 +44,27 @@ def _bomb() -> str:
 # file stem -> (text, or bytes for a non-UTF-8 file; the field its invalid row must name)
 BAD = {
     "source-text-list": ("id: source-text-list\n" + GOOD + "source: {language: en, text: [1, 2]}\n", "source.text"),
-    "source-language-int": ("id: source-language-int\n" + GOOD + "source: {language: 12, text: x}\n",
-                            "source.language"),
-    "source-translation-map": ("id: source-translation-map\n" + GOOD
-                               + "source: {language: zh, text: x, translation: {a: 1}}\n", "source.translation"),
+    "source-language-int": (
+        "id: source-language-int\n" + GOOD + "source: {language: 12, text: x}\n",
+        "source.language",
+    ),
+    "source-translation-map": (
+        "id: source-translation-map\n" + GOOD + "source: {language: zh, text: x, translation: {a: 1}}\n",
+        "source.translation",
+    ),
     "answer-list": ("id: answer-list\n" + GOOD.replace('"2"', "[2]"), "answer"),
     "too-big": ("id: too-big\n" + GOOD + "# " + "x" * 300_000 + "\n", "(file)"),
     "long-objective": ("id: long-objective\n" + GOOD.replace("a/b + b/a", " + ".join(["a/b"] * 400)), "objective"),
     "alias-bomb": (_bomb(), "(yaml)"),
     "deep-nesting": ("id: deep-nesting\n" + GOOD + "technique: " + "[" * 3000 + "]" * 3000 + "\n", "(yaml)"),
-    "deep-expression": ("id: deep-expression\n" + GOOD.replace("a/b + b/a", "(" * 80 + "a" + ")" * 80 + " + 1/a"),
-                        "objective"),
-    "product-of-powers": ("id: product-of-powers\n" + GOOD.replace("a/b + b/a", "*".join(["10^999"] * 140) + " * a"),
-                          "objective"),
+    "deep-expression": (
+        "id: deep-expression\n" + GOOD.replace("a/b + b/a", "(" * 80 + "a" + ")" * 80 + " + 1/a"),
+        "objective",
+    ),
+    "product-of-powers": (
+        "id: product-of-powers\n" + GOOD.replace("a/b + b/a", "*".join(["10^999"] * 140) + " * a"),
+        "objective",
+    ),
     "power-tower": ("id: power-tower\n" + GOOD.replace("a/b + b/a", "9^9^9^9 * a + 1/a"), "objective"),
     "huge-integer": ("id: huge-integer\n" + GOOD.replace('"2"', "1" * 5000), "(yaml)"),
     "unicode-digit": ("id: unicode-digit\n" + GOOD.replace('"2"', '"٢"'), "answer"),
@@ -68,16 +76,26 @@ BAD = {
 
 def snakemake(checkout: Path, *args: str, config_args: tuple[str, ...] = ()) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": str(checkout)}
-    command = [sys.executable, "-m", "snakemake", "--snakefile", str(checkout / "Snakefile"), "--directory",
-               str(checkout), "--profile", str(checkout / "profiles" / "local"), *args, *config_args]
+    command = [
+        sys.executable,
+        "-m",
+        "snakemake",
+        "--snakefile",
+        str(checkout / "Snakefile"),
+        "--directory",
+        str(checkout),
+        "--profile",
+        str(checkout / "profiles" / "local"),
+        *args,
+        *config_args,
+    ]
     return subprocess.run(command, capture_output=True, text=True, timeout=1200, cwd=checkout, env=env)
 
 
 def make_checkout(root: Path) -> Path:
     """The workflow as a user has it: its own directory, run in place."""
     checkout = root / "checkout"
-    for name in ("Snakefile", "rules", "scripts", "envs", "profiles", "report", "extrembench",
-                 "data/published"):
+    for name in ("Snakefile", "rules", "scripts", "envs", "profiles", "report", "extrembench", "data/published"):
         source = REPO / name
         if source.is_dir():
             shutil.copytree(source, checkout / name, ignore=shutil.ignore_patterns("__pycache__"))
@@ -125,8 +143,12 @@ def test_good_problems_are_answered_graded_and_on_the_leaderboard(first_run):
     rows = problem_rows(checkout)
     good = sorted(p.stem for p in FIXTURES.glob("*.yaml"))
     assert all(rows[g]["status"] == "confirmed" for g in good)
-    grades = pd.concat([pq.read_table(p).to_pandas()
-                        for p in (checkout / "results" / "extrem" / "grade" / "reference-solver").glob("*.parquet")])
+    grades = pd.concat(
+        [
+            pq.read_table(p).to_pandas()
+            for p in (checkout / "results" / "extrem" / "grade" / "reference-solver").glob("*.parquet")
+        ]
+    )
     assert sorted(grades["problem_id"]) == good and grades["correct"].all()
     board = pd.read_csv(checkout / "results" / "leaderboard.csv").iloc[0]
     assert (board["n_problems"], board["accuracy_mean"]) == (len(good), 1.0)
@@ -136,9 +158,13 @@ def test_good_problems_are_answered_graded_and_on_the_leaderboard(first_run):
 
 def test_audit_of_the_run_passes(first_run):
     checkout, _ = first_run
-    audit = subprocess.run([sys.executable, "-m", "extrembench.cli", "audit", "--benchmark", "extrem", "--model",
-                            "reference-solver"], cwd=checkout, capture_output=True, text=True,
-                           env={**os.environ, "PYTHONPATH": str(checkout)})
+    audit = subprocess.run(
+        [sys.executable, "-m", "extrembench.cli", "audit", "--benchmark", "extrem", "--model", "reference-solver"],
+        cwd=checkout,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(checkout)},
+    )
     assert audit.returncode == 0, audit.stdout + audit.stderr
     assert "recomputed from 3 grade rows" in audit.stdout
 
@@ -149,8 +175,9 @@ def test_failed_job_removes_old_leaderboard_and_logs_traceback_then_rerun_restor
     assert board.exists()
     # a new good problem reruns its shard's generate job, which cannot write the cache: not a
     # problem's fault, so the job fails
-    (checkout / "problems" / "tiny-new.yaml").write_text("id: tiny-new\n" + GOOD.replace("a/b + b/a", "a/b + b/a + 1")
-                                                         .replace('"2"', '"3"'))
+    (checkout / "problems" / "tiny-new.yaml").write_text(
+        "id: tiny-new\n" + GOOD.replace("a/b + b/a", "a/b + b/a + 1").replace('"2"', '"3"')
+    )
     (checkout / "blocked").write_text("a file where the cache directory should be")
     failed = snakemake(checkout, *TARGETS, config_args=("--config", "cache_dir=blocked"))
     assert failed.returncode != 0

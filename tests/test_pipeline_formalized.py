@@ -28,11 +28,26 @@ CONFIG = {
 def test_formalized_benchmark_is_validated_asked_and_reviewed(tmp_path):
     shutil.copy(REPO / "tests" / "fixtures" / "pipeline-formalized" / "statements.jsonl", tmp_path)
     (tmp_path / "config.yaml").write_text(yaml.safe_dump(CONFIG))
-    result = subprocess.run([sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile"),
-                             "--directory", str(tmp_path), "--profile", str(REPO / "profiles" / "local")],
-                            capture_output=True, text=True, timeout=600)
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "snakemake",
+            "--snakefile",
+            str(REPO / "Snakefile"),
+            "--directory",
+            str(tmp_path),
+            "--profile",
+            str(REPO / "profiles" / "local"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert result.returncode == 0, result.stderr[-5000:]
-    problems = {r["problem_id"]: r for r in pq.read_table(tmp_path / "results/imported/problems/shard-0.parquet").to_pylist()}
+    problems = {
+        r["problem_id"]: r for r in pq.read_table(tmp_path / "results/imported/problems/shard-0.parquet").to_pylist()
+    }
     assert problems["fm-circle"]["status"] == "confirmed"
     assert problems["fm-reciprocal"]["status"] == "confirmed"
     assert problems["fm-wrong-answer"]["status"] == "refuted"

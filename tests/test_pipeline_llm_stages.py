@@ -16,26 +16,41 @@ pytestmark = pytest.mark.slow
 
 REPO = Path(__file__).resolve().parents[1]
 GEMMA = {
-    "backend": "llamacpp", "hf_id": "google/gemma-3-270m", "revision": "gguf-1.0.0", "context_length": 1024,
-    "concurrency": 1, "sampling": {"temperature": 0.6, "top_p": 0.95, "top_k": 20, "min_p": 0.0, "max_tokens": 24},
+    "backend": "llamacpp",
+    "hf_id": "google/gemma-3-270m",
+    "revision": "gguf-1.0.0",
+    "context_length": 1024,
+    "concurrency": 1,
+    "sampling": {"temperature": 0.6, "top_p": 0.95, "top_k": 20, "min_p": 0.0, "max_tokens": 24},
 }
 CONFIG = {
     "benchmarks": {"extrem": {"kind": "extremal", "problems": "problems", "shards": 1, "trials": 1}},
-    "models": {"reference-solver": {"backend": "reference-solver", "reference": {"starts": 4}},
-               "gemma3-270m": GEMMA},
+    "models": {"reference-solver": {"backend": "reference-solver", "reference": {"starts": 4}}, "gemma3-270m": GEMMA},
     "evaluate": {"models": ["reference-solver"], "benchmarks": ["extrem"]},
     "resources": {"cpu": {"mem_mb": 1000, "runtime": 10}},
     "translate": {"model": "gemma3-270m"},
     "convert": {"model": "gemma3-270m", "max_attempts": 2},
     "cache_dir": "cache",
 }
-BUILT = ["results/extrem/translate/shard-0.parquet", "results/extrem/convert/shard-0.parquet",
-         "results/extrem/problems/shard-0.parquet"]
+BUILT = [
+    "results/extrem/translate/shard-0.parquet",
+    "results/extrem/convert/shard-0.parquet",
+    "results/extrem/problems/shard-0.parquet",
+]
 
 
 def snakemake(workdir: Path) -> subprocess.CompletedProcess:
-    command = [sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile"), "--directory",
-               str(workdir), "--profile", str(REPO / "profiles" / "local")]
+    command = [
+        sys.executable,
+        "-m",
+        "snakemake",
+        "--snakefile",
+        str(REPO / "Snakefile"),
+        "--directory",
+        str(workdir),
+        "--profile",
+        str(REPO / "profiles" / "local"),
+    ]
     return subprocess.run(command, capture_output=True, text=True, timeout=900)
 
 
@@ -63,8 +78,13 @@ def test_llm_translate_convert_recorded_and_replayed_offline(tmp_path):
     recorded = {path: (tmp_path / path).read_bytes() for path in BUILT}
     shutil.rmtree(tmp_path / "results")
     shutil.rmtree(tmp_path / ".snakemake")
-    offline = dict(CONFIG, models={**CONFIG["models"], "gemma3-270m": {
-        **GEMMA, "llamacpp": {"model_path": str(tmp_path / "no-such-model.gguf")}}})
+    offline = dict(
+        CONFIG,
+        models={
+            **CONFIG["models"],
+            "gemma3-270m": {**GEMMA, "llamacpp": {"model_path": str(tmp_path / "no-such-model.gguf")}},
+        },
+    )
     (tmp_path / "config.yaml").write_text(yaml.safe_dump(offline))
     second = snakemake(tmp_path)
     assert second.returncode == 0, second.stderr[-5000:]

@@ -23,8 +23,15 @@ pytestmark = pytest.mark.slow
 
 N_SHARDS = 2
 CONFIG = {
-    "benchmarks": {"extrem": {"kind": "extremal", "problems": "problems", "shards": N_SHARDS, "trials": 1,
-                              "variants": {"per_problem": 2, "seed": 0}}},
+    "benchmarks": {
+        "extrem": {
+            "kind": "extremal",
+            "problems": "problems",
+            "shards": N_SHARDS,
+            "trials": 1,
+            "variants": {"per_problem": 2, "seed": 0},
+        }
+    },
     "models": {
         "reference-solver": {"backend": "reference-solver", "reference": {"starts": 4}},
         "reference-coarse": {"backend": "reference-solver", "reference": {"starts": 4, "digits": 4}},
@@ -90,14 +97,24 @@ def test_comparison_tables_and_figure(workdir):
     assert (solver["difference"] == 0).all() and (solver["p_mcnemar"] == 1.0).all()
     pairwise = pd.read_csv(workdir / "results" / "tables" / "pairwise.csv")
     assert sorted(pairwise["benchmark"]) == ["extrem", "extrem-variants"]
-    assert {"difference", "diff_low", "diff_high", "p_value", "p_holm", "significant", "mdd_80"} <= set(pairwise.columns)
+    assert {"difference", "diff_low", "diff_high", "p_value", "p_holm", "significant", "mdd_80"} <= set(
+        pairwise.columns
+    )
     assert (workdir / "results" / "tables" / "rank_correlations.csv").exists()
     assert (workdir / "results" / "figures" / "original_vs_variant.png").stat().st_size > 1000
 
 
 def test_audit_walks_a_variant_score_back_to_parent_file_and_transformation(workdir):
-    command = [sys.executable, "-m", "extrembench.cli", "audit", "--benchmark", "extrem-variants",
-               "--model", "reference-solver"]
+    command = [
+        sys.executable,
+        "-m",
+        "extrembench.cli",
+        "audit",
+        "--benchmark",
+        "extrem-variants",
+        "--model",
+        "reference-solver",
+    ]
     result = subprocess.run(command, cwd=workdir, capture_output=True, text=True, check=False)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "variant tiny-sum-of-squares~constants-" in result.stdout
@@ -109,13 +126,16 @@ def test_audit_walks_a_variant_score_back_to_parent_file_and_transformation(work
 def test_editing_one_problem_reruns_only_its_variants_shard(workdir):
     edited = workdir / "problems" / "tiny-x-plus-inverse.yaml"
     shard = shard_of(edited.stem, N_SHARDS)
-    edited.write_text(edited.read_text().replace('objective: "x + 1/x"', 'objective: "x + 4/x"')
-                      .replace('answer: "2"', 'answer: "4"'))
+    edited.write_text(
+        edited.read_text().replace('objective: "x + 1/x"', 'objective: "x + 4/x"').replace('answer: "2"', 'answer: "4"')
+    )
     plan = planned_jobs(snakemake(workdir, "-n").stdout)
     assert plan["vary"] == [f"benchmark=extrem, shard={shard}"], plan
-    assert sorted(plan["generate"]) == sorted(f"benchmark={b}, model={m}, shard={shard}"
-                                              for b in ("extrem", "extrem-variants")
-                                              for m in CONFIG["evaluate"]["models"]), plan
+    assert sorted(plan["generate"]) == sorted(
+        f"benchmark={b}, model={m}, shard={shard}"
+        for b in ("extrem", "extrem-variants")
+        for m in CONFIG["evaluate"]["models"]
+    ), plan
     rerun = snakemake(workdir)
     assert rerun.returncode == 0, rerun.stderr[-5000:]
     table = _variants(workdir)

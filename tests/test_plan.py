@@ -24,25 +24,31 @@ FIXTURES = REPO / "tests" / "fixtures" / "pipeline"
 GPU1 = {"gpu": 1, "tokens_per_s": 1000, "stream_tokens_per_s": 50, "startup_s": 100}
 
 
-@pytest.mark.parametrize("size, requests, tokens, max_tokens, seconds", [
-    (GPU1, 100, 500.0, 1000, 100 + 50),            # decode 100×500/1000 = 50 s > tail 20 s
-    (GPU1, 10, 500.0, 1000, 100 + 20),             # the tail: the longest answer, 1000 / 50
-    ({**GPU1, "gpu": 8}, 100, 500.0, 1000, 8 * 150),
-    ({**GPU1, "stream_tokens_per_s": None}, 10, 500.0, 1000, 100 + 5),
-    (GPU1, 0, 500.0, 1000, 0),                     # nothing missing: the shard runs on CPU
-    ({"gpu": 0}, 100, 500.0, 1000, 0),             # a CPU class takes no GPU time
-    ({"gpu": 1, "tokens_per_s": None}, 100, 500.0, 1000, None),  # no throughput: no estimate
-])
+@pytest.mark.parametrize(
+    "size, requests, tokens, max_tokens, seconds",
+    [
+        (GPU1, 100, 500.0, 1000, 100 + 50),  # decode 100×500/1000 = 50 s > tail 20 s
+        (GPU1, 10, 500.0, 1000, 100 + 20),  # the tail: the longest answer, 1000 / 50
+        ({**GPU1, "gpu": 8}, 100, 500.0, 1000, 8 * 150),
+        ({**GPU1, "stream_tokens_per_s": None}, 10, 500.0, 1000, 100 + 5),
+        (GPU1, 0, 500.0, 1000, 0),  # nothing missing: the shard runs on CPU
+        ({"gpu": 0}, 100, 500.0, 1000, 0),  # a CPU class takes no GPU time
+        ({"gpu": 1, "tokens_per_s": None}, 100, 500.0, 1000, None),  # no throughput: no estimate
+    ],
+)
 def test_job_gpu_seconds(size, requests, tokens, max_tokens, seconds):
     assert job_gpu_seconds(Resources(**size), requests, tokens, max_tokens) == seconds
 
 
-@pytest.mark.parametrize("gpu_hours, tokens, prices, cluster, cost", [
-    (10.0, 5e6, {}, {"gpu_hour_cost": 2.5}, 25.0),
-    (10.0, 5e6, {}, {"gpu_hour_cost": None}, None),
-    (None, 5e6, {}, {"gpu_hour_cost": 2.5}, None),
-    (0.0, 5e6, {"price_per_million_output_tokens": 4.0}, {"gpu_hour_cost": 2.5}, 20.0),
-])
+@pytest.mark.parametrize(
+    "gpu_hours, tokens, prices, cluster, cost",
+    [
+        (10.0, 5e6, {}, {"gpu_hour_cost": 2.5}, 25.0),
+        (10.0, 5e6, {}, {"gpu_hour_cost": None}, None),
+        (None, 5e6, {}, {"gpu_hour_cost": 2.5}, None),
+        (0.0, 5e6, {"price_per_million_output_tokens": 4.0}, {"gpu_hour_cost": 2.5}, 20.0),
+    ],
+)
 def test_plan_cost(gpu_hours, tokens, prices, cluster, cost):
     model = model_entry({"backend": "openai", "openai": {"base_url": "http://unused"}, **prices})
     assert plan_cost(gpu_hours, tokens, model, Cluster(**cluster)) == cost
@@ -89,16 +95,26 @@ def test_paper_grid_plan_counts_every_job_and_request_from_the_sources(tmp_path)
 
 OVERLAY = {  # on the repository's config.yaml: its models and benchmark, three fixture problems
     "benchmarks": {"extrem": {"problems": "problems", "shards": 2}},
-    "models": {"reference-solver": {"reference": {"starts": 4}},
-               "gemma3-270m": {"sampling": {"max_tokens": 8}}},
+    "models": {"reference-solver": {"reference": {"starts": 4}}, "gemma3-270m": {"sampling": {"max_tokens": 8}}},
     "evaluate": {"benchmarks": ["extrem"]},  # variants: an upper bound until vary ran (test below)
 }
 
 
 def snakemake(workdir: Path, *args: str) -> subprocess.CompletedProcess:
-    command = [sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile"), "--directory",
-               str(workdir), "--profile", str(REPO / "profiles" / "local"), "--configfile",
-               str(workdir / "overlay.yaml"), *args]
+    command = [
+        sys.executable,
+        "-m",
+        "snakemake",
+        "--snakefile",
+        str(REPO / "Snakefile"),
+        "--directory",
+        str(workdir),
+        "--profile",
+        str(REPO / "profiles" / "local"),
+        "--configfile",
+        str(workdir / "overlay.yaml"),
+        *args,
+    ]
     result = subprocess.run(command, capture_output=True, text=True, timeout=900)
     assert result.returncode == 0, result.stderr[-5000:]
     return result
@@ -129,13 +145,17 @@ def test_planned_missing_requests_equal_what_the_default_config_then_sends(tmp_p
 
     before = plan(tmp_path, overlay)  # nothing built: every problem file, nothing cached
     assert before["totals"]["exact"] is False
-    assert {r["model"]: r["missing"] for r in before["rows"]} == {"reference-solver": 3 * trials,
-                                                                    "symmetric-guess": 3 * trials,
-                                                                    "gemma3-270m": 3 * trials}
+    assert {r["model"]: r["missing"] for r in before["rows"]} == {
+        "reference-solver": 3 * trials,
+        "symmetric-guess": 3 * trials,
+        "gemma3-270m": 3 * trials,
+    }
     # the non-LLM baselines generate no tokens (symmetric-guess was planned at max_tokens per request)
-    assert {r["model"]: r["tokens_source"] for r in before["rows"]} == {"reference-solver": "none",
-                                                                          "symmetric-guess": "none",
-                                                                          "gemma3-270m": "max_tokens"}
+    assert {r["model"]: r["tokens_source"] for r in before["rows"]} == {
+        "reference-solver": "none",
+        "symmetric-guess": "none",
+        "gemma3-270m": "max_tokens",
+    }
 
     snakemake(tmp_path, "--until", "validate")
     first_plan = plan(tmp_path, overlay)
@@ -151,8 +171,11 @@ def test_planned_missing_requests_equal_what_the_default_config_then_sends(tmp_p
     edited.write_text(text.replace('answer: "2"', 'answer: "3"'))
     snakemake(tmp_path, "--until", "validate")
     second_plan = plan(tmp_path, overlay)
-    assert planned_missing(second_plan) == {("extrem", "reference-solver"): trials, ("extrem", "symmetric-guess"): trials,
-                                            ("extrem", "gemma3-270m"): trials}
+    assert planned_missing(second_plan) == {
+        ("extrem", "reference-solver"): trials,
+        ("extrem", "symmetric-guess"): trials,
+        ("extrem", "gemma3-270m"): trials,
+    }
     started = time.time()
     snakemake(tmp_path)
     assert requests_served(tmp_path, started) == planned_missing(second_plan)
@@ -166,8 +189,15 @@ def test_planned_missing_requests_equal_what_the_default_config_then_sends(tmp_p
     import pandas as pd
 
     board = pd.read_csv(tmp_path / "results" / "leaderboard.csv")
-    for column in ("gpu_hours", "wall_hours", "output_tokens", "tokens_per_s_per_gpu", "cost",
-                   "accuracy_per_gpu_hour", "cost_unknown_rows"):
+    for column in (
+        "gpu_hours",
+        "wall_hours",
+        "output_tokens",
+        "tokens_per_s_per_gpu",
+        "cost",
+        "accuracy_per_gpu_hour",
+        "cost_unknown_rows",
+    ):
         assert column in board.columns
     assert (board["cost_unknown_rows"] == 0).all() and (board["wall_hours"] > 0).all()
     assert (board["gpu_hours"] == 0).all()  # the default config's size class is `cpu`
@@ -178,8 +208,11 @@ def test_variants_are_planned_as_an_upper_bound_before_vary_runs(tmp_path):
     """Before vary: per_problem variants of each kind for every parent in the varied share."""
     shutil.copytree(FIXTURES, tmp_path / "problems")
     shutil.copy(REPO / "config.yaml", tmp_path / "config.yaml")
-    overlay = {"benchmarks": {"extrem": {"problems": "problems", "shards": 2,
-                                         "variants": {"share": 1.0, "per_problem": 2, "trials": 1}}}}
+    overlay = {
+        "benchmarks": {
+            "extrem": {"problems": "problems", "shards": 2, "variants": {"share": 1.0, "per_problem": 2, "trials": 1}}
+        }
+    }
     (tmp_path / "overlay.yaml").write_text(yaml.safe_dump(overlay))
     result = plan(tmp_path, tmp_path / "overlay.yaml")
     kinds = len(yaml.safe_load((REPO / "config.yaml").read_text())["benchmarks"]["extrem"]["variants"]["kinds"])

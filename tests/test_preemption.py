@@ -32,8 +32,9 @@ def start(script: str, tmp_path: Path) -> subprocess.Popen:
     path.write_text(textwrap.dedent(script))
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     env.pop("SLURM_JOB_ID", None)
-    return subprocess.Popen([sys.executable, str(path)], cwd=tmp_path, env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen(
+        [sys.executable, str(path)], cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
 
 
 def wait_for(condition, timeout_s: float, what: str) -> None:
@@ -54,7 +55,8 @@ def process_gone(pid: int) -> bool:
 
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGUSR1])
 def test_signal_stops_the_server_by_pid_and_exits_non_zero(tmp_path, signum):
-    job = start("""
+    job = start(
+        """
         import sys, time
         from extrembench.cluster import preemption
         from extrembench.llm.server import ManagedServer, free_port
@@ -66,7 +68,9 @@ def test_signal_stops_the_server_by_pid_and_exits_non_zero(tmp_path, signum):
             print(server.process.pid, flush=True)
             while True:
                 time.sleep(0.1)
-        """, tmp_path)
+        """,
+        tmp_path,
+    )
     server_pid = int(job.stdout.readline())
     assert not process_gone(server_pid)
     job.send_signal(signum)
@@ -80,8 +84,12 @@ def test_interrupted_job_keeps_what_it_received_and_the_next_attempt_sends_only_
     write_artifact([problem_row(f"p{i}", f"{i}+1?") for i in range(PROBLEMS)], problems, "problems")
     planned = PROBLEMS * TRIALS
     with ScriptedEndpoint([(200, 0.3)]) as endpoint:
-        config = validate_config({**BASE_CONFIG, "models": {"m": {
-            "backend": "openai", "concurrency": 1, "openai": {"base_url": endpoint.base_url}}}})
+        config = validate_config(
+            {
+                **BASE_CONFIG,
+                "models": {"m": {"backend": "openai", "concurrency": 1, "openai": {"base_url": endpoint.base_url}}},
+            }
+        )
         config.cache_dir = str(tmp_path / "cache")
         (tmp_path / "config.json").write_text(config.model_dump_json())
         script = """

@@ -38,23 +38,34 @@ def test_round_trip(name):
     assert again == problem
 
 
-@pytest.mark.parametrize("change, field, reason", [
-    ({"objective": "__import__('os').system('touch pwned')"}, "objective", "unexpected character '_'"),
-    ({"objective": "a + b"}, "objective", "unknown name 'b'"),
-    ({"answer": "a"}, "answer", "must be a number"),
-    ({"answer": "log(0 * 1 + 1) / 0"}, "answer", "division by zero"),
-    ({"sense": "minimum"}, "sense", "not one of min, max"),
-    ({"variables": {"a": [0, 1]}}, "variables.a", "must be quoted"),
-    ({"variables": {"a": "positiv"}}, "variables.a", "not one of positive"),
-    ({"variables": {"a": "[2, 1]"}}, "variables.a", "is empty"),
-    ({"variables": {"pi": "real"}}, "variables.pi", "reserved"),
-    ({"variables": {}}, "variables", "should be non-empty"),
-    ({"constraints": ["a + 1"]}, "constraints[0]", "expected a relation"),
-    ({"extra": 1}, "(top level)", "unknown key(s) 'extra'"),
-    ({"source": {"inequality": {"lhs": "a", "relation": "=", "rhs": "1"}}}, "source.inequality.relation", "not one of"),
-    ({"source": {"inequality": {"lhs": "a + q", "relation": ">=", "rhs": "1"}}}, "source.inequality.lhs", "unknown name 'q'"),
-    ({"technique": ["magic"]}, "technique[0]", "not one of"),
-])
+@pytest.mark.parametrize(
+    "change, field, reason",
+    [
+        ({"objective": "__import__('os').system('touch pwned')"}, "objective", "unexpected character '_'"),
+        ({"objective": "a + b"}, "objective", "unknown name 'b'"),
+        ({"answer": "a"}, "answer", "must be a number"),
+        ({"answer": "log(0 * 1 + 1) / 0"}, "answer", "division by zero"),
+        ({"sense": "minimum"}, "sense", "not one of min, max"),
+        ({"variables": {"a": [0, 1]}}, "variables.a", "must be quoted"),
+        ({"variables": {"a": "positiv"}}, "variables.a", "not one of positive"),
+        ({"variables": {"a": "[2, 1]"}}, "variables.a", "is empty"),
+        ({"variables": {"pi": "real"}}, "variables.pi", "reserved"),
+        ({"variables": {}}, "variables", "should be non-empty"),
+        ({"constraints": ["a + 1"]}, "constraints[0]", "expected a relation"),
+        ({"extra": 1}, "(top level)", "unknown key(s) 'extra'"),
+        (
+            {"source": {"inequality": {"lhs": "a", "relation": "=", "rhs": "1"}}},
+            "source.inequality.relation",
+            "not one of",
+        ),
+        (
+            {"source": {"inequality": {"lhs": "a + q", "relation": ">=", "rhs": "1"}}},
+            "source.inequality.lhs",
+            "unknown name 'q'",
+        ),
+        ({"technique": ["magic"]}, "technique[0]", "not one of"),
+    ],
+)
 def test_errors_name_field_and_reason(change, field, reason):
     with pytest.raises(ProblemError) as info:
         problem_from_dict({**BASE, **change}, path="p.yaml")
@@ -82,11 +93,14 @@ def test_numeric_answer_kept_as_text():
     assert problem_from_dict({**BASE, "answer": 0.5, "objective": "a"}).answer == "0.5"
 
 
-@pytest.mark.parametrize("text, error", [
-    ("id: [unclosed\n", "(yaml)"),
-    ("id: a\nid: b\n", "(yaml)"),
-    ("- just\n- a list\n", "(top level)"),
-])
+@pytest.mark.parametrize(
+    "text, error",
+    [
+        ("id: [unclosed\n", "(yaml)"),
+        ("id: a\nid: b\n", "(yaml)"),
+        ("- just\n- a list\n", "(top level)"),
+    ],
+)
 def test_bad_yaml(tmp_path, text, error):
     path = tmp_path / "bad.yaml"
     path.write_text(text)
@@ -102,16 +116,19 @@ def test_code_in_objective_is_never_run(tmp_path, monkeypatch):
     assert not os.path.exists(tmp_path / "pwned")
 
 
-@pytest.mark.parametrize("text, lo, hi, lo_open, hi_open", [
-    ("positive", 0, None, True, True),
-    ("nonnegative", 0, None, False, True),
-    ("real", None, None, True, True),
-    ("[0, 1]", 0, 1, False, False),
-    ("(0, pi/2]", 0, sympy.pi / 2, True, False),
-    ("[1, inf)", 1, None, False, True),
-    ("(-inf, sqrt(2))", None, sympy.sqrt(2), True, True),
-    ("[3, 3]", 3, 3, False, False),
-])
+@pytest.mark.parametrize(
+    "text, lo, hi, lo_open, hi_open",
+    [
+        ("positive", 0, None, True, True),
+        ("nonnegative", 0, None, False, True),
+        ("real", None, None, True, True),
+        ("[0, 1]", 0, 1, False, False),
+        ("(0, pi/2]", 0, sympy.pi / 2, True, False),
+        ("[1, inf)", 1, None, False, True),
+        ("(-inf, sqrt(2))", None, sympy.sqrt(2), True, True),
+        ("[3, 3]", 3, 3, False, False),
+    ],
+)
 def test_domains(text, lo, hi, lo_open, hi_open):
     domain = parse_domain(text)
     assert (domain.lo, domain.hi, domain.lo_open, domain.hi_open) == (lo, hi, lo_open, hi_open)

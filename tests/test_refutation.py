@@ -19,8 +19,14 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def make(sense, variables, objective, answer, constraints=(), statement=None):
-    data = {"id": "r", "sense": sense, "variables": variables, "constraints": list(constraints),
-            "objective": objective, "answer": answer}
+    data = {
+        "id": "r",
+        "sense": sense,
+        "variables": variables,
+        "constraints": list(constraints),
+        "objective": objective,
+        "answer": answer,
+    }
     if statement is not None:
         data["statement"] = statement
     return problem_from_dict(data)
@@ -40,15 +46,24 @@ def real(k):
 
 # ---------------------------------------------------------------- class 1: float-only feasibility
 
-@pytest.mark.parametrize("variables, objective, constraints, answer, spurious", [
-    # b = 1 - 1e-9 with a = 1e20 meets 1/a + 1/b = 1 to 1e-9 relative, and there b + 1/(b-1) ~ -1e9;
-    # exactly feasible points need b > 1, where the objective is >= 3
-    (pos(2), "b + 1/(b-1)", ["1/a + 1/b = 1"], "3", {"a": 1e20, "b": 1 - 1e-9}),
-    (pos(3), "c + 1/(c-1)", ["1/a + 1/b + 1/c = 1"], "3", {"a": 1e20, "b": 1e20, "c": 1 - 1e-9}),
-    (pos(4), "d + 1/(d-1)", ["1/a + 1/b + 1/c + 1/d = 1"], "3", {"a": 1e20, "b": 1e20, "c": 1e20, "d": 1 - 1e-9}),
-    (pos(5), "e + 1/(e-1)", ["1/a + 1/b + 1/c + 1/d + 1/e = 1"], "3",
-     {"a": 1e20, "b": 1e20, "c": 1e20, "d": 1e20, "e": 1 - 1e-9}),
-])
+
+@pytest.mark.parametrize(
+    "variables, objective, constraints, answer, spurious",
+    [
+        # b = 1 - 1e-9 with a = 1e20 meets 1/a + 1/b = 1 to 1e-9 relative, and there b + 1/(b-1) ~ -1e9;
+        # exactly feasible points need b > 1, where the objective is >= 3
+        (pos(2), "b + 1/(b-1)", ["1/a + 1/b = 1"], "3", {"a": 1e20, "b": 1 - 1e-9}),
+        (pos(3), "c + 1/(c-1)", ["1/a + 1/b + 1/c = 1"], "3", {"a": 1e20, "b": 1e20, "c": 1 - 1e-9}),
+        (pos(4), "d + 1/(d-1)", ["1/a + 1/b + 1/c + 1/d = 1"], "3", {"a": 1e20, "b": 1e20, "c": 1e20, "d": 1 - 1e-9}),
+        (
+            pos(5),
+            "e + 1/(e-1)",
+            ["1/a + 1/b + 1/c + 1/d + 1/e = 1"],
+            "3",
+            {"a": 1e20, "b": 1e20, "c": 1e20, "d": 1e20, "e": 1 - 1e-9},
+        ),
+    ],
+)
 def test_a_point_feasible_only_to_tolerance_never_refutes(variables, objective, constraints, answer, spurious):
     problem = make("min", variables, objective, answer, constraints)
     model, parsed = _model(problem)
@@ -68,16 +83,20 @@ def test_a_point_feasible_only_to_tolerance_never_refutes(variables, objective, 
 
 # ---------------------------------------------------------------- exact refutations
 
-@pytest.mark.parametrize("sense, variables, objective, answer, constraints, method", [
-    ("min", pos(3), "a/(b+c) + b/(c+a) + c/(a+b)", "2", [], "witness"),
-    ("min", pos(3), "a + b + c", "2", ["a^2 + b^2 + c^2 = 3"], "witness"),            # algebraic coordinate
-    ("max", pos(3), "a*b + b*c + c*a", "2.9", ["a + b + c = 3"], "witness"),
-    ("min", pos(4), "a^2 + b^2 + c^2 + d^2", "1.1", ["a + b + c + d = 2"], "witness"),
-    ("min", pos(5), "a*b*c*d*e + 1/(a*b*c*d*e)", "2.5", [], "witness"),
-    # claims past the extremum: a level proof, sos at the level tried before branch and bound
-    ("min", pos(2), "(1 + 1/a)*(1 + 1/b)", "8", ["a + b = 1"], "sos"),
-    ("min", pos(3), "a^2/b + b^2/c + c^2/a", "2.97", ["a + b + c = 3"], "bound"),
-])
+
+@pytest.mark.parametrize(
+    "sense, variables, objective, answer, constraints, method",
+    [
+        ("min", pos(3), "a/(b+c) + b/(c+a) + c/(a+b)", "2", [], "witness"),
+        ("min", pos(3), "a + b + c", "2", ["a^2 + b^2 + c^2 = 3"], "witness"),  # algebraic coordinate
+        ("max", pos(3), "a*b + b*c + c*a", "2.9", ["a + b + c = 3"], "witness"),
+        ("min", pos(4), "a^2 + b^2 + c^2 + d^2", "1.1", ["a + b + c + d = 2"], "witness"),
+        ("min", pos(5), "a*b*c*d*e + 1/(a*b*c*d*e)", "2.5", [], "witness"),
+        # claims past the extremum: a level proof, sos at the level tried before branch and bound
+        ("min", pos(2), "(1 + 1/a)*(1 + 1/b)", "8", ["a + b = 1"], "sos"),
+        ("min", pos(3), "a^2/b + b^2/c + c^2/a", "2.97", ["a + b + c = 3"], "bound"),
+    ],
+)
 def test_refuted_only_with_a_certificate_that_verifies(sense, variables, objective, answer, constraints, method):
     problem = make(sense, variables, objective, answer, constraints)
     result = check_problem(problem)
@@ -99,10 +118,13 @@ def _tampered(certificate):
     return changed
 
 
-@pytest.mark.parametrize("variables, objective, answer, constraints", [
-    (pos(3), "a/(b+c) + b/(c+a) + c/(a+b)", "2", ["a + b + c = 3"]),
-    (pos(2), "(1 + 1/a)*(1 + 1/b)", "8", ["a + b = 1"]),
-])
+@pytest.mark.parametrize(
+    "variables, objective, answer, constraints",
+    [
+        (pos(3), "a/(b+c) + b/(c+a) + c/(a+b)", "2", ["a + b + c = 3"]),
+        (pos(2), "(1 + 1/a)*(1 + 1/b)", "8", ["a + b = 1"]),
+    ],
+)
 def test_a_changed_certificate_does_not_verify(variables, objective, answer, constraints):
     problem = make("min", variables, objective, answer, constraints)
     certificate = check_problem(problem).certificate
@@ -112,17 +134,41 @@ def test_a_changed_certificate_does_not_verify(variables, objective, answer, con
     assert not ok, why
 
 
-@pytest.mark.parametrize("certificate, reason", [
-    ({"kind": "refutation", "method": "witness", "sense": "min", "claim": "2", "point": {"a": "1", "b": "1"}},
-     "constraint"),  # a + b = 1 fails
-    ({"kind": "refutation", "method": "witness", "sense": "min", "claim": "2", "point": {"a": "0", "b": "1"}},
-     "outside its domain"),
-    ({"kind": "refutation", "method": "witness", "sense": "min", "claim": "2",
-      "point": {"a": "1/2", "b": {"root_of": ["1", "0", "-2"], "interval": ["0", "1"]}}}, "change sign"),
-    ({"kind": "refutation", "method": "branch-and-bound", "sense": "min", "claim": "2", "eliminate": {},
-      "tree": "o"}, "retired"),
-    ({"kind": "confirmed"}, "kind must be"),
-])
+@pytest.mark.parametrize(
+    "certificate, reason",
+    [
+        (
+            {"kind": "refutation", "method": "witness", "sense": "min", "claim": "2", "point": {"a": "1", "b": "1"}},
+            "constraint",
+        ),  # a + b = 1 fails
+        (
+            {"kind": "refutation", "method": "witness", "sense": "min", "claim": "2", "point": {"a": "0", "b": "1"}},
+            "outside its domain",
+        ),
+        (
+            {
+                "kind": "refutation",
+                "method": "witness",
+                "sense": "min",
+                "claim": "2",
+                "point": {"a": "1/2", "b": {"root_of": ["1", "0", "-2"], "interval": ["0", "1"]}},
+            },
+            "change sign",
+        ),
+        (
+            {
+                "kind": "refutation",
+                "method": "branch-and-bound",
+                "sense": "min",
+                "claim": "2",
+                "eliminate": {},
+                "tree": "o",
+            },
+            "retired",
+        ),
+        ({"kind": "confirmed"}, "kind must be"),
+    ],
+)
 def test_bad_certificates_are_rejected_with_a_reason(certificate, reason):
     problem = make("min", pos(2), "a + b + 1", "2", ["a + b = 1"])
     ok, why = verify_refutation(certificate, problem)
@@ -131,15 +177,24 @@ def test_bad_certificates_are_rejected_with_a_reason(certificate, reason):
 
 # ---------------------------------------------------------------- class 2: feasible sets at 0
 
-@pytest.mark.parametrize("sense, variables, objective, answer, constraints", [
-    ("min", real(3), "x^2 + y^2 + z^2", "0", ["x + y + z = 0"]),
-    ("min", {"x": "[-1, 1]", "y": "[-1, 1]", "z": "[-1, 1]", "w": "[-1, 1]"}, "x^4 + y^2 + z^2 + w^2", "0",
-     ["x + y = 0", "z - 2*w = 0"]),
-    ("min", real(5), "x^2 + y^2 + z^2 + w^2 + v^2", "0", ["x + y = z", "z + w = v", "x - v = 0"]),
-    ("min", real(2), "x + y", "0", ["x^2 + y^2 = 0"]),                                   # single point
-    ("max", {"a": "real", "b": "real", "c": "real"}, "a + 2*b + 3*c", "0", ["a^2 + (b-1)^2 + c^2 = 1 - 2*b"]),
-    ("min", {"x": "nonnegative", "y": "nonnegative", "z": "real"}, "x + y + z^2", "0", ["x^2 + y^2 + z^4 = 0"]),
-])
+
+@pytest.mark.parametrize(
+    "sense, variables, objective, answer, constraints",
+    [
+        ("min", real(3), "x^2 + y^2 + z^2", "0", ["x + y + z = 0"]),
+        (
+            "min",
+            {"x": "[-1, 1]", "y": "[-1, 1]", "z": "[-1, 1]", "w": "[-1, 1]"},
+            "x^4 + y^2 + z^2 + w^2",
+            "0",
+            ["x + y = 0", "z - 2*w = 0"],
+        ),
+        ("min", real(5), "x^2 + y^2 + z^2 + w^2 + v^2", "0", ["x + y = z", "z + w = v", "x - v = 0"]),
+        ("min", real(2), "x + y", "0", ["x^2 + y^2 = 0"]),  # single point
+        ("max", {"a": "real", "b": "real", "c": "real"}, "a + 2*b + 3*c", "0", ["a^2 + (b-1)^2 + c^2 = 1 - 2*b"]),
+        ("min", {"x": "nonnegative", "y": "nonnegative", "z": "real"}, "x + y + z^2", "0", ["x^2 + y^2 + z^4 = 0"]),
+    ],
+)
 def test_an_exactly_feasible_point_at_the_origin_is_not_an_empty_set(sense, variables, objective, answer, constraints):
     result = check_problem(make(sense, variables, objective, answer, constraints))
     assert result.status == "confirmed", result.reason
@@ -152,30 +207,64 @@ def test_an_empty_set_is_still_invalid():
 
 # ---------------------------------------------------------------- class 3: statements with \max\{...\}
 
-@pytest.mark.parametrize("variables, objective, answer, constraints, statement, sense", [
-    ({"a": "nonnegative", "b": "nonnegative", "c": "nonnegative"}, "Max(a, b, c)", "1/3", ["a + b + c = 1"],
-     r"Let $a, b, c \ge 0$ with $a + b + c = 1$. Find the minimum value of $\max\{a, b, c\}$.", "min"),
-    ({"a": "nonnegative", "b": "nonnegative", "c": "nonnegative", "d": "nonnegative"}, "Max(a + b, b + c, c + d)",
-     "1/2", ["a + b + c + d = 1"],
-     r"Let $a,b,c,d$ be nonnegative reals with $a+b+c+d=1$. Find the least value of $\max\left\{a+b,\ b+c,\ c+d\right\}$.", "min"),
-    ({"x": "[0, 1]", "y": "[0, 1]"}, "Min(x, 1 - y)", "1", [],
-     r"For $x, y \in [0, 1]$ find the largest value of $\min\{x, 1-y\}$.", "max"),
-    ({"a": "positive", "b": "positive", "c": "positive"}, "a/(b+c) + b/(c+a) + c/(a+b)", "3/2", [],
-     r"Let $a,b,c>0$. Find the minimum value of $P = \sum_{cyc} \frac{a}{b+c}$.", "min"),
-])
+
+@pytest.mark.parametrize(
+    "variables, objective, answer, constraints, statement, sense",
+    [
+        (
+            {"a": "nonnegative", "b": "nonnegative", "c": "nonnegative"},
+            "Max(a, b, c)",
+            "1/3",
+            ["a + b + c = 1"],
+            r"Let $a, b, c \ge 0$ with $a + b + c = 1$. Find the minimum value of $\max\{a, b, c\}$.",
+            "min",
+        ),
+        (
+            {"a": "nonnegative", "b": "nonnegative", "c": "nonnegative", "d": "nonnegative"},
+            "Max(a + b, b + c, c + d)",
+            "1/2",
+            ["a + b + c + d = 1"],
+            r"Let $a,b,c,d$ be nonnegative reals with $a+b+c+d=1$. Find the least value of $\max\left\{a+b,\ b+c,\ c+d\right\}$.",
+            "min",
+        ),
+        (
+            {"x": "[0, 1]", "y": "[0, 1]"},
+            "Min(x, 1 - y)",
+            "1",
+            [],
+            r"For $x, y \in [0, 1]$ find the largest value of $\min\{x, 1-y\}$.",
+            "max",
+        ),
+        (
+            {"a": "positive", "b": "positive", "c": "positive"},
+            "a/(b+c) + b/(c+a) + c/(a+b)",
+            "3/2",
+            [],
+            r"Let $a,b,c>0$. Find the minimum value of $P = \sum_{cyc} \frac{a}{b+c}$.",
+            "min",
+        ),
+    ],
+)
 def test_statement_with_max_min_of_a_list_reads_back(variables, objective, answer, constraints, statement, sense):
     result = check_problem(make(sense, variables, objective, answer, constraints, statement))
     assert result.status == "confirmed", result.reason
 
 
 def test_statement_with_a_different_list_is_invalid():
-    item = make("min", {"a": "nonnegative", "b": "nonnegative", "c": "nonnegative"}, "Max(a, b, c)", "1/3",
-                ["a + b + c = 1"], r"Let $a, b, c \ge 0$ with $a + b + c = 1$. Find the minimum of $\max\{a, 2b, c\}$.")
+    item = make(
+        "min",
+        {"a": "nonnegative", "b": "nonnegative", "c": "nonnegative"},
+        "Max(a, b, c)",
+        "1/3",
+        ["a + b + c = 1"],
+        r"Let $a, b, c \ge 0$ with $a + b + c = 1$. Find the minimum of $\max\{a, 2b, c\}$.",
+    )
     result = check_problem(item)
     assert result.status == "invalid" and "no formula in the statement equals the objective" in result.reason
 
 
 # ---------------------------------------------------------------- class 4: determinism under load
+
 
 def _spin(stop_at: float) -> None:
     while time.monotonic() < stop_at:
@@ -195,8 +284,9 @@ def _validated_bytes(tmp_path: Path, files: list[str]) -> bytes:
     out.mkdir()
     translate_shard(files, out / "t.parquet", benchmark="b", dag_node="n")
     convert_shard(files, out / "t.parquet", out / "c.parquet", benchmark="b", dag_node="n")
-    validate_shard(files, out / "c.parquet", out / "p.parquet", benchmark="b", dag_node="n",
-                   settings=Validation(starts=14))
+    validate_shard(
+        files, out / "c.parquet", out / "p.parquet", benchmark="b", dag_node="n", settings=Validation(starts=14)
+    )
     return (out / "p.parquet").read_bytes()
 
 

@@ -11,8 +11,16 @@ from extrembench.verify.validate import check_problem
 
 
 def make(sense, variables, objective, answer, constraints=()):
-    return problem_from_dict({"id": "l", "sense": sense, "variables": variables, "constraints": list(constraints),
-                              "objective": objective, "answer": answer})
+    return problem_from_dict(
+        {
+            "id": "l",
+            "sense": sense,
+            "variables": variables,
+            "constraints": list(constraints),
+            "objective": objective,
+            "answer": answer,
+        }
+    )
 
 
 def real(names):
@@ -71,10 +79,20 @@ def test_one_changed_token_in_a_bound_tree_does_not_verify():
 
 
 CLOSED_FORM = [  # the witness needs pi or a square root: no rational point satisfies the equality
-    make("max", {"A": "positive", "B": "positive", "C": "positive"}, "sin(A/2) + sin(B/2) + sin(C/2)", "1.49",
-         ["A + B + C = pi"]),
-    make("min", {"A": "positive", "B": "positive", "C": "positive"}, "sin(A/2) + sin(B/2) + sin(C/2)", "1.5",
-         ["A + B + C = pi"]),  # infimum 1 (a degenerate triangle): refuted by a point near A = 0
+    make(
+        "max",
+        {"A": "positive", "B": "positive", "C": "positive"},
+        "sin(A/2) + sin(B/2) + sin(C/2)",
+        "1.49",
+        ["A + B + C = pi"],
+    ),
+    make(
+        "min",
+        {"A": "positive", "B": "positive", "C": "positive"},
+        "sin(A/2) + sin(B/2) + sin(C/2)",
+        "1.5",
+        ["A + B + C = pi"],
+    ),  # infimum 1 (a degenerate triangle): refuted by a point near A = 0
     make("max", real("xyz"), "x*y*z", "0.17", ["x^2 + y^2 + z^2 = 1", "x + y = 1"]),  # max sqrt(2)/8
 ]
 
@@ -136,8 +154,12 @@ def test_the_level_lies_strictly_past_the_claim_and_leaves_most_of_the_gap(sense
 
 
 CONES = [  # homogeneous objectives on sets closed under scaling: any nonzero claim is wrong
-    make("min", {n: "nonnegative" for n in "abc"},
-         "a^3 + b^3 + c^3 + 3*a*b*c - a*b*(a + b) - b*c*(b + c) - c*a*(c + a)", "-0.01"),  # Schur, min 0
+    make(
+        "min",
+        {n: "nonnegative" for n in "abc"},
+        "a^3 + b^3 + c^3 + 3*a*b*c - a*b*(a + b) - b*c*(b + c) - c*a*(c + a)",
+        "-0.01",
+    ),  # Schur, min 0
     make("min", {n: "positive" for n in "ab"}, "1/(a*b) - 1/(a + b)^2", "-0.001"),  # degree -2, inf 0
     make("max", real("xy"), "-(x^2 + y^2)", "0.01", ["x >= y"]),
 ]
@@ -163,25 +185,52 @@ NOT_SCALING = [  # (changed problem or certificate field, the reason the verifie
 @pytest.mark.parametrize("change, why", NOT_SCALING)
 def test_a_scaling_certificate_does_not_verify_for_a_changed_problem_or_degree(change, why):
     certificate = copy.deepcopy(check_problem(CONES[0]).certificate)
-    spec = {"sense": "min", "variables": dict(CONES[0].variables), "constraints": [],
-            "objective": CONES[0].objective, "answer": "-0.01"}
+    spec = {
+        "sense": "min",
+        "variables": dict(CONES[0].variables),
+        "constraints": [],
+        "objective": CONES[0].objective,
+        "answer": "-0.01",
+    }
     for key, value in change.items():
         (certificate if key in certificate else spec)[key] = value
-    ok, reason = verify_refutation(certificate, make(**{k: spec[k] for k in ("sense", "variables", "objective", "answer", "constraints")}))
+    ok, reason = verify_refutation(
+        certificate, make(**{k: spec[k] for k in ("sense", "variables", "objective", "answer", "constraints")})
+    )
     assert not ok and why in reason, reason
 
 
 TWO_EQUALITIES = [  # systems no one-unknown solving makes exactly feasible (a cubic listed before a linear
     # equality; three nonlinear ones; cos of every variable)
-    make("max", {n: "positive" for n in "xyz"}, "(x^4 + y^4 + z^4)/(x + y + z)^4", "(383 - 165*sqrt(5))/256",
-         ["(x + y + z)^3 = 32*x*y*z", "x + y + z = 4"]),  # max 9/128 at (2, 1, 1): the float point snapped
-    make("min", {n: "positive" for n in "xyz"}, "(x^4 + y^4 + z^4)/(x + y + z)^4", "0.0558780613771",
-         ["(x + y + z)^3 = 32*x*y*z", "x + y + z = 4"]),  # min at x = y = golden ratio: closed forms
-    make("max", {n: "positive" for n in ("x0", "x1", "x2")}, "x0", "1.998",
-         ["x0 + 2/x0 = 2*x1 + 1/x1", "x1 + 2/x1 = 2*x2 + 1/x2", "x2 + 2/x2 = 2*x0 + 1/x0"]),  # (2, 1, 1/2)
+    make(
+        "max",
+        {n: "positive" for n in "xyz"},
+        "(x^4 + y^4 + z^4)/(x + y + z)^4",
+        "(383 - 165*sqrt(5))/256",
+        ["(x + y + z)^3 = 32*x*y*z", "x + y + z = 4"],
+    ),  # max 9/128 at (2, 1, 1): the float point snapped
+    make(
+        "min",
+        {n: "positive" for n in "xyz"},
+        "(x^4 + y^4 + z^4)/(x + y + z)^4",
+        "0.0558780613771",
+        ["(x + y + z)^3 = 32*x*y*z", "x + y + z = 4"],
+    ),  # min at x = y = golden ratio: closed forms
+    make(
+        "max",
+        {n: "positive" for n in ("x0", "x1", "x2")},
+        "x0",
+        "1.998",
+        ["x0 + 2/x0 = 2*x1 + 1/x1", "x1 + 2/x1 = 2*x2 + 1/x2", "x2 + 2/x2 = 2*x0 + 1/x0"],
+    ),  # (2, 1, 1/2)
     make("min", real("xyz"), "cos(3*x) + cos(3*y) + cos(3*z)", "2", ["cos(x) + cos(y) + cos(z) = 0"]),  # all pi/2
-    make("max", {"a": "[1, inf)", "x": "nonnegative", "y": "[0, 1)"}, "a", "1.1535",  # max 2/sqrt(3): a Groebner
-         ["x < a", "a^2 + y^2 = 1 + x^2", "1 + x^2 = (a - x)^2 + (1 - y)^2"]),     # basis gives two closed forms
+    make(
+        "max",
+        {"a": "[1, inf)", "x": "nonnegative", "y": "[0, 1)"},
+        "a",
+        "1.1535",  # max 2/sqrt(3): a Groebner
+        ["x < a", "a^2 + y^2 = 1 + x^2", "1 + x^2 = (a - x)^2 + (1 - y)^2"],
+    ),  # basis gives two closed forms
 ]
 
 

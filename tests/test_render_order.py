@@ -17,22 +17,27 @@ from extrembench.verify.statement_check import math_segments, read_segment
 REPO = Path(__file__).resolve().parents[1]
 
 
-@pytest.mark.parametrize("text, latex", [
-    # issue 17's example: sympy's order was -3a^3b - 3ac^3 - 3b^3c + (a^2+b^2+c^2)^2
-    ("(a^2 + b^2 + c^2)^2 - 3*(a^3*b + b^3*c + c^3*a)",
-     r"\left(a^{2} + b^{2} + c^{2}\right)^{2} - 3 \left(a^{3} b + b^{3} c + c^{3} a\right)"),
-    ("c + b + a", "c + b + a"),
-    ("a*b + b*c + c*a - a*b*c", "a b + b c + c a - a b c"),
-    ("1/a + 4/b + 9/c", r"\frac{1}{a} + \frac{4}{b} + \frac{9}{c}"),
-    ("5*(a^2 + b^2) - 6*(a^3 + b^3)", r"5 \left(a^{2} + b^{2}\right) - 6 \left(a^{3} + b^{3}\right)"),
-    ("Max(c*b, a + b)", r"\max\left(c b, a + b\right)"),
-    ("b^2/a + 2", r"\frac{b^{2}}{a} + 2"),
-    ("-c + a", "- c + a"),
-    ("1*a + 1/b", r"a + \frac{1}{b}"),              # no stray literal 1
-    ("a*(-b) + c", "- a b + c"),                    # the sign of a factor goes in front
-    ("a - b*(-c)", "a + b c"),                      # and a double negation cancels
-    ("-(a - b)^2", r"- \left(a - b\right)^{2}"),
-])
+@pytest.mark.parametrize(
+    "text, latex",
+    [
+        # issue 17's example: sympy's order was -3a^3b - 3ac^3 - 3b^3c + (a^2+b^2+c^2)^2
+        (
+            "(a^2 + b^2 + c^2)^2 - 3*(a^3*b + b^3*c + c^3*a)",
+            r"\left(a^{2} + b^{2} + c^{2}\right)^{2} - 3 \left(a^{3} b + b^{3} c + c^{3} a\right)",
+        ),
+        ("c + b + a", "c + b + a"),
+        ("a*b + b*c + c*a - a*b*c", "a b + b c + c a - a b c"),
+        ("1/a + 4/b + 9/c", r"\frac{1}{a} + \frac{4}{b} + \frac{9}{c}"),
+        ("5*(a^2 + b^2) - 6*(a^3 + b^3)", r"5 \left(a^{2} + b^{2}\right) - 6 \left(a^{3} + b^{3}\right)"),
+        ("Max(c*b, a + b)", r"\max\left(c b, a + b\right)"),
+        ("b^2/a + 2", r"\frac{b^{2}}{a} + 2"),
+        ("-c + a", "- c + a"),
+        ("1*a + 1/b", r"a + \frac{1}{b}"),  # no stray literal 1
+        ("a*(-b) + c", "- a b + c"),  # the sign of a factor goes in front
+        ("a - b*(-c)", "a + b c"),  # and a double negation cancels
+        ("-(a - b)^2", r"- \left(a - b\right)^{2}"),
+    ],
+)
 def test_source_order_latex(text, latex):
     assert source_order_latex(text, ["a", "b", "c"]) == latex
     names = {n: sympy.Symbol(n) for n in "abc"}
@@ -41,10 +46,20 @@ def test_source_order_latex(text, latex):
 
 
 def test_constraint_sides_keep_their_order():
-    item = problem_from_dict({"id": "r", "sense": "min", "variables": {"a": "positive", "b": "positive", "c": "positive"},
-                              "constraints": ["c + b + a = 3", "a*b*c >= 1/27"], "objective": "c/a + a/b", "answer": "0"})
-    assert render_statement(item) == (r"Let $a, b, c$ be positive real numbers such that $c + b + a = 3$ and "
-                                      r"$a b c \geq \frac{1}{27}$. Find the minimum value of $\frac{c}{a} + \frac{a}{b}$.")
+    item = problem_from_dict(
+        {
+            "id": "r",
+            "sense": "min",
+            "variables": {"a": "positive", "b": "positive", "c": "positive"},
+            "constraints": ["c + b + a = 3", "a*b*c >= 1/27"],
+            "objective": "c/a + a/b",
+            "answer": "0",
+        }
+    )
+    assert render_statement(item) == (
+        r"Let $a, b, c$ be positive real numbers such that $c + b + a = 3$ and "
+        r"$a b c \geq \frac{1}{27}$. Find the minimum value of $\frac{c}{a} + \frac{a}{b}$."
+    )
 
 
 def parse_segment(latex, names):
@@ -82,6 +97,7 @@ def test_rendered_formulas_read_back_equal(path):
     rng = random.Random(0)
     assert objective is not None and _values_agree(objective, parsed.objective, parsed.symbols, rng)
     relations = [parse_segment(s, names) for s in segments[1:-1]]
-    for relation, (lhs, _op, rhs) in zip(relations[-len(parsed.constraints):] if parsed.constraints else [],
-                                        parsed.constraints):
+    for relation, (lhs, _op, rhs) in zip(
+        relations[-len(parsed.constraints) :] if parsed.constraints else [], parsed.constraints
+    ):
         assert _values_agree(relation.lhs - relation.rhs, lhs - rhs, parsed.symbols, rng)

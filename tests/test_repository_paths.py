@@ -13,9 +13,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 # Where one machine's checkouts, homes and data live (system folders such as /usr, /var/lib or
 # /run that the SLURM setup script manages are the same on every Debian machine).
-MACHINE_PATH = re.compile(
-    r"(?<![\w.:/~-])/(?:work|home|Users|root|mnt|scratch|gpfs|lustre|nfs|data|srv|tmp)/[\w.-]+"
-)
+MACHINE_PATH = re.compile(r"(?<![\w.:/~-])/(?:work|home|Users|root|mnt|scratch|gpfs|lustre|nfs|data|srv|tmp)/[\w.-]+")
 
 
 def _tracked_text_files() -> list[Path]:
@@ -29,7 +27,7 @@ def _tracked_text_files() -> list[Path]:
 
 def test_machine_path_pattern():
     assert MACHINE_PATH.search("root: /work/shared/data/aime2025")
-    assert MACHINE_PATH.search('for candidate in ../shared/data /home/alice/data; do')
+    assert MACHINE_PATH.search("for candidate in ../shared/data /home/alice/data; do")
     assert not MACHINE_PATH.search("root: ../shared/data/aime2025")
     assert not MACHINE_PATH.search("url: http://127.0.0.1:8080/v1/models")
     assert not MACHINE_PATH.search("mkdir -p /var/lib/munge")
@@ -48,4 +46,6 @@ def test_no_tracked_file_names_a_machine_path():
         for number, line in enumerate(text.splitlines(), 1):
             if MACHINE_PATH.search(line):
                 offenders.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()}")
-    assert offenders == [], "absolute machine paths (use a relative path or EXTREMBENCH_SHARED_DATA):\n" + "\n".join(offenders)
+    assert offenders == [], "absolute machine paths (use a relative path or EXTREMBENCH_SHARED_DATA):\n" + "\n".join(
+        offenders
+    )

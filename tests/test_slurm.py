@@ -48,9 +48,9 @@ class Submission:
     job_id: str
     rule: str
     wildcards: dict[str, str]
-    partition: str                 # sacct Partition
-    node: str                      # sacct NodeList
-    recorded_gpus: int             # sacct ReqTRES gres/gpu
+    partition: str  # sacct Partition
+    node: str  # sacct NodeList
+    recorded_gpus: int  # sacct ReqTRES gres/gpu
     recorded_gpu_types: dict[str, int]  # sacct ReqTRES gres/gpu:<type>
     flags: dict[str, str] = field(default_factory=dict)  # from SubmitLine: -p, --gpus, --cpus-per-gpu, ...
 
@@ -64,8 +64,9 @@ def _submit_flags(tokens: list[str]) -> dict[str, str]:
     for i, token in enumerate(tokens):
         if token in ("-p", "--mem", "-t", "--target-jobs") and i + 1 < len(tokens):
             flags[token] = tokens[i + 1]
-        elif token.startswith(("--gpus=", "--cpus-per-gpu=", "--cpus-per-task=", "--array=",
-                               "--slurm-jobstep-array-execs=")):
+        elif token.startswith(
+            ("--gpus=", "--cpus-per-gpu=", "--cpus-per-task=", "--array=", "--slurm-jobstep-array-execs=")
+        ):
             name, value = token.split("=", 1)
             flags[name] = value
     return flags
@@ -106,12 +107,18 @@ def parse_sacct(text: str) -> list[Submission]:
         rule, _, spec = target.partition(":")
         wildcards = dict(item.split("=", 1) for item in spec.split(",") if item)
         tres = dict(item.split("=", 1) for item in req_tres.split(",") if "=" in item)
-        submissions.append(Submission(
-            job_id=job_id, rule=rule, wildcards=wildcards, partition=partition, node=node,
-            recorded_gpus=int(tres.get("gres/gpu", 0)),
-            recorded_gpu_types={k.split(":", 1)[1]: int(v) for k, v in tres.items() if k.startswith("gres/gpu:")},
-            flags=flags,
-        ))
+        submissions.append(
+            Submission(
+                job_id=job_id,
+                rule=rule,
+                wildcards=wildcards,
+                partition=partition,
+                node=node,
+                recorded_gpus=int(tres.get("gres/gpu", 0)),
+                recorded_gpu_types={k.split(":", 1)[1]: int(v) for k, v in tres.items() if k.startswith("gres/gpu:")},
+                flags=flags,
+            )
+        )
     return submissions
 
 
@@ -127,8 +134,11 @@ def expected_request(submission: Submission, config: dict, cache_hit: frozenset)
     gpus = size.get("gpu", 0)
     partition = size.get("partition") or config["cluster"]["gpu_partition" if gpus else "cpu_partition"]
     return size_class, {
-        "partition": partition, "gpus": gpus, "gpu_model": size.get("gpu_model") if gpus else None,
-        "cpus_per_gpu": size.get("cpus_per_gpu") if gpus else None, "mem_mb": size["mem_mb"],
+        "partition": partition,
+        "gpus": gpus,
+        "gpu_model": size.get("gpu_model") if gpus else None,
+        "cpus_per_gpu": size.get("cpus_per_gpu") if gpus else None,
+        "mem_mb": size["mem_mb"],
     }
 
 
@@ -153,10 +163,14 @@ def submission_errors(submissions: list[Submission], config: dict, cache_hit: fr
             "mem_mb": int(sub.flags["--mem"]) if "--mem" in sub.flags else None,
         }
         expected = {
-            "partition (sbatch -p)": want["partition"], "partition (sacct)": want["partition"],
-            "gpus (sbatch --gpus)": want["gpus"], "gpus (sacct ReqTRES)": want["gpus"],
-            "gpu_model (sbatch --gpus)": want["gpu_model"], "gpu_model (sacct ReqTRES)": want["gpu_model"],
-            "cpus_per_gpu": want["cpus_per_gpu"], "mem_mb": want["mem_mb"] + array_memory_fudge(sub.flags),
+            "partition (sbatch -p)": want["partition"],
+            "partition (sacct)": want["partition"],
+            "gpus (sbatch --gpus)": want["gpus"],
+            "gpus (sacct ReqTRES)": want["gpus"],
+            "gpu_model (sbatch --gpus)": want["gpu_model"],
+            "gpu_model (sacct ReqTRES)": want["gpu_model"],
+            "cpus_per_gpu": want["cpus_per_gpu"],
+            "mem_mb": want["mem_mb"] + array_memory_fudge(sub.flags),
         }
         where = f"SLURM job {sub.job_id} {sub.rule}{sub.wildcards}"
         for name, value in expected.items():
@@ -194,12 +208,27 @@ def _sacct_line(job_id, target, sbatch_flags, partition, req_tres):
     return f"{job_id}|{partition}|vm|{req_tres}|{submit}"
 
 
-GPU_OK = _sacct_line(10, "generate:benchmark=b,model=big,shard=0", "-p b200 -t 20 --mem 4000 --cpus-per-gpu=4 --gpus=b200:2",
-                     "b200", "billing=1,cpu=1,gres/gpu:b200=2,gres/gpu=2,mem=4000M,node=1")
-CPU_OK = _sacct_line(11, "grade:benchmark=b,model=big,shard=0", "-p cpu -t 10 --mem 1000 --ntasks=1 --cpus-per-task=1",
-                     "cpu", "billing=1,cpu=1,mem=1000M,node=1")
-CACHED_OK = _sacct_line(12, "generate:benchmark=b,model=big,shard=1", "-p cpu -t 10 --mem 1000 --ntasks=1 --cpus-per-task=1",
-                        "cpu", "billing=1,cpu=1,mem=1000M,node=1")
+GPU_OK = _sacct_line(
+    10,
+    "generate:benchmark=b,model=big,shard=0",
+    "-p b200 -t 20 --mem 4000 --cpus-per-gpu=4 --gpus=b200:2",
+    "b200",
+    "billing=1,cpu=1,gres/gpu:b200=2,gres/gpu=2,mem=4000M,node=1",
+)
+CPU_OK = _sacct_line(
+    11,
+    "grade:benchmark=b,model=big,shard=0",
+    "-p cpu -t 10 --mem 1000 --ntasks=1 --cpus-per-task=1",
+    "cpu",
+    "billing=1,cpu=1,mem=1000M,node=1",
+)
+CACHED_OK = _sacct_line(
+    12,
+    "generate:benchmark=b,model=big,shard=1",
+    "-p cpu -t 10 --mem 1000 --ntasks=1 --cpus-per-task=1",
+    "cpu",
+    "billing=1,cpu=1,mem=1000M,node=1",
+)
 CACHE_HIT = frozenset({("b", "big", "1")})
 
 
@@ -207,8 +236,14 @@ def test_parse_sacct_reads_rule_wildcards_flags_and_recorded_gpus():
     (sub,) = parse_sacct(GPU_OK)
     assert (sub.job_id, sub.rule, sub.wildcards) == ("10", "generate", {"benchmark": "b", "model": "big", "shard": "0"})
     assert (sub.partition, sub.node, sub.recorded_gpus, sub.recorded_gpu_types) == ("b200", "vm", 2, {"b200": 2})
-    assert sub.flags == {"-p": "b200", "-t": "20", "--mem": "4000", "--cpus-per-gpu": "4", "--gpus": "b200:2",
-                         "--target-jobs": "generate:benchmark=b,model=big,shard=0"}
+    assert sub.flags == {
+        "-p": "b200",
+        "-t": "20",
+        "--mem": "4000",
+        "--cpus-per-gpu": "4",
+        "--gpus": "b200:2",
+        "--target-jobs": "generate:benchmark=b,model=big,shard=0",
+    }
 
 
 def _array_lines() -> list[str]:
@@ -221,16 +256,24 @@ def _array_lines() -> list[str]:
     second = "/venv/bin/python3 -m snakemake --target-jobs 'grade:benchmark=b,model=small,shard=1' --cores 'all'"
     payload = base64.b64encode(json.dumps({"2": zlib.compress(second.encode(), 9).hex()}).encode()).decode()
     mem = 1000 + array_memory_fudge({"--slurm-jobstep-array-execs": payload})
-    wrap = (f"--wrap=/venv/bin/python3 -m snakemake --target-jobs 'grade:benchmark=b,model=big,shard=0' "
-            f"--cores 'all' --slurm-jobstep-array-execs={payload}")
-    submit = f"sbatch --parsable --job-name r --comment c -p cpu -t 10 --mem {mem} --ntasks=1 --cpus-per-task=1 " \
-             f"-D /w --array=1-2 {wrap}"
+    wrap = (
+        f"--wrap=/venv/bin/python3 -m snakemake --target-jobs 'grade:benchmark=b,model=big,shard=0' "
+        f"--cores 'all' --slurm-jobstep-array-execs={payload}"
+    )
+    submit = (
+        f"sbatch --parsable --job-name r --comment c -p cpu -t 10 --mem {mem} --ntasks=1 --cpus-per-task=1 "
+        f"-D /w --array=1-2 {wrap}"
+    )
     return [f"20_{task}|cpu|vm|billing=1,cpu=1,mem={mem}M,node=1|{submit}" for task in (1, 2)]
 
 
 def test_parse_sacct_gives_each_array_task_its_own_target():
     first, second = parse_sacct("\n".join(_array_lines()))
-    assert (first.job_id, first.rule, first.wildcards) == ("20_1", "grade", {"benchmark": "b", "model": "big", "shard": "0"})
+    assert (first.job_id, first.rule, first.wildcards) == (
+        "20_1",
+        "grade",
+        {"benchmark": "b", "model": "big", "shard": "0"},
+    )
     assert (second.job_id, second.wildcards) == ("20_2", {"benchmark": "b", "model": "small", "shard": "1"})
     assert submission_errors([first, second], CHECK_CONFIG) == []
 
@@ -243,20 +286,40 @@ def test_submission_check_accepts_requests_as_configured():
     assert submission_errors(parse_sacct("\n".join([GPU_OK, CPU_OK, CACHED_OK])), CHECK_CONFIG, CACHE_HIT) == []
 
 
-@pytest.mark.parametrize("line, cache_hit, complaint", [
-    # the acceptance case: a GPU rule submitted with the wrong GPU count
-    (GPU_OK.replace("--gpus=b200:2", "--gpus=b200:1").replace("gres/gpu:b200=2,gres/gpu=2", "gres/gpu:b200=1,gres/gpu=1"),
-     frozenset(), "gpus (sbatch --gpus) is 1, size class 'b200x2' says 2"),
-    (GPU_OK.replace("gres/gpu:b200=2,gres/gpu=2", "gres/gpu:b200=4,gres/gpu=4"), frozenset(), "gpus (sacct ReqTRES) is 4"),
-    (GPU_OK.replace("--gpus=b200:2", "--gpus=h100:2"), frozenset(), "gpu_model (sbatch --gpus) is 'h100'"),
-    (GPU_OK.replace("-p b200", "-p cpu"), frozenset(), "partition (sbatch -p) is 'cpu', size class 'b200x2' says 'b200'"),
-    (GPU_OK.replace("--cpus-per-gpu=4", "--cpus-per-task=4"), frozenset(), "cpus_per_gpu is None"),
-    (GPU_OK.replace("--cpus-per-gpu=4", "--cpus-per-gpu=4 --cpus-per-task=8"), frozenset(), "with --cpus-per-task"),
-    (GPU_OK.replace("--mem 4000", "--mem 1000"), frozenset(), "mem_mb is 1000"),
-    (CPU_OK.replace("-p cpu", "-p b200 --gpus=b200:1"), frozenset(), "gpus (sbatch --gpus) is 1, size class 'cpu' says 0"),
-    (GPU_OK.replace("shard=0", "shard=1"), CACHE_HIT, "gpus (sbatch --gpus) is 2, size class 'cpu' says 0"),
-    (CACHED_OK, frozenset(), "gpus (sbatch --gpus) is 0, size class 'b200x2' says 2"),
-])
+@pytest.mark.parametrize(
+    "line, cache_hit, complaint",
+    [
+        # the acceptance case: a GPU rule submitted with the wrong GPU count
+        (
+            GPU_OK.replace("--gpus=b200:2", "--gpus=b200:1").replace(
+                "gres/gpu:b200=2,gres/gpu=2", "gres/gpu:b200=1,gres/gpu=1"
+            ),
+            frozenset(),
+            "gpus (sbatch --gpus) is 1, size class 'b200x2' says 2",
+        ),
+        (
+            GPU_OK.replace("gres/gpu:b200=2,gres/gpu=2", "gres/gpu:b200=4,gres/gpu=4"),
+            frozenset(),
+            "gpus (sacct ReqTRES) is 4",
+        ),
+        (GPU_OK.replace("--gpus=b200:2", "--gpus=h100:2"), frozenset(), "gpu_model (sbatch --gpus) is 'h100'"),
+        (
+            GPU_OK.replace("-p b200", "-p cpu"),
+            frozenset(),
+            "partition (sbatch -p) is 'cpu', size class 'b200x2' says 'b200'",
+        ),
+        (GPU_OK.replace("--cpus-per-gpu=4", "--cpus-per-task=4"), frozenset(), "cpus_per_gpu is None"),
+        (GPU_OK.replace("--cpus-per-gpu=4", "--cpus-per-gpu=4 --cpus-per-task=8"), frozenset(), "with --cpus-per-task"),
+        (GPU_OK.replace("--mem 4000", "--mem 1000"), frozenset(), "mem_mb is 1000"),
+        (
+            CPU_OK.replace("-p cpu", "-p b200 --gpus=b200:1"),
+            frozenset(),
+            "gpus (sbatch --gpus) is 1, size class 'cpu' says 0",
+        ),
+        (GPU_OK.replace("shard=0", "shard=1"), CACHE_HIT, "gpus (sbatch --gpus) is 2, size class 'cpu' says 0"),
+        (CACHED_OK, frozenset(), "gpus (sbatch --gpus) is 0, size class 'b200x2' says 2"),
+    ],
+)
 def test_submission_check_names_each_wrong_request(line, cache_hit, complaint):
     errors = submission_errors(parse_sacct(line), CHECK_CONFIG, cache_hit)
     assert any(complaint in e for e in errors), errors
@@ -265,10 +328,24 @@ def test_submission_check_names_each_wrong_request(line, cache_hit, complaint):
 
 # ---------------------------------------------------------------- requests from size classes
 
-B200X2 = {"gpu": 2, "gpu_model": "b200", "cpus_per_gpu": 16, "cpus_per_task": None, "mem_mb": 200000, "runtime": 600,
-          "partition": None}
-CPU = {"gpu": 0, "gpu_model": None, "cpus_per_gpu": None, "cpus_per_task": 2, "mem_mb": 2000, "runtime": 60,
-       "partition": None}
+B200X2 = {
+    "gpu": 2,
+    "gpu_model": "b200",
+    "cpus_per_gpu": 16,
+    "cpus_per_task": None,
+    "mem_mb": 200000,
+    "runtime": 600,
+    "partition": None,
+}
+CPU = {
+    "gpu": 0,
+    "gpu_model": None,
+    "cpus_per_gpu": None,
+    "cpus_per_task": 2,
+    "mem_mb": 2000,
+    "runtime": 60,
+    "partition": None,
+}
 CLUSTER = {"gpu_partition": "gpu", "cpu_partition": "short"}
 
 
@@ -277,17 +354,67 @@ def test_memory_and_runtime_double_with_each_attempt(value, attempt, grown):
     assert scaled(value, attempt) == grown
 
 
-@pytest.mark.parametrize("name, size, cluster, attempt, asked", [
-    ("b200x2", B200X2, CLUSTER, 1, {"gpu": 2, "gpu_model": "b200", "cpus_per_gpu": 16, "mem_mb": 200000, "runtime": 600,
-                                    "slurm_partition": "gpu"}),
-    ("b200x2", B200X2, CLUSTER, 2, {"gpu": 2, "gpu_model": "b200", "cpus_per_gpu": 16, "mem_mb": 400000, "runtime": 1200,
-                                    "slurm_partition": "gpu"}),
-    ("b200x2", {**B200X2, "partition": "b200-long"}, CLUSTER, 1,
-     {"gpu": 2, "gpu_model": "b200", "cpus_per_gpu": 16, "mem_mb": 200000, "runtime": 600, "slurm_partition": "b200-long"}),
-    ("cpu", CPU, CLUSTER, 1, {"gpu": 0, "cpus_per_task": 2, "mem_mb": 2000, "runtime": 60, "slurm_partition": "short"}),
-    ("cpu", CPU, {"gpu_partition": None, "cpu_partition": None}, 1,
-     {"gpu": 0, "cpus_per_task": 2, "mem_mb": 2000, "runtime": 60, "slurm_partition": None}),
-])
+@pytest.mark.parametrize(
+    "name, size, cluster, attempt, asked",
+    [
+        (
+            "b200x2",
+            B200X2,
+            CLUSTER,
+            1,
+            {
+                "gpu": 2,
+                "gpu_model": "b200",
+                "cpus_per_gpu": 16,
+                "mem_mb": 200000,
+                "runtime": 600,
+                "slurm_partition": "gpu",
+            },
+        ),
+        (
+            "b200x2",
+            B200X2,
+            CLUSTER,
+            2,
+            {
+                "gpu": 2,
+                "gpu_model": "b200",
+                "cpus_per_gpu": 16,
+                "mem_mb": 400000,
+                "runtime": 1200,
+                "slurm_partition": "gpu",
+            },
+        ),
+        (
+            "b200x2",
+            {**B200X2, "partition": "b200-long"},
+            CLUSTER,
+            1,
+            {
+                "gpu": 2,
+                "gpu_model": "b200",
+                "cpus_per_gpu": 16,
+                "mem_mb": 200000,
+                "runtime": 600,
+                "slurm_partition": "b200-long",
+            },
+        ),
+        (
+            "cpu",
+            CPU,
+            CLUSTER,
+            1,
+            {"gpu": 0, "cpus_per_task": 2, "mem_mb": 2000, "runtime": 60, "slurm_partition": "short"},
+        ),
+        (
+            "cpu",
+            CPU,
+            {"gpu_partition": None, "cpu_partition": None},
+            1,
+            {"gpu": 0, "cpus_per_task": 2, "mem_mb": 2000, "runtime": 60, "slurm_partition": None},
+        ),
+    ],
+)
 def test_job_request_from_size_class(name, size, cluster, attempt, asked):
     assert job_request(name, Resources(**size), Cluster(**cluster), attempt) == asked
 
@@ -299,6 +426,7 @@ def test_gpu_class_with_cpus_per_task_is_refused_naming_the_key():
 
 # ---------------------------------------------------------------- the profile
 
+
 def test_slurm_profile_sets_executor_triggers_retries_and_no_cpus_per_task():
     profile = yaml.safe_load((SLURM_PROFILE / "config.yaml").read_text())
     assert profile["executor"] == "slurm"
@@ -308,11 +436,14 @@ def test_slurm_profile_sets_executor_triggers_retries_and_no_cpus_per_task():
     assert not (REPO / "profiles" / "default").exists()
 
 
-@pytest.mark.parametrize("size_class, size, partition", [
-    ("b200x2", CHECK_CONFIG["resources"]["b200x2"], "b200"),
-    ("cpu", CHECK_CONFIG["resources"]["cpu"], "cpu"),  # also a generate shard served from the cache
-    ("h100x1", {"gpu": 1, "gpu_model": "h100", "cpus_per_gpu": 4, "mem_mb": 4000, "runtime": 20}, None),
-])
+@pytest.mark.parametrize(
+    "size_class, size, partition",
+    [
+        ("b200x2", CHECK_CONFIG["resources"]["b200x2"], "b200"),
+        ("cpu", CHECK_CONFIG["resources"]["cpu"], "cpu"),  # also a generate shard served from the cache
+        ("h100x1", {"gpu": 1, "gpu_model": "h100", "cpus_per_gpu": 4, "mem_mb": 4000, "runtime": 20}, None),
+    ],
+)
 def test_plugin_partition_config_routes_each_size_class(size_class, size, partition):
     """profiles/slurm/partitions.yaml through the plugin's own selection, for requests built from
     size classes with no partition in the config (None: no partition fits, the plugin falls back)."""
@@ -354,11 +485,13 @@ def tiny_config(workdir: Path) -> dict:
     config = {
         "benchmarks": {"extrem": {"kind": "extremal", "problems": str(problems), "shards": N_SHARDS, "trials": 1}},
         "models": {
-            "reference-solver": {"backend": "reference-solver", "size_class": "cpu",
-                                 "reference": {"starts": 4, "digits": 8}},
+            "reference-solver": {
+                "backend": "reference-solver",
+                "size_class": "cpu",
+                "reference": {"starts": 4, "digits": 8},
+            },
             # a non-LLM backend on a GPU size class: exercises the GPU request path on the fake b200 node
-            GPU_MODEL: {"backend": "reference-solver", "size_class": "b200x2",
-                        "reference": {"starts": 4, "digits": 8}},
+            GPU_MODEL: {"backend": "reference-solver", "size_class": "b200x2", "reference": {"starts": 4, "digits": 8}},
         },
         "evaluate": {"models": ["reference-solver", GPU_MODEL], "benchmarks": ["extrem"]},
         "resources": {
@@ -375,9 +508,21 @@ def tiny_config(workdir: Path) -> dict:
 
 def snakemake(workdir: Path, *args: str, env: dict | None = None, code: Path = REPO) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [str(SNAKEMAKE), "--snakefile", str(code / "Snakefile"), "--directory", str(workdir),
-         "--configfile", str(workdir / "config.yaml"), *args],
-        cwd=workdir, capture_output=True, text=True, env=env, timeout=1800,
+        [
+            str(SNAKEMAKE),
+            "--snakefile",
+            str(code / "Snakefile"),
+            "--directory",
+            str(workdir),
+            "--configfile",
+            str(workdir / "config.yaml"),
+            *args,
+        ],
+        cwd=workdir,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=1800,
     )
 
 
@@ -406,6 +551,7 @@ def test_dry_run_through_slurm_profile_without_slurm_shows_each_models_resources
 
 
 # ---------------------------------------------------------------- the real cluster
+
 
 def _cluster_problem() -> str | None:
     """Why no cluster is reachable, or None when one is."""
@@ -441,8 +587,12 @@ def run_on_slurm(workdir: Path, code: Path) -> tuple[subprocess.CompletedProcess
     log = result.stdout + result.stderr
     assert result.returncode == 0, log[-5000:]
     run_id = re.search(r"SLURM run ID: (\S+)", log).group(1)
-    sacct = subprocess.run(["sacct", "-X", "-P", "-n", "-S", "now-1days", "--name", run_id, "-o", SACCT_FIELDS],
-                           capture_output=True, text=True, check=True)
+    sacct = subprocess.run(
+        ["sacct", "-X", "-P", "-n", "-S", "now-1days", "--name", run_id, "-o", SACCT_FIELDS],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return result, parse_sacct(sacct.stdout)
 
 
@@ -480,7 +630,9 @@ def test_pipeline_on_local_slurm_asks_each_rule_for_its_size_class_and_reruns_on
     for shard in range(N_SHARDS):
         for model in models:
             job = generate_jobs[per_shard("generate", shard, model)]
-            assert {(r["slurm_job_id"], r["host"]) for r in generation_rows(tmp_path, model, shard)} == {(job.job_id, job.node)}
+            assert {(r["slurm_job_id"], r["host"]) for r in generation_rows(tmp_path, model, shard)} == {
+                (job.job_id, job.node)
+            }
 
     # 2. edit one problem (same value, new statement: new requests) and delete the GPU model's
     #    outputs of the other shard (its requests are all cached: it must go to the CPU partition)
@@ -500,13 +652,15 @@ def test_pipeline_on_local_slurm_asks_each_rule_for_its_size_class_and_reruns_on
     expected = {
         *(per_shard(rule, edited_shard) for rule in ("translate", "convert", "validate")),
         *(per_shard(rule, edited_shard, m) for rule in ("generate", "grade") for m in models),
-        per_shard("generate", cached_shard, GPU_MODEL), per_shard("grade", cached_shard, GPU_MODEL),
+        per_shard("generate", cached_shard, GPU_MODEL),
+        per_shard("grade", cached_shard, GPU_MODEL),
         *unsharded,
     }
     ran = {s.target for s in second}
     reasons = re.findall(r"rule (\w+):\n(?:    .*\n)*?    reason: (.*)", rerun_result.stdout + rerun_result.stderr)
     assert sorted(ran) == sorted(expected), (
-        f"unexpected: {sorted(ran - expected)}; missing: {sorted(expected - ran)}; Snakemake's reasons: {reasons}")
+        f"unexpected: {sorted(ran - expected)}; missing: {sorted(expected - ran)}; Snakemake's reasons: {reasons}"
+    )
 
     rerun = {s.target: s for s in second}
     cached_job = rerun[per_shard("generate", cached_shard, GPU_MODEL)]
@@ -517,11 +671,15 @@ def test_pipeline_on_local_slurm_asks_each_rule_for_its_size_class_and_reruns_on
     assert (edited_job.partition, edited_job.recorded_gpus) == ("b200", 2)
     by_problem = {r["problem_id"]: r["slurm_job_id"] for r in generation_rows(tmp_path, GPU_MODEL, edited_shard)}
     assert by_problem[edited] == edited_job.job_id
-    assert all(job == generate_jobs[per_shard("generate", edited_shard, GPU_MODEL)].job_id
-               for pid, job in by_problem.items() if pid != edited)
+    assert all(
+        job == generate_jobs[per_shard("generate", edited_shard, GPU_MODEL)].job_id
+        for pid, job in by_problem.items()
+        if pid != edited
+    )
 
 
 # ---------------------------------------------------------------- preemption on the real cluster
+
 
 def _running_generate_job(model: str) -> str | None:
     """SLURM id of a RUNNING generate job of `model` (the plugin's comment: rule_<rule>_wildcards_<values
@@ -549,7 +707,6 @@ def test_requeued_generate_job_resumes_from_the_cache_with_no_duplicate_request(
     import time
     from collections import Counter
 
-
     tmp_path = own_tmp_path
     config = tiny_config(tmp_path)
     config["benchmarks"]["extrem"]["trials"] = 6  # a shard of ≈ 12 solver answers of ≈ 1 s each
@@ -558,9 +715,19 @@ def test_requeued_generate_job_resumes_from_the_cache_with_no_duplicate_request(
     code = snapshot_code(Path(tempfile.mkdtemp(prefix="code-", dir=tmp_path)))
     cache_dir = Path(config["cache_dir"])
     env = {**os.environ, "PYTHONPATH": str(code)}
-    command = [str(SNAKEMAKE), "--snakefile", str(code / "Snakefile"), "--directory", str(tmp_path),
-               "--configfile", str(tmp_path / "config.yaml"), "--profile", str(SLURM_PROFILE),
-               "--profile", str(CI_OVERLAY)]
+    command = [
+        str(SNAKEMAKE),
+        "--snakefile",
+        str(code / "Snakefile"),
+        "--directory",
+        str(tmp_path),
+        "--configfile",
+        str(tmp_path / "config.yaml"),
+        "--profile",
+        str(SLURM_PROFILE),
+        "--profile",
+        str(CI_OVERLAY),
+    ]
     with open(tmp_path / "snakemake.log", "w") as log:
         workflow = subprocess.Popen(command, cwd=tmp_path, env=env, stdout=log, stderr=subprocess.STDOUT)
     try:
@@ -574,8 +741,10 @@ def test_requeued_generate_job_resumes_from_the_cache_with_no_duplicate_request(
                     subprocess.run(["scontrol", "requeue", job_id], check=True, capture_output=True, text=True)
                     requeued = job_id
             time.sleep(0.2)
-        assert requeued, f"no running generate job of {GPU_MODEL} was caught mid-shard:\n" + \
-            (tmp_path / "snakemake.log").read_text()[-3000:]
+        assert requeued, (
+            f"no running generate job of {GPU_MODEL} was caught mid-shard:\n"
+            + (tmp_path / "snakemake.log").read_text()[-3000:]
+        )
         assert workflow.wait(timeout=1800) == 0, (tmp_path / "snakemake.log").read_text()[-5000:]
     finally:
         if workflow.poll() is None:
@@ -590,8 +759,11 @@ def test_requeued_generate_job_resumes_from_the_cache_with_no_duplicate_request(
     # counted from the cache: each request of the shard filed once, by the attempt the ledger names
     shard = attempts[0]["shard"]
     planned = len(pq.read_table(tmp_path / "results" / "extrem" / "generate" / GPU_MODEL / f"{shard}.parquet"))
-    produced = Counter(e["produced_by"]["job_uid"] for e in _cache_entries(cache_dir)
-                       if e["produced_by"].get("slurm_job_id") == requeued)
+    produced = Counter(
+        e["produced_by"]["job_uid"]
+        for e in _cache_entries(cache_dir)
+        if e["produced_by"].get("slurm_job_id") == requeued
+    )
     assert produced == {e["job_uid"]: e["produced"] for e in attempts}
     assert sum(produced.values()) == planned  # 0 duplicates: nothing re-sent, nothing missing
     assert 0 < attempts[0]["produced"] < planned

@@ -22,11 +22,15 @@ BAD = {
     # (file text, field named in the invalid row)
     "source-text-list": ("id: source-text-list\n" + GOOD + "source: {language: en, text: [1, 2]}\n", "source.text"),
     "source-language-int": ("id: source-language-int\nsource: {language: 12, text: x}\n", "source.language"),
-    "source-translation-map": ("id: source-translation-map\n" + GOOD
-                               + "source: {language: zh, text: x, translation: {a: 1}}\n", "source.translation"),
+    "source-translation-map": (
+        "id: source-translation-map\n" + GOOD + "source: {language: zh, text: x, translation: {a: 1}}\n",
+        "source.translation",
+    ),
     "source-only-text-list": ("id: source-only-text-list\nsource: {language: en, text: [1, 2]}\n", "source.text"),
-    "product-of-powers": ("id: product-of-powers\n" + GOOD.replace("x + 1/x", "*".join(["10^999"] * 140) + " + x + 1/x"),
-                          "objective"),
+    "product-of-powers": (
+        "id: product-of-powers\n" + GOOD.replace("x + 1/x", "*".join(["10^999"] * 140) + " + x + 1/x"),
+        "objective",
+    ),
     "top-level-list": ("- 1\n- 2\n", "(top level)"),
     "alias": ("id: alias\nsense: &s min\n", "(yaml)"),
     "id-differs": ("id: other\n" + GOOD, "id"),
@@ -44,8 +48,14 @@ def build_shard(tmp_path: Path, caller=None) -> list[dict]:
     out = tmp_path / "out"
     translate_shard(files, out / "translate.parquet", benchmark="b", dag_node="t", caller=caller)
     convert_shard(files, out / "translate.parquet", out / "convert.parquet", benchmark="b", dag_node="c")
-    validate_shard(files, out / "convert.parquet", out / "problems.parquet", benchmark="b", dag_node="v",
-                   settings=Validation(starts=6))
+    validate_shard(
+        files,
+        out / "convert.parquet",
+        out / "problems.parquet",
+        benchmark="b",
+        dag_node="v",
+        settings=Validation(starts=6),
+    )
     return read_artifact(out / "problems.parquet", "problems").to_pylist()
 
 
@@ -73,6 +83,5 @@ def test_an_unreachable_endpoint_fails_the_job_instead_of_marking_problems(tmp_p
     path = tmp_path / "needs-llm.yaml"
     path.write_text("id: needs-llm\nsource: {language: zh, text: 设a为正数}\n", encoding="utf-8")
     with pytest.raises(LLMCallError):
-        translate_shard([str(path)], tmp_path / "t.parquet", benchmark="b", dag_node="t",
-                               caller=_DeadEndpoint())
+        translate_shard([str(path)], tmp_path / "t.parquet", benchmark="b", dag_node="t", caller=_DeadEndpoint())
     assert not (tmp_path / "t.parquet").exists()

@@ -16,32 +16,67 @@ R = "real"
 def make(sense, variables, objective, answer, constraints=()):
     if isinstance(variables, str):
         variables = dict.fromkeys(variables.split(), R)
-    return problem_from_dict({"id": "t", "sense": sense, "variables": variables,
-                              "constraints": list(constraints), "objective": objective, "answer": answer})
+    return problem_from_dict(
+        {
+            "id": "t",
+            "sense": sense,
+            "variables": variables,
+            "constraints": list(constraints),
+            "objective": objective,
+            "answer": answer,
+        }
+    )
 
 
-@pytest.mark.parametrize("variables, objective, constraints, expected", [
-    ("x y z", "Max(x, y, z)", ["x + y + z = 0"], [["x", "y", "z"]]),
-    ("x y z", "Max(x, y, z)", ["x + y + 2*z = 0"], [["x", "y"]]),                 # z is tied to the constraint
-    ("x y z", "Max(x, y, z)", ["x <= y"], []),                                      # an order the swap reverses
-    ("x y z", "Abs(x - y) + Abs(y - z)", [], [["x", "z"]]),                         # objective symmetric in x, z only
-    ({"x": "positive", "y": R}, "Max(x, y)", [], []),                               # different domains
-    ("x y z w", "x*y + z*w", [], [["x", "y"], ["z", "w"]]),
-    ("x y", "x + y", ["x^2 = y^2 + 1", "y^2 = x^2 + 1"], [["x", "y"]]),             # constraints swap with each other
-    ("x y", "x + y", ["x^2 - y^2 = 1"], []),                                        # an equality flips its sign: another set
-    ("x y z", "(x - y)^2*(y - z)^2*(z - x)^2", ["x + y + z >= 1"], [["x", "y", "z"]]),   # equal once expanded
-])
+@pytest.mark.parametrize(
+    "variables, objective, constraints, expected",
+    [
+        ("x y z", "Max(x, y, z)", ["x + y + z = 0"], [["x", "y", "z"]]),
+        ("x y z", "Max(x, y, z)", ["x + y + 2*z = 0"], [["x", "y"]]),  # z is tied to the constraint
+        ("x y z", "Max(x, y, z)", ["x <= y"], []),  # an order the swap reverses
+        ("x y z", "Abs(x - y) + Abs(y - z)", [], [["x", "z"]]),  # objective symmetric in x, z only
+        ({"x": "positive", "y": R}, "Max(x, y)", [], []),  # different domains
+        ("x y z w", "x*y + z*w", [], [["x", "y"], ["z", "w"]]),
+        ("x y", "x + y", ["x^2 = y^2 + 1", "y^2 = x^2 + 1"], [["x", "y"]]),  # constraints swap with each other
+        ("x y", "x + y", ["x^2 - y^2 = 1"], []),  # an equality flips its sign: another set
+        ("x y z", "(x - y)^2*(y - z)^2*(z - x)^2", ["x + y + z >= 1"], [["x", "y", "z"]]),  # equal once expanded
+    ],
+)
 def test_groups(variables, objective, constraints, expected):
     assert groups(spec_problem(embed_spec(make("min", variables, objective, "0", constraints)))) == expected
 
 
-CASES = [   # (problem, approximate witness): each certifies only on the sorted group
-    (make("max", "x1 x2 x3 x4", "Max(x1, x2, x3, x4)*Min(x1, x2, x3, x4)", "-1/4",
-          ["x1 + x2 + x3 + x4 = 0", "x1^2 + x2^2 + x3^2 + x4^2 = 1"]), {"x1": -0.5, "x2": -0.5, "x3": 0.5, "x4": 0.5}),
-    (make("max", "a b c d", "Max(a, b, c, d)*Min(a, b, c, d)", "-1", ["a + b + c + d = 0", "a^2 + b^2 + c^2 + d^2 = 4"]),
-     {"a": 1.0, "b": -1.0, "c": 1.0, "d": -1.0}),
-    (make("min", "a b c", "Max(a, b, c) - Min(a, b, c)", "2", ["a + b + c = 0", "Max(a, b, c) >= 1", "Min(a, b, c) <= -1"]),
-     {"a": -1.0, "b": 0.0, "c": 1.0}),
+CASES = [  # (problem, approximate witness): each certifies only on the sorted group
+    (
+        make(
+            "max",
+            "x1 x2 x3 x4",
+            "Max(x1, x2, x3, x4)*Min(x1, x2, x3, x4)",
+            "-1/4",
+            ["x1 + x2 + x3 + x4 = 0", "x1^2 + x2^2 + x3^2 + x4^2 = 1"],
+        ),
+        {"x1": -0.5, "x2": -0.5, "x3": 0.5, "x4": 0.5},
+    ),
+    (
+        make(
+            "max",
+            "a b c d",
+            "Max(a, b, c, d)*Min(a, b, c, d)",
+            "-1",
+            ["a + b + c + d = 0", "a^2 + b^2 + c^2 + d^2 = 4"],
+        ),
+        {"a": 1.0, "b": -1.0, "c": 1.0, "d": -1.0},
+    ),
+    (
+        make(
+            "min",
+            "a b c",
+            "Max(a, b, c) - Min(a, b, c)",
+            "2",
+            ["a + b + c = 0", "Max(a, b, c) >= 1", "Min(a, b, c) <= -1"],
+        ),
+        {"a": -1.0, "b": 0.0, "c": 1.0},
+    ),
 ]
 
 
@@ -65,8 +100,13 @@ def test_ordered_certificates_verify_and_a_wrong_group_fails(problem, witness):
 
 
 def test_a_problem_symmetric_but_for_one_constraint_is_not_sorted():
-    problem = make("max", "a b c d", "Max(a, b, c, d)*Min(a, b, c, d)", "-1",
-                   ["a + b + c + d = 0", "a^2 + b^2 + c^2 + d^2 = 4", "Max(a, b, c, d) <= 2*d"])
+    problem = make(
+        "max",
+        "a b c d",
+        "Max(a, b, c, d)*Min(a, b, c, d)",
+        "-1",
+        ["a + b + c + d = 0", "a^2 + b^2 + c^2 + d^2 = 4", "Max(a, b, c, d) <= 2*d"],
+    )
     certificate = certify(problem, {"a": -1.0, "b": -1.0, "c": 1.0, "d": 1.0})
     assert groups(spec_problem(embed_spec(problem))) == [["a", "b", "c"]]
     assert certificate["kind"] == "numeric"

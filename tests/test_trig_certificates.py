@@ -16,29 +16,57 @@ R, HALF, THIRD = "real", "[-pi/2, pi/2]", "[0, pi/3]"
 
 
 def make(sense, variables, objective, answer, constraints=()):
-    return problem_from_dict({"id": "t", "sense": sense, "variables": variables,
-                              "constraints": list(constraints), "objective": objective, "answer": answer})
+    return problem_from_dict(
+        {
+            "id": "t",
+            "sense": sense,
+            "variables": variables,
+            "constraints": list(constraints),
+            "objective": objective,
+            "answer": answer,
+        }
+    )
 
 
-@pytest.mark.parametrize("variables, objective, constraints, expected", [
-    ({"x": R, "y": R}, "cos(3*x) + cos(y)", ["cos(x) + cos(y) = 0"], {"x": ["cos", "-1", "1"], "y": ["cos", "-1", "1"]}),
-    ({"w": HALF, "x": HALF}, "sin(w)", ["cos(2*w) + sin(x) >= 0"], {"w": ["sin", "-1", "1"], "x": ["sin", "-1", "1"]}),
-    ({"x": THIRD, "y": "(0, pi)"}, "cos(x) + sin(3*y) + cos(2*y)", [], {"x": ["cos", "1/2", "1"], "y": ["sin", "0", "1"]}),
-    ({"x": "[-pi/2, pi]", "y": R}, "sin(x) + y", [], {"x": ["sin", "-1", "1"]}),     # y is no trigonometric variable
-    ({"x": R, "y": R}, "cos(x) + x + cos(y)", [], {"y": ["cos", "-1", "1"]}),         # x also occurs bare
-    ({"x": "[0, pi]", "y": R}, "sin(x) + cos(x) + sin(2*y)", [], {}),                 # no polynomial in either
-    ({"x": "[0, 1]", "y": "[0, pi/4]"}, "cos(x) + cos(y)", [], {}),                   # images with irrational ends
-    ({"x": R, "y": R}, "cos(x/2) + cos(x) + cos(x + y)", [], {}),                     # not an integer multiple of one variable
-    ({"x": R, "y": R}, "tan(x) + cos(x) + cos(y)", ["x + y = 1"], {}),
-])
+@pytest.mark.parametrize(
+    "variables, objective, constraints, expected",
+    [
+        (
+            {"x": R, "y": R},
+            "cos(3*x) + cos(y)",
+            ["cos(x) + cos(y) = 0"],
+            {"x": ["cos", "-1", "1"], "y": ["cos", "-1", "1"]},
+        ),
+        (
+            {"w": HALF, "x": HALF},
+            "sin(w)",
+            ["cos(2*w) + sin(x) >= 0"],
+            {"w": ["sin", "-1", "1"], "x": ["sin", "-1", "1"]},
+        ),
+        (
+            {"x": THIRD, "y": "(0, pi)"},
+            "cos(x) + sin(3*y) + cos(2*y)",
+            [],
+            {"x": ["cos", "1/2", "1"], "y": ["sin", "0", "1"]},
+        ),
+        ({"x": "[-pi/2, pi]", "y": R}, "sin(x) + y", [], {"x": ["sin", "-1", "1"]}),  # y is no trigonometric variable
+        ({"x": R, "y": R}, "cos(x) + x + cos(y)", [], {"y": ["cos", "-1", "1"]}),  # x also occurs bare
+        ({"x": "[0, pi]", "y": R}, "sin(x) + cos(x) + sin(2*y)", [], {}),  # no polynomial in either
+        ({"x": "[0, 1]", "y": "[0, pi/4]"}, "cos(x) + cos(y)", [], {}),  # images with irrational ends
+        ({"x": R, "y": R}, "cos(x/2) + cos(x) + cos(x + y)", [], {}),  # not an integer multiple of one variable
+        ({"x": R, "y": R}, "tan(x) + cos(x) + cos(y)", ["x + y = 1"], {}),
+    ],
+)
 def test_plan(variables, objective, constraints, expected):
     assert plan(spec_problem(embed_spec(make("min", variables, objective, "0", constraints)))) == expected
 
 
 def test_a_substitution_whose_text_the_parser_refuses_is_no_route():
-    parsed = spec_problem(embed_spec(make("min", {"x": R}, "cos(90*x)", "-1")))   # T_90 is past 1,000 characters
+    parsed = spec_problem(embed_spec(make("min", {"x": R}, "cos(90*x)", "-1")))  # T_90 is past 1,000 characters
     assert plan(parsed) == {"x": ["cos", "-1", "1"]} and route(parsed) == ({}, parsed, {})
-    parsed = spec_problem(embed_spec(make("min", {"x": "[0, 10^12*pi]"}, "cos(x)", "-1")))   # no walk over its 10^12 extremes
+    parsed = spec_problem(
+        embed_spec(make("min", {"x": "[0, 10^12*pi]"}, "cos(x)", "-1"))
+    )  # no walk over its 10^12 extremes
     assert route(parsed)[0] == {"x": ["cos", "-1", "1"]}
 
 
@@ -56,18 +84,39 @@ def test_polynomials_are_the_multiple_angle_identities(by):
     assert _polynomial("cos", "sin", 1, v) is None and _polynomial("sin", "cos", 1, v) is None
 
 
-CASES = [   # (problem, approximate witness, kind)
-    (make("max", {"x": R, "y": R}, "cos(2*x) + cos(2*y)", "0", ["cos(x) + cos(y) = 1"]), {"x": 0.0, "y": math.pi / 2}, "sos"),
-    (make("min", {"x": R, "y": R, "z": R}, "cos(2*x) + cos(2*y) + cos(2*z)", "-7/3", ["cos(x) + cos(y) + cos(z) = 1"]),
-     dict.fromkeys("xyz", math.acos(1 / 3)), "sos"),
-    (make("max", {"w": HALF, "x": HALF}, "sin(w)", "3/4", ["sin(w) + sin(x) = 1", "cos(2*w) + cos(2*x) >= 3/4"]),
-     {"w": math.asin(3 / 4), "x": math.asin(1 / 4)}, "sos"),
-    (make("min", {"x": THIRD, "y": THIRD}, "cos(2*x) + cos(2*y)", "1/4", ["cos(x) + cos(y) >= 3/2"]),
-     dict.fromkeys("xy", math.acos(3 / 4)), "sos"),                                  # a box of [1/2, 1]
-    (make("max", {"x": "(0, pi)", "y": "(0, pi)"}, "sin(x) + sin(y) + cos(2*x)", "17/8"),
-     {"x": math.asin(1 / 4), "y": math.pi / 2}, "sos"),                              # sin is not monotone on (0, pi)
-    (make("max", {"x": R, "y": R}, "sqrt(1 + cos(x)) + sqrt(1 + cos(y))", "sqrt(6)", ["cos(x) + cos(y) = 1"]),
-     dict.fromkeys("xy", math.pi / 3), "bound"),                                     # irrational answer: no sos
+CASES = [  # (problem, approximate witness, kind)
+    (
+        make("max", {"x": R, "y": R}, "cos(2*x) + cos(2*y)", "0", ["cos(x) + cos(y) = 1"]),
+        {"x": 0.0, "y": math.pi / 2},
+        "sos",
+    ),
+    (
+        make(
+            "min", {"x": R, "y": R, "z": R}, "cos(2*x) + cos(2*y) + cos(2*z)", "-7/3", ["cos(x) + cos(y) + cos(z) = 1"]
+        ),
+        dict.fromkeys("xyz", math.acos(1 / 3)),
+        "sos",
+    ),
+    (
+        make("max", {"w": HALF, "x": HALF}, "sin(w)", "3/4", ["sin(w) + sin(x) = 1", "cos(2*w) + cos(2*x) >= 3/4"]),
+        {"w": math.asin(3 / 4), "x": math.asin(1 / 4)},
+        "sos",
+    ),
+    (
+        make("min", {"x": THIRD, "y": THIRD}, "cos(2*x) + cos(2*y)", "1/4", ["cos(x) + cos(y) >= 3/2"]),
+        dict.fromkeys("xy", math.acos(3 / 4)),
+        "sos",
+    ),  # a box of [1/2, 1]
+    (
+        make("max", {"x": "(0, pi)", "y": "(0, pi)"}, "sin(x) + sin(y) + cos(2*x)", "17/8"),
+        {"x": math.asin(1 / 4), "y": math.pi / 2},
+        "sos",
+    ),  # sin is not monotone on (0, pi)
+    (
+        make("max", {"x": R, "y": R}, "sqrt(1 + cos(x)) + sqrt(1 + cos(y))", "sqrt(6)", ["cos(x) + cos(y) = 1"]),
+        dict.fromkeys("xy", math.pi / 3),
+        "bound",
+    ),  # irrational answer: no sos
 ]
 
 
@@ -82,7 +131,7 @@ def _tampered(certificate):
             doc["body"]["substitution"][name] = [by, lo, "2"]
         elif change == "function":
             doc["body"]["substitution"][name] = ["sin" if by == "cos" else "cos", lo, hi]
-        elif change == "polynomial":    # e.g. T_2 written as 2c^2 + 1
+        elif change == "polynomial":  # e.g. T_2 written as 2c^2 + 1
             doc["body"]["polynomial"][0] = f"({doc['body']['polynomial'][0]}) + {name}^3"
         else:
             del doc["body"]["substitution"]
@@ -102,6 +151,6 @@ def test_substituted_certificates_verify_and_tampering_fails(problem, witness, k
 
 def test_a_wrong_answer_never_certifies_through_the_substitution():
     problem, witness, _ = CASES[1]
-    for claim in ("-2.334", "-2.333"):   # below the minimum -7/3 (no witness attains it), above it (no proof)
+    for claim in ("-2.334", "-2.333"):  # below the minimum -7/3 (no witness attains it), above it (no proof)
         wrong = make(problem.sense, problem.variables, problem.objective, claim, problem.constraints)
         assert certify(wrong, witness)["kind"] == "numeric"

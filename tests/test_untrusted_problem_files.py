@@ -14,7 +14,7 @@ from extrembench.problems.problem import ProblemError, check_source, load_proble
 from extrembench.problems.statement import answer_latex, render_statement
 from extrembench.verify.validate import Effort, check_problem
 
-GOOD = ('sense: min\nvariables: {a: positive, b: positive}\nobjective: "a/b + b/a"\nanswer: "2"\n')
+GOOD = 'sense: min\nvariables: {a: positive, b: positive}\nobjective: "a/b + b/a"\nanswer: "2"\n'
 
 
 def alias_bomb(levels: int = 9) -> str:
@@ -26,38 +26,77 @@ def alias_bomb(levels: int = 9) -> str:
 
 
 MAX_SIN_459 = "Max(" + ", ".join(f"sin({i}a)" for i in range(1, 460)) + ")"  # 4,944 characters: too long
-MAX_SIN_95 = "Max(" + ", ".join(f"sin({i}a)" for i in range(1, 96)) + ")"    # 949 characters: too many arguments
+MAX_SIN_95 = "Max(" + ", ".join(f"sin({i}a)" for i in range(1, 96)) + ")"  # 949 characters: too many arguments
 PRODUCT_OF_POWERS = "*".join(["10^999"] * 140)  # 979 characters: within the text limit, 139,860 digits
 
 # (file name stem, file text or None for the default, expected field, expected words in the reason)
 CASES = [
     ("alias-bomb", alias_bomb(), "(yaml)", "aliases and anchors are not allowed"),
     ("anchor-only", "id: anchor-only\nsense: &s min\n" + GOOD.split("\n", 1)[1], "(yaml)", "anchor"),
-    ("deep-nesting", "id: deep-nesting\n" + GOOD + "technique: " + "[" * 5000 + "]" * 5000 + "\n",
-     "(yaml)", "nested deeper than"),
+    (
+        "deep-nesting",
+        "id: deep-nesting\n" + GOOD + "technique: " + "[" * 5000 + "]" * 5000 + "\n",
+        "(yaml)",
+        "nested deeper than",
+    ),
     ("too-big", "id: too-big\n" + GOOD + "# " + "x" * MAX_FILE_BYTES + "\n", "(file)", "byte limit"),
     ("not-utf8", None, "(file)", "not UTF-8"),
     ("huge-int", "id: huge-int\n" + GOOD.replace('"2"', "1" * 5000), "(yaml)", "cannot be read"),
-    ("source-text-list", "id: source-text-list\n" + GOOD + "source: {language: en, text: [1, 2]}\n",
-     "source.text", "is not of type 'string'"),
-    ("source-language-int", "id: source-language-int\n" + GOOD + "source: {language: 12, text: x}\n",
-     "source.language", "is not of type 'string'"),
-    ("source-translation-map", "id: source-translation-map\n" + GOOD
-     + "source: {language: zh, text: x, translation: {a: 1}}\n", "source.translation", "is not of type 'string'"),
-    ("long-value-in-error", "id: long-value-in-error\n" + GOOD + "difficulty: [" + ", ".join(["x" * 50] * 2000) + "]\n",
-     "difficulty", "characters)"),
+    (
+        "source-text-list",
+        "id: source-text-list\n" + GOOD + "source: {language: en, text: [1, 2]}\n",
+        "source.text",
+        "is not of type 'string'",
+    ),
+    (
+        "source-language-int",
+        "id: source-language-int\n" + GOOD + "source: {language: 12, text: x}\n",
+        "source.language",
+        "is not of type 'string'",
+    ),
+    (
+        "source-translation-map",
+        "id: source-translation-map\n" + GOOD + "source: {language: zh, text: x, translation: {a: 1}}\n",
+        "source.translation",
+        "is not of type 'string'",
+    ),
+    (
+        "long-value-in-error",
+        "id: long-value-in-error\n" + GOOD + "difficulty: [" + ", ".join(["x" * 50] * 2000) + "]\n",
+        "difficulty",
+        "characters)",
+    ),
     ("arabic-digit", "id: arabic-digit\n" + GOOD.replace('"2"', '"٢"'), "answer", "non-ASCII digit"),
     ("fullwidth-digit", "id: fullwidth-digit\n" + GOOD.replace("a/b", "２*a/b"), "objective", "non-ASCII digit"),
     ("id-not-file-name", "id: another-name\n" + GOOD, "id", "must equal the file name stem"),
-    ("product-of-powers", "id: product-of-powers\n" + GOOD.replace("a/b + b/a", PRODUCT_OF_POWERS + " * a/b + b/a"),
-     "objective", "more than 1000 digits"),
-    ("max-of-459-sines", "id: max-of-459-sines\n" + GOOD.replace("a/b + b/a", MAX_SIN_459), "objective",
-     "expression too long"),
-    ("max-of-95-sines", "id: max-of-95-sines\n" + GOOD.replace("a/b + b/a", MAX_SIN_95), "objective",
-     "Max/Min arguments"),
-    ("all-expressions-too-long", "id: all-expressions-too-long\n" + GOOD + "constraints: ["
-     + ", ".join([f'"a + b <= {"1" * 50}"' for _ in range(5)] + ['"' + " + ".join(["a"] * 200) + ' >= 0"'] * 3)
-     + "]\n", "(expressions)", "characters together"),
+    (
+        "product-of-powers",
+        "id: product-of-powers\n" + GOOD.replace("a/b + b/a", PRODUCT_OF_POWERS + " * a/b + b/a"),
+        "objective",
+        "more than 1000 digits",
+    ),
+    (
+        "max-of-459-sines",
+        "id: max-of-459-sines\n" + GOOD.replace("a/b + b/a", MAX_SIN_459),
+        "objective",
+        "expression too long",
+    ),
+    (
+        "max-of-95-sines",
+        "id: max-of-95-sines\n" + GOOD.replace("a/b + b/a", MAX_SIN_95),
+        "objective",
+        "Max/Min arguments",
+    ),
+    (
+        "all-expressions-too-long",
+        "id: all-expressions-too-long\n"
+        + GOOD
+        + "constraints: ["
+        + ", ".join([f'"a + b <= {"1" * 50}"' for _ in range(5)] + ['"' + " + ".join(["a"] * 200) + ' >= 0"'] * 3)
+        + "]\n",
+        "(expressions)",
+        "characters together",
+    ),
 ]
 
 
@@ -96,10 +135,13 @@ def test_source_types_are_schema_errors_naming_the_field():
     assert check_source({"source": {"language": "en", "text": "Prove"}}) == {"language": "en", "text": "Prove"}
 
 
-@pytest.mark.parametrize("text", [
-    "a: &x 1\nb: *x\n",
-    "a: !!binary aGVsbG8=\nb: [&y 1]\n",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a: &x 1\nb: *x\n",
+        "a: !!binary aGVsbG8=\nb: [&y 1]\n",
+    ],
+)
 def test_loader_refuses_any_alias_or_anchor(text):
     with pytest.raises(UntrustedYAMLError, match="aliases and anchors"):
         parse_untrusted_yaml(text)
@@ -111,12 +153,15 @@ def test_unicode_digits_are_rejected_not_normalised(text, fragment):
         parse_expression(text, ["a"])
 
 
-@pytest.mark.parametrize("text", [
-    PRODUCT_OF_POWERS,
-    "10^999*(10^999*(a + 1))",                      # the product hidden by distribution into a sum
-    "1e1200",
-    "10^4500",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        PRODUCT_OF_POWERS,
+        "10^999*(10^999*(a + 1))",  # the product hidden by distribution into a sum
+        "1e1200",
+        "10^4500",
+    ],
+)
 def test_numbers_past_the_digit_limit_are_refused(text):
     with pytest.raises(ExpressionError):
         parse_expression(text, ["a"])
@@ -128,8 +173,15 @@ def test_largest_accepted_number_renders():
     from extrembench.problems.problem import problem_from_dict
 
     big = f"10^{MAX_RESULT_DIGITS - 1}"
-    problem = problem_from_dict({"id": "big", "sense": "min", "variables": {"a": "positive"},
-                                 "objective": f"a + 1/a + {big}", "answer": f"2 + {big}"})
+    problem = problem_from_dict(
+        {
+            "id": "big",
+            "sense": "min",
+            "variables": {"a": "positive"},
+            "objective": f"a + 1/a + {big}",
+            "answer": f"2 + {big}",
+        }
+    )
     assert str(10 ** (MAX_RESULT_DIGITS - 1)) in render_statement(problem)
     assert answer_latex(f"2 + {big}").startswith("1000")
 

@@ -15,49 +15,61 @@ POS3 = {"a": "positive", "b": "positive", "c": "positive"}
 
 
 def make(sense, variables, objective, answer, constraints=(), statement=None):
-    data = {"id": "v", "sense": sense, "variables": variables, "constraints": list(constraints),
-            "objective": objective, "answer": answer}
+    data = {
+        "id": "v",
+        "sense": sense,
+        "variables": variables,
+        "constraints": list(constraints),
+        "objective": objective,
+        "answer": answer,
+    }
     if statement is not None:
         data["statement"] = statement
     return problem_from_dict(data)
 
 
-@pytest.mark.parametrize("name, status", [
-    ("titu-cyclic.yaml", "confirmed"),
-    ("nesbitt-homogeneous.yaml", "confirmed"),          # scale invariant, no constraint
-    ("schur-corner.yaml", "confirmed"),                 # several optima, one on the boundary
-    ("single-point.yaml", "confirmed"),                 # feasible set is one point
-    ("nonsmooth-max.yaml", "confirmed"),                # Max/Abs objective
-    ("huge-scale.yaml", "confirmed"),                   # abc = 10^12
-    ("circle-irrational.yaml", "confirmed"),            # witness (1/sqrt5, 2/sqrt5)
-    ("cyclic-sum-not-attained.yaml", "not_attained"),   # sup approached at infinity
-    ("unbounded.yaml", "refuted"),
-    ("pwned.yaml", "invalid"),
-])
+@pytest.mark.parametrize(
+    "name, status",
+    [
+        ("titu-cyclic.yaml", "confirmed"),
+        ("nesbitt-homogeneous.yaml", "confirmed"),  # scale invariant, no constraint
+        ("schur-corner.yaml", "confirmed"),  # several optima, one on the boundary
+        ("single-point.yaml", "confirmed"),  # feasible set is one point
+        ("nonsmooth-max.yaml", "confirmed"),  # Max/Abs objective
+        ("huge-scale.yaml", "confirmed"),  # abc = 10^12
+        ("circle-irrational.yaml", "confirmed"),  # witness (1/sqrt5, 2/sqrt5)
+        ("cyclic-sum-not-attained.yaml", "not_attained"),  # sup approached at infinity
+        ("unbounded.yaml", "refuted"),
+        ("pwned.yaml", "invalid"),
+    ],
+)
 def test_fixture_statuses(name, status):
     result = check_problem(FIXTURES / name)
     assert result.status == status, result.reason
 
 
-@pytest.mark.parametrize("sense, variables, objective, answer, constraints, status, reason", [
-    ("min", POS3, "a^2/b + b^2/c + c^2/a", "3.003", ["a + b + c = 3"], "refuted", "below the claimed"),
-    ("min", POS3, "a^2/b + b^2/c + c^2/a", "2.997", ["a + b + c = 3"], "refuted", "never reached nor approached"),
-    ("max", POS3, "a^2/b + b^2/c + c^2/a", "3", ["a + b + c = 3"], "refuted", "unbounded above"),
-    ("min", {"a": "positive", "b": "positive"}, "a + b + 1", "1", [], "not_attained", "a -> 0"),
-    ("min", {"x": "(0, 1]"}, "x + 1", "1", [], "not_attained", "x -> 0"),
-    ("min", {"x": "real", "y": "real"}, "x^2 + y^2", "2.5", ["x + y = 2"], "refuted", "below the claimed"),
-    ("min", {"x": "real", "y": "real"}, "x + y", "2", ["x*y > 1", "x >= 0"], "not_attained", "strict constraint"),
-    ("min", {"a": "positive", "b": "positive"}, "a", "0", ["a + b = -1"], "invalid", "feasible set appears empty"),
-    ("max", {"x": "[0, 1]", "y": "[0, 1]"}, "x + y - x*y + Abs(x - y)", "2", [], "confirmed", "exact"),
-    ("min", POS3, "(a + b + c)*10^4", "3", ["a*b*c = 10^-12"], "confirmed", ""),
-    ("min", {"t": "[0, pi]"}, "sin(t) + cos(t)", "-1", [], "confirmed", "exact"),
-    ("max", {"x": "real"}, "-Abs(x - 2/7)", "0", [], "confirmed", "exact"),
-    # approached at infinity: the float point matches the answer to 13+ digits, the 50-digit push test tells
-    ("min", {"x": "positive"}, "1 + 1/x", "1", [], "not_attained", "x -> infinity"),
-    ("min", {"x": "positive"}, "exp(-x)", "0", [], "not_attained", "x -> infinity"),
-    ("min", {"x": "real", "y": "real"}, "exp(x) + exp(y)", "0", ["x + y <= 0"], "not_attained", "-infinity"),
-    ("max", {"x": "positive"}, "Min(x, 1)", "1", [], "confirmed", "exact"),   # flat, attained for x >= 1
-])
+@pytest.mark.parametrize(
+    "sense, variables, objective, answer, constraints, status, reason",
+    [
+        ("min", POS3, "a^2/b + b^2/c + c^2/a", "3.003", ["a + b + c = 3"], "refuted", "below the claimed"),
+        ("min", POS3, "a^2/b + b^2/c + c^2/a", "2.997", ["a + b + c = 3"], "refuted", "never reached nor approached"),
+        ("max", POS3, "a^2/b + b^2/c + c^2/a", "3", ["a + b + c = 3"], "refuted", "unbounded above"),
+        ("min", {"a": "positive", "b": "positive"}, "a + b + 1", "1", [], "not_attained", "a -> 0"),
+        ("min", {"x": "(0, 1]"}, "x + 1", "1", [], "not_attained", "x -> 0"),
+        ("min", {"x": "real", "y": "real"}, "x^2 + y^2", "2.5", ["x + y = 2"], "refuted", "below the claimed"),
+        ("min", {"x": "real", "y": "real"}, "x + y", "2", ["x*y > 1", "x >= 0"], "not_attained", "strict constraint"),
+        ("min", {"a": "positive", "b": "positive"}, "a", "0", ["a + b = -1"], "invalid", "feasible set appears empty"),
+        ("max", {"x": "[0, 1]", "y": "[0, 1]"}, "x + y - x*y + Abs(x - y)", "2", [], "confirmed", "exact"),
+        ("min", POS3, "(a + b + c)*10^4", "3", ["a*b*c = 10^-12"], "confirmed", ""),
+        ("min", {"t": "[0, pi]"}, "sin(t) + cos(t)", "-1", [], "confirmed", "exact"),
+        ("max", {"x": "real"}, "-Abs(x - 2/7)", "0", [], "confirmed", "exact"),
+        # approached at infinity: the float point matches the answer to 13+ digits, the 50-digit push test tells
+        ("min", {"x": "positive"}, "1 + 1/x", "1", [], "not_attained", "x -> infinity"),
+        ("min", {"x": "positive"}, "exp(-x)", "0", [], "not_attained", "x -> infinity"),
+        ("min", {"x": "real", "y": "real"}, "exp(x) + exp(y)", "0", ["x + y <= 0"], "not_attained", "-infinity"),
+        ("max", {"x": "positive"}, "Min(x, 1)", "1", [], "confirmed", "exact"),  # flat, attained for x >= 1
+    ],
+)
 def test_statuses(sense, variables, objective, answer, constraints, status, reason):
     result = check_problem(make(sense, variables, objective, answer, constraints))
     assert result.status == status, result.reason
@@ -70,20 +82,41 @@ def test_confirmed_witness_reaches_the_answer():
     assert sum(result.witness.values()) == pytest.approx(1.0)
 
 
-@pytest.mark.parametrize("statement, status, reason", [
-    ("Let $a, b$ be positive real numbers such that $a + b = 2$. Find the minimum value of $\\frac{1}{a} + \\frac{1}{b}$.",
-     "confirmed", ""),
-    ("Let $a, b > 0$ with $a + b = 2$. Find the minimum value of $\\frac{1}{a} + \\frac{2}{b}$.",
-     "invalid", "no formula in the statement equals the objective"),
-    ("Let $a, b$ be positive real numbers such that $a + b = 3$. Find the minimum value of $\\frac{1}{a} + \\frac{1}{b}$.",
-     "invalid", "fails at a feasible point"),
-    ("Let $a, b$ be positive real numbers such that $a + b = 2$. Find the maximum value of $\\frac{1}{a} + \\frac{1}{b}$.",
-     "invalid", "asks for the maximum"),
-    ("Let $a, b$ be positive real numbers. Find the minimum value of $\\frac{1}{a} + \\frac{1}{b}$.",
-     "invalid", "states 0 relation(s)"),
-    ("Given positive numbers \\(a,b\\) with \\(a+b=2\\), find the least value of $$\\dfrac1a+\\dfrac1b.$$",
-     "confirmed", ""),
-])
+@pytest.mark.parametrize(
+    "statement, status, reason",
+    [
+        (
+            "Let $a, b$ be positive real numbers such that $a + b = 2$. Find the minimum value of $\\frac{1}{a} + \\frac{1}{b}$.",
+            "confirmed",
+            "",
+        ),
+        (
+            "Let $a, b > 0$ with $a + b = 2$. Find the minimum value of $\\frac{1}{a} + \\frac{2}{b}$.",
+            "invalid",
+            "no formula in the statement equals the objective",
+        ),
+        (
+            "Let $a, b$ be positive real numbers such that $a + b = 3$. Find the minimum value of $\\frac{1}{a} + \\frac{1}{b}$.",
+            "invalid",
+            "fails at a feasible point",
+        ),
+        (
+            "Let $a, b$ be positive real numbers such that $a + b = 2$. Find the maximum value of $\\frac{1}{a} + \\frac{1}{b}$.",
+            "invalid",
+            "asks for the maximum",
+        ),
+        (
+            "Let $a, b$ be positive real numbers. Find the minimum value of $\\frac{1}{a} + \\frac{1}{b}$.",
+            "invalid",
+            "states 0 relation(s)",
+        ),
+        (
+            "Given positive numbers \\(a,b\\) with \\(a+b=2\\), find the least value of $$\\dfrac1a+\\dfrac1b.$$",
+            "confirmed",
+            "",
+        ),
+    ],
+)
 def test_statement_consistency(statement, status, reason):
     item = make("min", {"a": "positive", "b": "positive"}, "1/a + 1/b", "2", ["a + b = 2"], statement)
     result = check_problem(item)
@@ -92,8 +125,16 @@ def test_statement_consistency(statement, status, reason):
 
 
 def test_source_disagreement_is_invalid():
-    item = problem_from_dict({"id": "d", "sense": "min", "variables": {"a": "positive"}, "objective": "a + 1/a",
-                              "answer": "3", "source": {"inequality": {"lhs": "a + 1/a", "relation": ">=", "rhs": "2"}}})
+    item = problem_from_dict(
+        {
+            "id": "d",
+            "sense": "min",
+            "variables": {"a": "positive"},
+            "objective": "a + 1/a",
+            "answer": "3",
+            "source": {"inequality": {"lhs": "a + 1/a", "relation": ">=", "rhs": "2"}},
+        }
+    )
     result = check_problem(item)
     assert result.status == "invalid" and "disagrees with the curated fields" in result.reason
 
@@ -115,14 +156,20 @@ def test_deterministic_for_a_seed():
 
 def test_search_extremum_alone():
     result = search_extremum(load_problem(FIXTURES / "circle-irrational.yaml"), seed=0)
-    assert result.best_value == pytest.approx(5 ** 0.5, rel=1e-9) and not result.unbounded
+    assert result.best_value == pytest.approx(5**0.5, rel=1e-9) and not result.unbounded
     assert search_extremum(load_problem(FIXTURES / "unbounded.yaml"), seed=0).unbounded
 
 
 def test_to_json_keys():
     result = CheckResult("x", "confirmed", 1.0, {"a": 1.0}, "ok")
-    assert result.to_json() == {"id": "x", "status": "confirmed", "best_value": 1.0, "witness": {"a": 1.0}, "reason": "ok",
-                                "certificate": None}
+    assert result.to_json() == {
+        "id": "x",
+        "status": "confirmed",
+        "best_value": 1.0,
+        "witness": {"a": 1.0},
+        "reason": "ok",
+        "certificate": None,
+    }
 
 
 def test_cli_prints_json_lines_and_runs_no_code(tmp_path, monkeypatch, capsys):
@@ -139,20 +186,35 @@ def test_cli_prints_json_lines_and_runs_no_code(tmp_path, monkeypatch, capsys):
 
 def test_cli_expect_declared(tmp_path, capsys):
     rejected = tmp_path / "w.yaml"  # id = file name, the rule check shares with the pipeline
-    rejected.write_text("id: w\nsense: min\nvariables: {a: positive}\nobjective: 'a + 1/a'\nanswer: '3'\n"
-                        "expected_status: refuted\n")
+    rejected.write_text(
+        "id: w\nsense: min\nvariables: {a: positive}\nobjective: 'a + 1/a'\nanswer: '3'\nexpected_status: refuted\n"
+    )
     assert cli.main(["check", "--expect-declared", str(rejected)]) == 0
     rejected.write_text(rejected.read_text().replace("refuted", "confirmed"))
     assert cli.main(["check", "--expect-declared", str(rejected)]) == 1
     assert "expected status confirmed, got refuted" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("variables, constraints, objective, answer, sense", [
-    ({"A": "(0, pi)", "B": "(0, pi)", "C": "(0, pi)"}, ["A + B + C = pi"], "sin(A) + sin(B) + sin(C)", "3*sqrt(3)/2", "max"),
-    ({"a": "nonnegative", "b": "nonnegative", "c": "nonnegative", "d": "nonnegative", "e": "nonnegative"},
-     ["a + b + c + d + e = 1"], "Max(a + b, b + c, c + d, d + e)", "1/3", "min"),
-    ({"x": "real", "y": "real"}, ["x^2 + y^2 <= 4"], "x + cbrt(y^2 + 1) - Abs(x - y)", "0", "max"),
-])
+@pytest.mark.parametrize(
+    "variables, constraints, objective, answer, sense",
+    [
+        (
+            {"A": "(0, pi)", "B": "(0, pi)", "C": "(0, pi)"},
+            ["A + B + C = pi"],
+            "sin(A) + sin(B) + sin(C)",
+            "3*sqrt(3)/2",
+            "max",
+        ),
+        (
+            {"a": "nonnegative", "b": "nonnegative", "c": "nonnegative", "d": "nonnegative", "e": "nonnegative"},
+            ["a + b + c + d + e = 1"],
+            "Max(a + b, b + c, c + d, d + e)",
+            "1/3",
+            "min",
+        ),
+        ({"x": "real", "y": "real"}, ["x^2 + y^2 <= 4"], "x + cbrt(y^2 + 1) - Abs(x - y)", "0", "max"),
+    ],
+)
 def test_rendered_statement_reads_back(variables, constraints, objective, answer, sense):
     """The rendered statement, parsed back from LaTeX, matches its own spec at feasible points."""
     from extrembench.problems.statement import render_statement
@@ -162,13 +224,16 @@ def test_rendered_statement_reads_back(variables, constraints, objective, answer
     assert result.status != "invalid", result.reason
 
 
-@pytest.mark.parametrize("statement, segments, sense", [
-    ("Let $a>0$. Find the minimum value of $a+\\frac1a$.", ["a>0", "a+\\frac1a"], "min"),
-    ("Find the largest value of \\(x(1-x)\\) for $$0 \\le x \\le 1$$", ["0 \\le x \\le 1", "x(1-x)"], "max"),
-    ("Find \\[x^2\\].", ["x^2"], None),
-    ("Find the least value of $$\\frac{a^{2}}{b}.$$", ["\\frac{a^{2}}{b}"], "min"),
-    ("Find the smallest and the largest value of $x$.", ["x"], None),
-])
+@pytest.mark.parametrize(
+    "statement, segments, sense",
+    [
+        ("Let $a>0$. Find the minimum value of $a+\\frac1a$.", ["a>0", "a+\\frac1a"], "min"),
+        ("Find the largest value of \\(x(1-x)\\) for $$0 \\le x \\le 1$$", ["0 \\le x \\le 1", "x(1-x)"], "max"),
+        ("Find \\[x^2\\].", ["x^2"], None),
+        ("Find the least value of $$\\frac{a^{2}}{b}.$$", ["\\frac{a^{2}}{b}"], "min"),
+        ("Find the smallest and the largest value of $x$.", ["x"], None),
+    ],
+)
 def test_statement_reading(statement, segments, sense):
     from extrembench.verify.statement_check import math_segments, statement_sense
 
@@ -189,9 +254,15 @@ def test_projection_through_a_square_root_of_a_negative_number_is_not_a_crash():
     """Vietnam 2005 as written (x - 3 sqrt(x + 1) = 3 sqrt(y + 2) - y, max x + y): a Newton step of
     the far-out push left the real domain of sqrt and the validator died on a complex number
     ("string-float not recognized"), so a correct answer came out `inconclusive`."""
-    problem = problem_from_dict({
-        "id": "vietnam-2005", "sense": "max", "variables": {"x": "[-1, inf)", "y": "[-2, inf)"},
-        "constraints": ["x + y = 3*sqrt(x + 1) + 3*sqrt(y + 2)"], "objective": "x + y",
-        "answer": "9 + 3*sqrt(15)"})
+    problem = problem_from_dict(
+        {
+            "id": "vietnam-2005",
+            "sense": "max",
+            "variables": {"x": "[-1, inf)", "y": "[-2, inf)"},
+            "constraints": ["x + y = 3*sqrt(x + 1) + 3*sqrt(y + 2)"],
+            "objective": "x + y",
+            "answer": "9 + 3*sqrt(15)",
+        }
+    )
     result = check_problem(problem)
     assert result.status == "confirmed", result.reason

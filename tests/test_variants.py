@@ -20,15 +20,28 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def _problem(objective, constraints=(), variables=None, answer="0", sense="min"):
-    return Problem(id="t", sense=sense, variables=variables or {"a": "positive", "b": "positive", "c": "positive"},
-                   constraints=tuple(constraints), objective=objective, answer=answer)
+    return Problem(
+        id="t",
+        sense=sense,
+        variables=variables or {"a": "positive", "b": "positive", "c": "positive"},
+        constraints=tuple(constraints),
+        objective=objective,
+        answer=answer,
+    )
 
 
 @pytest.mark.parametrize(
     "text, expected",
-    [("a + b + c", Fraction(1)), ("a*b*c", Fraction(3)), ("a^2 + b^2 - a*b", Fraction(2)),
-     ("a/(b + c) + b/(c + a)", Fraction(0)), ("sqrt(a*b)", Fraction(1)), ("a^2 + b", None),
-     ("a + b + 1", None), ("(a*b)^(1/3)", Fraction(2, 3))],
+    [
+        ("a + b + c", Fraction(1)),
+        ("a*b*c", Fraction(3)),
+        ("a^2 + b^2 - a*b", Fraction(2)),
+        ("a/(b + c) + b/(c + a)", Fraction(0)),
+        ("sqrt(a*b)", Fraction(1)),
+        ("a^2 + b", None),
+        ("a + b + 1", None),
+        ("(a*b)^(1/3)", Fraction(2, 3)),
+    ],
 )
 def test_homogeneous_degree(text, expected):
     names = ["a", "b", "c"]
@@ -38,8 +51,13 @@ def test_homogeneous_degree(text, expected):
 
 @pytest.mark.parametrize(
     "text, expected",
-    [("a^2 + 3*b", ["3"]), ("x**12 + 12*x", ["12"]), ("1/(1 + a)^2", ["1", "1"]), ("sqrt(3*a + 1)", ["3", "1"]),
-     ("a + 0.5", [])],
+    [
+        ("a^2 + 3*b", ["3"]),
+        ("x**12 + 12*x", ["12"]),
+        ("1/(1 + a)^2", ["1", "1"]),
+        ("sqrt(3*a + 1)", ["3", "1"]),
+        ("a + 0.5", []),
+    ],
 )
 def test_number_tokens_skip_exponents_and_decimals(text, expected):
     assert [t for _, t in variants._number_tokens(text)] == expected
@@ -57,8 +75,10 @@ def test_homogeneity_rescales_constraint_and_answer():
         constant = parse_expression(variant.constraints[0].split("=")[1], [])
         assert parse_expression(variant.answer, []) == sympy.Rational(1, 27) * constant**3
     # a second fixed scale (abc = 1 as well) rules the technique out
-    assert variants.homogeneity_candidates(replace(parent, constraints=("a + b + c = 1", "a*b*c = 1")),
-                                           random.Random(1)) == []
+    assert (
+        variants.homogeneity_candidates(replace(parent, constraints=("a + b + c = 1", "a*b*c = 1")), random.Random(1))
+        == []
+    )
 
 
 @pytest.mark.parametrize(
@@ -112,8 +132,9 @@ def _search(problem):
     return search_extremum(problem, seed=0, effort=Effort())
 
 
-@pytest.mark.parametrize("path", ["tests/fixtures/slurm/ineq-0001.yaml", "data/problems/ineq-0033.yaml",
-                                  "data/problems/ineq-0077.yaml"])
+@pytest.mark.parametrize(
+    "path", ["tests/fixtures/slurm/ineq-0001.yaml", "data/problems/ineq-0033.yaml", "data/problems/ineq-0077.yaml"]
+)
 def test_variants_of_shipped_problems(path):
     parent = load_problem(REPO / path)
     result = _validator(parent)
@@ -133,4 +154,5 @@ def test_variants_of_shipped_problems(path):
     # deterministic: the same seed gives the same variants
     again = variants.variants_of(parent, settings, check=_validator, search=_search, parent_witness=result.witness)
     assert [(c.variant_id, c.problem and variants.content_hash(c.problem)) for c in again] == [
-        (c.variant_id, c.problem and variants.content_hash(c.problem)) for c in candidates]
+        (c.variant_id, c.problem and variants.content_hash(c.problem)) for c in candidates
+    ]

@@ -11,8 +11,16 @@ from extrembench.verify.certificates.witness import check_witness, find_witness,
 
 
 def make(sense, variables, objective, answer, constraints=()):
-    return problem_from_dict({"id": "w", "sense": sense, "variables": variables,
-                              "constraints": list(constraints), "objective": objective, "answer": answer})
+    return problem_from_dict(
+        {
+            "id": "w",
+            "sense": sense,
+            "variables": variables,
+            "constraints": list(constraints),
+            "objective": objective,
+            "answer": answer,
+        }
+    )
 
 
 def nonneg(n):
@@ -31,44 +39,107 @@ r3, r30, r10 = sympy.sqrt(3), sympy.sqrt(30), sympy.sqrt(10)
 # (problem, float witness as a search leaves it (about 1e-9 off), the exact witness expected)
 CASES = [
     # two coordinates of a simplex, solved from x1 + x3 = 1 and objective = answer (a double root)
-    (make("max", nonneg(3), quartic(3), "1/12", ["x1 + x2 + x3 = 1"]),
-     {"x1": 0.7886751305, "x2": 0.0, "x3": 0.2113248695}, {"x1": (3 + r3) / 6, "x2": 0, "x3": (3 - r3) / 6}),
+    (
+        make("max", nonneg(3), quartic(3), "1/12", ["x1 + x2 + x3 = 1"]),
+        {"x1": 0.7886751305, "x2": 0.0, "x3": 0.2113248695},
+        {"x1": (3 + r3) / 6, "x2": 0, "x3": (3 - r3) / 6},
+    ),
     # five coordinates in two groups of equal ones; Max * Min resolved as at the float
-    (make("max", {f"x{i}": "real" for i in range(1, 6)}, "Max(x1, x2, x3, x4, x5)*Min(x1, x2, x3, x4, x5)", "-1/5",
-          ["x1 + x2 + x3 + x4 + x5 = 0", "x1^2 + x2^2 + x3^2 + x4^2 + x5^2 = 1"]),
-     {"x1": 0.3651483717, "x2": -0.5477225575, "x3": 0.3651483717, "x4": 0.3651483717, "x5": -0.5477225575},
-     {"x1": r30 / 15, "x2": -r30 / 10, "x3": r30 / 15, "x4": r30 / 15, "x5": -r30 / 10}),
+    (
+        make(
+            "max",
+            {f"x{i}": "real" for i in range(1, 6)},
+            "Max(x1, x2, x3, x4, x5)*Min(x1, x2, x3, x4, x5)",
+            "-1/5",
+            ["x1 + x2 + x3 + x4 + x5 = 0", "x1^2 + x2^2 + x3^2 + x4^2 + x5^2 = 1"],
+        ),
+        {"x1": 0.3651483717, "x2": -0.5477225575, "x3": 0.3651483717, "x4": 0.3651483717, "x5": -0.5477225575},
+        {"x1": r30 / 15, "x2": -r30 / 10, "x3": r30 / 15, "x4": r30 / 15, "x5": -r30 / 10},
+    ),
     # an isolated interior optimum: the Lagrange conditions pin it (coordinates of degree 4)
-    (make("min", {"a": "positive", "b": "positive", "c": "positive"}, "1/a + 1/b + 1/c", "(1 + sqrt(2) + sqrt(3))^2",
-          ["a + 2*b + 3*c = 1"]), {"a": 0.2411809552, "b": 0.17054069, "c": 0.1392458883},
-     {"a": (2 + sympy.sqrt(2) - sympy.sqrt(6)) / 4, "b": (1 + sympy.sqrt(2) - r3) / 4,
-      "c": sympy.sqrt(3) / 6 + sympy.sqrt(6) / 12 - sympy.sqrt(2) / 4}),
+    (
+        make(
+            "min",
+            {"a": "positive", "b": "positive", "c": "positive"},
+            "1/a + 1/b + 1/c",
+            "(1 + sqrt(2) + sqrt(3))^2",
+            ["a + 2*b + 3*c = 1"],
+        ),
+        {"a": 0.2411809552, "b": 0.17054069, "c": 0.1392458883},
+        {
+            "a": (2 + sympy.sqrt(2) - sympy.sqrt(6)) / 4,
+            "b": (1 + sympy.sqrt(2) - r3) / 4,
+            "c": sympy.sqrt(3) / 6 + sympy.sqrt(6) / 12 - sympy.sqrt(2) / 4,
+        },
+    ),
     # an active inequality t3 = t1 + t2 joins the equations; t4 is a double root of objective = answer
-    (make("min", {f"t{i}": "positive" for i in range(1, 5)}, "(t1 + t2 + t3 + t4)*(1/t1 + 1/t2 + 1/t3 + 1/t4)",
-          "11 + 2*sqrt(10)", ["t3 >= t1 + t2"]), {"t1": 0.5, "t2": 0.5, "t3": 1.0, "t4": 0.632455532},
-     {"t1": sympy.Rational(1, 2), "t2": sympy.Rational(1, 2), "t3": 1, "t4": r10 / 5}),
+    (
+        make(
+            "min",
+            {f"t{i}": "positive" for i in range(1, 5)},
+            "(t1 + t2 + t3 + t4)*(1/t1 + 1/t2 + 1/t3 + 1/t4)",
+            "11 + 2*sqrt(10)",
+            ["t3 >= t1 + t2"],
+        ),
+        {"t1": 0.5, "t2": 0.5, "t3": 1.0, "t4": 0.632455532},
+        {"t1": sympy.Rational(1, 2), "t2": sympy.Rational(1, 2), "t3": 1, "t4": r10 / 5},
+    ),
     # angles: cos x = -1/3 at the optimum, one of them shifted by a turn
-    (make("max", angles(4), "cos(3*x1) + cos(3*x2) + cos(3*x3) + cos(3*x4)", "32/9",
-          ["cos(x1) + cos(x2) + cos(x3) + cos(x4) = 0"]),
-     {"x1": -1.910633257, "x2": -4.3725520898, "x3": 1.9106332344, "x4": -7e-10},
-     {"x1": -sympy.acos(sympy.Rational(-1, 3)), "x2": sympy.acos(sympy.Rational(-1, 3)) - 2 * sympy.pi,
-      "x3": sympy.acos(sympy.Rational(-1, 3)), "x4": 0}),
+    (
+        make(
+            "max",
+            angles(4),
+            "cos(3*x1) + cos(3*x2) + cos(3*x3) + cos(3*x4)",
+            "32/9",
+            ["cos(x1) + cos(x2) + cos(x3) + cos(x4) = 0"],
+        ),
+        {"x1": -1.910633257, "x2": -4.3725520898, "x3": 1.9106332344, "x4": -7e-10},
+        {
+            "x1": -sympy.acos(sympy.Rational(-1, 3)),
+            "x2": sympy.acos(sympy.Rational(-1, 3)) - 2 * sympy.pi,
+            "x3": sympy.acos(sympy.Rational(-1, 3)),
+            "x4": 0,
+        },
+    ),
     # angles with domains: C = pi - A - B through the integer relation with pi
-    (make("max", {"A": "positive", "B": "positive", "C": "positive"}, "cos(A) + cos(B) + 2*cos(C)", "9/4",
-          ["A + B + C = pi"]), {"A": 1.3181160808, "B": 1.3181160525, "C": 0.5053605204},
-     {"A": sympy.acos(sympy.Rational(1, 4)), "B": sympy.acos(sympy.Rational(1, 4)),
-      "C": sympy.pi - 2 * sympy.acos(sympy.Rational(1, 4))}),
-    (make("max", {v: "[-pi/2, pi/2]" for v in "wxyz"}, "sin(w)", "1/2",
-          ["sin(w) + sin(x) + sin(y) + sin(z) = 1", "cos(2*w) + cos(2*x) + cos(2*y) + cos(2*z) >= 10/3"]),
-     {"w": 0.5235987756, "x": 0.1674480804, "y": 0.1674480784, "z": 0.1674480788},
-     {"w": sympy.pi / 6, **{v: sympy.asin(sympy.Rational(1, 6)) for v in "xyz"}}),
+    (
+        make(
+            "max",
+            {"A": "positive", "B": "positive", "C": "positive"},
+            "cos(A) + cos(B) + 2*cos(C)",
+            "9/4",
+            ["A + B + C = pi"],
+        ),
+        {"A": 1.3181160808, "B": 1.3181160525, "C": 0.5053605204},
+        {
+            "A": sympy.acos(sympy.Rational(1, 4)),
+            "B": sympy.acos(sympy.Rational(1, 4)),
+            "C": sympy.pi - 2 * sympy.acos(sympy.Rational(1, 4)),
+        },
+    ),
+    (
+        make(
+            "max",
+            {v: "[-pi/2, pi/2]" for v in "wxyz"},
+            "sin(w)",
+            "1/2",
+            ["sin(w) + sin(x) + sin(y) + sin(z) = 1", "cos(2*w) + cos(2*x) + cos(2*y) + cos(2*z) >= 10/3"],
+        ),
+        {"w": 0.5235987756, "x": 0.1674480804, "y": 0.1674480784, "z": 0.1674480788},
+        {"w": sympy.pi / 6, **{v: sympy.asin(sympy.Rational(1, 6)) for v in "xyz"}},
+    ),
     # a curve of optima: b fixed to a short rational, a solved from objective = answer (square roots squared away)
-    (make("max", {"a": "[-1, 1]", "b": "[-1, 1]"}, "a*sqrt(1 - b^2) + b*sqrt(1 - a^2)", "1"),
-     {"a": 0.7038510639, "b": 0.7103475722}, {"a": sympy.sqrt(715) / 38, "b": sympy.Rational(27, 38)}),
+    (
+        make("max", {"a": "[-1, 1]", "b": "[-1, 1]"}, "a*sqrt(1 - b^2) + b*sqrt(1 - a^2)", "1"),
+        {"a": 0.7038510639, "b": 0.7103475722},
+        {"a": sympy.sqrt(715) / 38, "b": sympy.Rational(27, 38)},
+    ),
     # a scale-free float (coordinates ~1e12) divided by its largest coordinate first
-    (make("min", {v: "positive" for v in "abcd"}, "a/b + b/c + c/d + d/a", "8", ["(a + c)*(b + d) = a*c + b*d"]),
-     {"a": 7066227235642.012, "b": 26371518854526.656, "c": 7066227183077.461, "d": 26371519071783.113},
-     {"a": 2 - r3, "b": 1, "c": 2 - r3, "d": 1}),
+    (
+        make("min", {v: "positive" for v in "abcd"}, "a/b + b/c + c/d + d/a", "8", ["(a + c)*(b + d) = a*c + b*d"]),
+        {"a": 7066227235642.012, "b": 26371518854526.656, "c": 7066227183077.461, "d": 26371519071783.113},
+        {"a": 2 - r3, "b": 1, "c": 2 - r3, "d": 1},
+    ),
 ]
 
 
@@ -85,8 +156,13 @@ def test_structured_witness_is_exact_and_round_trips(problem, approx, expected):
 @pytest.mark.parametrize("problem, approx, expected", CASES[:6])
 def test_an_unattainable_answer_gets_no_witness(problem, approx, expected):
     better = "+" if problem.sense == "max" else "-"
-    wrong = make(problem.sense, dict(problem.variables), problem.objective, f"{problem.answer} {better} 1/1000",
-                 list(problem.constraints))
+    wrong = make(
+        problem.sense,
+        dict(problem.variables),
+        problem.objective,
+        f"{problem.answer} {better} 1/1000",
+        list(problem.constraints),
+    )
     assert find_witness(spec_problem(embed_spec(wrong)), approx) is None
 
 
@@ -100,8 +176,9 @@ def test_an_angle_witness_verifies_and_tampering_fails():
         assert not verify(tampered)[0], text
 
 
-@pytest.mark.parametrize("constraint, x", [("x^2 = -1", "sqrt(-1)"), ("cos(x)^2 = 4", "acos(2)"),
-                                           ("sin(x)^2 = 9/4", "asin(-3/2)")])
+@pytest.mark.parametrize(
+    "constraint, x", [("x^2 = -1", "sqrt(-1)"), ("cos(x)^2 = 4", "acos(2)"), ("sin(x)^2 = 9/4", "asin(-3/2)")]
+)
 def test_a_non_real_coordinate_is_rejected(constraint, x):
     # each constraint holds exactly at its complex x: only the realness check stops the witness
     parsed = spec_problem(embed_spec(make("max", {"x": "real", "y": "real"}, "y", "0", [constraint])))

@@ -24,8 +24,12 @@ def test_uncaught_exception_lands_in_the_job_log(tmp_path):
 
         convert_everything()
     """)
-    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                            env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"})
+    result = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"},
+    )
     assert result.returncode == 1
     text = log.read_text()
     assert "Traceback (most recent call last)" in text

@@ -16,8 +16,15 @@ import pandas as pd
 
 from extrembench.core.config import Cluster, Model
 
-COLUMNS = ["gpu_hours", "wall_hours", "output_tokens", "tokens_per_s_per_gpu", "cost", "cost_basis",
-           "cost_unknown_rows"]
+COLUMNS = [
+    "gpu_hours",
+    "wall_hours",
+    "output_tokens",
+    "tokens_per_s_per_gpu",
+    "cost",
+    "cost_basis",
+    "cost_unknown_rows",
+]
 GENERATION_COLUMNS = ["benchmark", "model", "prompt_tokens", "completion_tokens", "gpu_seconds", "wall_seconds"]
 
 
@@ -36,8 +43,10 @@ def _ledger_row(frame: pd.DataFrame, model_cfg: Model | None, cluster: Cluster) 
     completion = float(frame["completion_tokens"].fillna(0).sum())
     prompt = float(frame["prompt_tokens"].fillna(0).sum())
     if model_cfg is not None and model_cfg.price_per_million_output_tokens is not None:
-        cost = (completion * model_cfg.price_per_million_output_tokens
-                + prompt * (model_cfg.price_per_million_input_tokens or 0.0)) / 1e6
+        cost = (
+            completion * model_cfg.price_per_million_output_tokens
+            + prompt * (model_cfg.price_per_million_input_tokens or 0.0)
+        ) / 1e6
         basis = "per million tokens"
     elif cluster.gpu_hour_cost is not None:
         cost, basis = gpu_seconds / 3600 * cluster.gpu_hour_cost, "per GPU-hour"
@@ -47,8 +56,9 @@ def _ledger_row(frame: pd.DataFrame, model_cfg: Model | None, cluster: Cluster) 
         "gpu_hours": gpu_seconds / 3600,
         "wall_hours": float(known["wall_seconds"].sum()) / 3600,
         "output_tokens": int(completion),
-        "tokens_per_s_per_gpu": (float(on_gpu["completion_tokens"].fillna(0).sum()) / gpu_seconds
-                                 if gpu_seconds > 0 else float("nan")),
+        "tokens_per_s_per_gpu": (
+            float(on_gpu["completion_tokens"].fillna(0).sum()) / gpu_seconds if gpu_seconds > 0 else float("nan")
+        ),
         "cost": cost,
         "cost_basis": basis,
         "cost_unknown_rows": int(len(frame) - len(known)),
@@ -57,8 +67,10 @@ def _ledger_row(frame: pd.DataFrame, model_cfg: Model | None, cluster: Cluster) 
 
 def cost_table(generations: pd.DataFrame, models: Mapping[str, Model], cluster: Cluster) -> pd.DataFrame:
     """One row per (benchmark, model) with COLUMNS; a model not in `models` has no price."""
-    rows = [{"benchmark": benchmark, "model": model, **_ledger_row(frame, models.get(model), cluster)}
-            for (benchmark, model), frame in generations.groupby(["benchmark", "model"], sort=True)]
+    rows = [
+        {"benchmark": benchmark, "model": model, **_ledger_row(frame, models.get(model), cluster)}
+        for (benchmark, model), frame in generations.groupby(["benchmark", "model"], sort=True)
+    ]
     return pd.DataFrame(rows, columns=["benchmark", "model", *COLUMNS])
 
 

@@ -43,6 +43,8 @@ def start_attempt() -> str:
     """A fresh id for a new attempt, so two generate calls in one process never share an entry."""
     _attempt[0] = f"{socket.gethostname()}-{os.getpid()}-{time.time_ns()}"
     return _attempt[0]
+
+
 SACCT_TIMEOUT_S = 10  # also runs in the grace period after a preemption signal
 
 
@@ -79,8 +81,12 @@ def parse_sacct_usage(line: str) -> tuple[int, int] | None:
 def slurm_usage(job_id: str) -> tuple[int, int] | None:
     """This SLURM job's elapsed seconds and allocated GPUs so far, or None when sacct cannot tell."""
     try:
-        result = subprocess.run(["sacct", "-j", job_id, "-X", "-n", "-P", "-o", "ElapsedRaw,AllocTRES"],
-                                capture_output=True, text=True, timeout=SACCT_TIMEOUT_S)
+        result = subprocess.run(
+            ["sacct", "-j", job_id, "-X", "-n", "-P", "-o", "ElapsedRaw,AllocTRES"],
+            capture_output=True,
+            text=True,
+            timeout=SACCT_TIMEOUT_S,
+        )
     except (OSError, subprocess.TimeoutExpired) as exc:
         log.warning("sacct for job %s failed (%s): GPU-seconds from wall time instead", job_id, exc)
         return None
@@ -88,8 +94,11 @@ def slurm_usage(job_id: str) -> tuple[int, int] | None:
         usage = parse_sacct_usage(line)
         if usage is not None:
             return usage
-    log.warning("sacct has no usage for job %s yet (%r): GPU-seconds from wall time instead",
-                job_id, (result.stdout + result.stderr).strip()[:200])
+    log.warning(
+        "sacct has no usage for job %s yet (%r): GPU-seconds from wall time instead",
+        job_id,
+        (result.stdout + result.stderr).strip()[:200],
+    )
     return None
 
 
@@ -111,11 +120,20 @@ class JobMeter:
             wall, gpus = usage
             gpu_seconds, source = float(wall * gpus), "sacct"
         entry = LedgerEntry(
-            job_uid=self.job_uid, benchmark=self.benchmark, model=self.model, shard=self.shard,
+            job_uid=self.job_uid,
+            benchmark=self.benchmark,
+            model=self.model,
+            shard=self.shard,
             slurm_job_id=job_id,
-            host=os.environ.get("SLURMD_NODENAME") or socket.gethostname(), gpus=gpus,
-            wall_seconds=round(wall, 3), gpu_seconds=round(gpu_seconds, 3), source=source,
-            produced=produced, completion_tokens=completion_tokens, interrupted=interrupted)
+            host=os.environ.get("SLURMD_NODENAME") or socket.gethostname(),
+            gpus=gpus,
+            wall_seconds=round(wall, 3),
+            gpu_seconds=round(gpu_seconds, 3),
+            source=source,
+            produced=produced,
+            completion_tokens=completion_tokens,
+            interrupted=interrupted,
+        )
         write_entry(self.cache_dir, entry)
         log.info("ledger: %s", entry)
         return entry

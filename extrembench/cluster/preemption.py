@@ -42,8 +42,11 @@ def install(signals: Iterable[int] = STOP_SIGNALS) -> None:
             log.warning("%s received again while stopping; still flushing the cache", name)
             return
         received.append(signum)
-        log.warning("%s received: flushing the cache, stopping the server, exiting so the job is "
-                    "resubmitted (finished requests stay cached)", name)
+        log.warning(
+            "%s received: flushing the cache, stopping the server, exiting so the job is "
+            "resubmitted (finished requests stay cached)",
+            name,
+        )
         raise Preempted(signum)
 
     for signum in signals:

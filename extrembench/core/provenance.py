@@ -17,8 +17,20 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-KEY_PACKAGES = ("extrembench", "snakemake", "pyarrow", "pandas", "numpy", "scipy", "sympy",
-                "mpmath", "math-verify", "latex2sympy2_extended", "matplotlib", "llama-cpp-python")
+KEY_PACKAGES = (
+    "extrembench",
+    "snakemake",
+    "pyarrow",
+    "pandas",
+    "numpy",
+    "scipy",
+    "sympy",
+    "mpmath",
+    "math-verify",
+    "latex2sympy2_extended",
+    "matplotlib",
+    "llama-cpp-python",
+)
 
 
 def code_hash(paths: Iterable[str | Path], base: str | Path = ".") -> str:

@@ -19,10 +19,10 @@ import yaml
 from pydantic import BaseModel, ConfigDict, model_validator
 from pydantic_core import PydanticCustomError
 
-MAX_FILE_BYTES = 256 * 1024   # a problem file is a few KB; expressions are capped at 1,000 characters
-MAX_DEPTH = 20                # mappings/lists inside each other; the problem format needs 3
-MAX_NODES = 20_000            # scalars + collections in one file
-SHOWN_VALUE_CHARS = 80        # an error message shows at most this much of an offending value
+MAX_FILE_BYTES = 256 * 1024  # a problem file is a few KB; expressions are capped at 1,000 characters
+MAX_DEPTH = 20  # mappings/lists inside each other; the problem format needs 3
+MAX_NODES = 20_000  # scalars + collections in one file
+SHOWN_VALUE_CHARS = 80  # an error message shows at most this much of an offending value
 
 
 class UntrustedYAMLError(ValueError):
@@ -45,7 +45,8 @@ def _construct_mapping(loader: yaml.SafeLoader, node: yaml.MappingNode, deep: bo
         try:
             if key in seen:
                 raise yaml.constructor.ConstructorError(
-                    None, None, f"duplicate key {str(key)[:80]!r}", key_node.start_mark)
+                    None, None, f"duplicate key {str(key)[:80]!r}", key_node.start_mark
+                )
             seen.add(key)
         except TypeError:  # an unhashable key ({[1]: x}); construct_mapping reports it
             pass
@@ -76,8 +77,11 @@ class StrictModel(BaseModel):
         if isinstance(data, Mapping):
             extra = sorted(str(k) for k in data if k not in cls.model_fields)
             if extra:
-                raise PydanticCustomError("unknown_keys", cls.unknown_keys_wording,
-                                          {"extra": cls.list_keys(extra), "allowed": cls.list_keys(list(cls.model_fields))})
+                raise PydanticCustomError(
+                    "unknown_keys",
+                    cls.unknown_keys_wording,
+                    {"extra": cls.list_keys(extra), "allowed": cls.list_keys(list(cls.model_fields))},
+                )
         return data
 
 
@@ -90,16 +94,23 @@ def _scan(text: str) -> None:
     depth = nodes = 0
     for event in yaml.parse(text, Loader=yaml.SafeLoader):
         if isinstance(event, yaml.AliasEvent):
-            raise UntrustedYAMLError("(yaml)", f"alias *{event.anchor[:40]} at {_where(event.start_mark)}: "
-                                     "aliases and anchors are not allowed; write the value out")
+            raise UntrustedYAMLError(
+                "(yaml)",
+                f"alias *{event.anchor[:40]} at {_where(event.start_mark)}: "
+                "aliases and anchors are not allowed; write the value out",
+            )
         if getattr(event, "anchor", None) is not None:
-            raise UntrustedYAMLError("(yaml)", f"anchor &{event.anchor[:40]} at {_where(event.start_mark)}: "
-                                     "aliases and anchors are not allowed; write the value out")
+            raise UntrustedYAMLError(
+                "(yaml)",
+                f"anchor &{event.anchor[:40]} at {_where(event.start_mark)}: "
+                "aliases and anchors are not allowed; write the value out",
+            )
         if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
             depth += 1
             if depth > MAX_DEPTH:
-                raise UntrustedYAMLError("(yaml)", f"nested deeper than {MAX_DEPTH} levels at "
-                                         f"{_where(event.start_mark)}")
+                raise UntrustedYAMLError(
+                    "(yaml)", f"nested deeper than {MAX_DEPTH} levels at {_where(event.start_mark)}"
+                )
         elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
             depth -= 1
         if isinstance(event, (yaml.ScalarEvent, yaml.MappingStartEvent, yaml.SequenceStartEvent)):

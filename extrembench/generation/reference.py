@@ -16,8 +16,14 @@ from extrembench.verify.validate import Effort, TimeCap, search_extremum
 
 def abstaining_response() -> dict[str, Any]:
     """A solver's response before it answers: the shape of a chat response, abstaining."""
-    return {"content": None, "reasoning_content": None, "finish_reason": "abstain",
-            "prompt_tokens": None, "completion_tokens": None, "error": None}
+    return {
+        "content": None,
+        "reasoning_content": None,
+        "finish_reason": "abstain",
+        "prompt_tokens": None,
+        "completion_tokens": None,
+        "error": None,
+    }
 
 
 def fixed_decimals(value: float, digits: int) -> str:
@@ -33,9 +39,14 @@ def answer(identity: dict[str, Any]) -> dict[str, Any]:
         spec = json.loads(identity["spec_json"])
         # The spec carries no answer (the solver must not see it); the search never reads the
         # claim, but the spec type needs a parseable one.
-        problem = ExtremalSpec(sense=spec["sense"], variables=spec["variables"],
-                               constraints=tuple(spec["constraints"]), objective=spec["objective"],
-                               answer="0", statement="")
+        problem = ExtremalSpec(
+            sense=spec["sense"],
+            variables=spec["variables"],
+            constraints=tuple(spec["constraints"]),
+            objective=spec["objective"],
+            answer="0",
+            statement="",
+        )
         try:
             result = search_extremum(problem, seed=identity["seed"], effort=Effort(starts=identity["starts"]))
         except TimeCap:  # the safety net: the solver abstains rather than answer from a cut search
@@ -43,8 +54,11 @@ def answer(identity: dict[str, Any]) -> dict[str, Any]:
         if result is None:
             text = None
         elif result.unbounded:
-            text = "The objective is unbounded: \\boxed{\\infty}" if spec["sense"] == "max" else \
-                "The objective is unbounded: \\boxed{-\\infty}"
+            text = (
+                "The objective is unbounded: \\boxed{\\infty}"
+                if spec["sense"] == "max"
+                else "The objective is unbounded: \\boxed{-\\infty}"
+            )
         elif result.best_value is None:
             text = None
         else:

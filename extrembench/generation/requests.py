@@ -39,8 +39,10 @@ def sample_seed(model: str, benchmark: str, problem_id: str, trial: int) -> int:
     return int.from_bytes(digest[:4], "big") & 0x7FFFFFFF
 
 
-SOLVER_MODULES = {"reference-solver": "extrembench/generation/reference.py",
-                  "symmetric-guess": "extrembench/generation/symmetric.py"}
+SOLVER_MODULES = {
+    "reference-solver": "extrembench/generation/reference.py",
+    "symmetric-guess": "extrembench/generation/symmetric.py",
+}
 
 
 @functools.cache  # the code cannot change within one process; the Snakefile asks once per job
@@ -67,8 +69,9 @@ def render_messages(model_cfg: Model, statement: str) -> list[dict[str, str]]:
     return messages
 
 
-def plan_samples(problems: list[dict[str, Any]], *, benchmark: str, model: str,
-                 model_cfg: Model, trials: int) -> list[PlannedSample]:
+def plan_samples(
+    problems: list[dict[str, Any]], *, benchmark: str, model: str, model_cfg: Model, trials: int
+) -> list[PlannedSample]:
     version = engine_version(model_cfg)
     planned = []
     for problem in sorted(problems, key=lambda p: p["problem_id"]):
@@ -77,17 +80,29 @@ def plan_samples(problems: list[dict[str, Any]], *, benchmark: str, model: str,
         for trial in range(trials):
             seed = sample_seed(model, benchmark, problem["problem_id"], trial)
             if model_cfg.backend == "reference-solver":
-                identity = {"engine": "reference-solver", "engine_version": version, "spec_json": problem["spec_json"],
-                            "seed": seed, "starts": model_cfg.reference.starts, "digits": model_cfg.reference.digits}
+                identity = {
+                    "engine": "reference-solver",
+                    "engine_version": version,
+                    "spec_json": problem["spec_json"],
+                    "seed": seed,
+                    "starts": model_cfg.reference.starts,
+                    "digits": model_cfg.reference.digits,
+                }
             elif model_cfg.backend == "symmetric-guess":
-                identity = {"engine": "symmetric-guess", "engine_version": version,
-                            "spec_json": problem["spec_json"], "seed": seed,
-                            "digits": model_cfg.reference.digits}
+                identity = {
+                    "engine": "symmetric-guess",
+                    "engine_version": version,
+                    "spec_json": problem["spec_json"],
+                    "seed": seed,
+                    "digits": model_cfg.reference.digits,
+                }
             else:
-                identity = chat_identity(model, model_cfg, render_messages(model_cfg, problem["statement"]), seed,
-                                         version)
-            planned.append(PlannedSample(problem=problem, trial=trial, seed=seed,
-                                         identity=identity, key=cache_key(identity)))
+                identity = chat_identity(
+                    model, model_cfg, render_messages(model_cfg, problem["statement"]), seed, version
+                )
+            planned.append(
+                PlannedSample(problem=problem, trial=trial, seed=seed, identity=identity, key=cache_key(identity))
+            )
     return planned
 
 

@@ -60,36 +60,55 @@ class Progress:
         if now - self.last_report > 5 or self.sent + self.cached == self.total:
             self.last_report = now
             elapsed = max(now - self.started, 1e-9)
-            log.info("progress %d/%d done (cached %d, sent %d, failed %d) %.1f tok/s",
-                     self.cached + self.sent, self.total, self.cached, self.sent, self.failed,
-                     self.tokens / elapsed)
+            log.info(
+                "progress %d/%d done (cached %d, sent %d, failed %d) %.1f tok/s",
+                self.cached + self.sent,
+                self.total,
+                self.cached,
+                self.sent,
+                self.failed,
+                self.tokens / elapsed,
+            )
 
 
 class GenerationFailed(RuntimeError):
     """Too many requests of a generate job failed; every answer received so far stays cached."""
 
 
-def must_fail(failed: int, client_errors: int, requests: int, *, max_failure_rate: float,
-              fail_on_client_error: bool) -> bool:
+def must_fail(
+    failed: int, client_errors: int, requests: int, *, max_failure_rate: float, fail_on_client_error: bool
+) -> bool:
     """Whether a job with these failures out of `requests` sent fails. Also used while sending:
     once it is true it stays true, so the job stops at once instead of sending the rest."""
     return (fail_on_client_error and client_errors > 0) or failed > max_failure_rate * requests
 
 
-def _failure_message(model: str, model_cfg: Model, progress: Progress, requests: int,
-                     first_error: str) -> str:
+def _failure_message(model: str, model_cfg: Model, progress: Progress, requests: int, first_error: str) -> str:
     if model_cfg.fail_on_client_error and progress.client_errors:
-        why = (f"the server rejected a request (a client error: resending will not help; set "
-               f"models.{model}.fail_on_client_error to false to keep such samples as failed rows)")
+        why = (
+            f"the server rejected a request (a client error: resending will not help; set "
+            f"models.{model}.fail_on_client_error to false to keep such samples as failed rows)"
+        )
     else:
-        why = (f"{progress.failed} of {requests} requests failed, over models.{model}.max_failure_rate = "
-               f"{model_cfg.max_failure_rate:g}")
-    return (f"models.{model}: {why}. First error: {first_error}\nEvery answer received is cached; "
-            f"fix the endpoint and rerun: only requests without an answer are sent.")
+        why = (
+            f"{progress.failed} of {requests} requests failed, over models.{model}.max_failure_rate = "
+            f"{model_cfg.max_failure_rate:g}"
+        )
+    return (
+        f"models.{model}: {why}. First error: {first_error}\nEvery answer received is cached; "
+        f"fix the endpoint and rerun: only requests without an answer are sent."
+    )
 
 
-def _send_chat(missing: list[PlannedSample], model: str, model_cfg: Model, cache: GenerationCache,
-               progress: Progress, outcomes: dict[str, dict[str, Any]], endpoint: Endpoint) -> None:
+def _send_chat(
+    missing: list[PlannedSample],
+    model: str,
+    model_cfg: Model,
+    cache: GenerationCache,
+    progress: Progress,
+    outcomes: dict[str, dict[str, Any]],
+    endpoint: Endpoint,
+) -> None:
     by_key = {s.key: s for s in missing}
     client = chat_client(endpoint, model_cfg, concurrency=model_cfg.concurrency)
     requests = [ChatRequest(key=s.key, payload=chat_payload(s.identity, endpoint.served_model)) for s in missing]
@@ -104,14 +123,19 @@ def _send_chat(missing: list[PlannedSample], model: str, model_cfg: Model, cache
             # keeps serving the other requests meanwhile; awaited, so an answer is on disk before
             # its worker takes the next request.
             outcomes[sample.key] = await asyncio.get_running_loop().run_in_executor(
-                writers, cache.put, sample.key, sample.identity, response, origin)
+                writers, cache.put, sample.key, sample.identity, response, origin
+            )
             return
         outcomes[sample.key] = {"response": response, "produced_by": origin}
         errors.append(response["error"])
         log.warning("%s trial %d failed: %s", sample.problem["problem_id"], sample.trial, response["error"])
-        if must_fail(progress.failed, progress.client_errors, len(requests),
-                     max_failure_rate=model_cfg.max_failure_rate,
-                     fail_on_client_error=model_cfg.fail_on_client_error):
+        if must_fail(
+            progress.failed,
+            progress.client_errors,
+            len(requests),
+            max_failure_rate=model_cfg.max_failure_rate,
+            fail_on_client_error=model_cfg.fail_on_client_error,
+        ):
             message = _failure_message(model, model_cfg, progress, len(requests), errors[0])
             log.error("%s", message)  # into the rule's log too, not only the traceback on stderr
             raise GenerationFailed(message)
@@ -120,49 +144,82 @@ def _send_chat(missing: list[PlannedSample], model: str, model_cfg: Model, cache
         asyncio.run(client.run(requests, on_response))
 
 
-def _serve_missing(missing: list[PlannedSample], model: str, model_cfg: Model,
-                   cache: GenerationCache, progress: Progress, outcomes: dict[str, dict[str, Any]], *,
-                   cache_dir: Path, server_log: Path) -> None:
+def _serve_missing(
+    missing: list[PlannedSample],
+    model: str,
+    model_cfg: Model,
+    cache: GenerationCache,
+    progress: Progress,
+    outcomes: dict[str, dict[str, Any]],
+    *,
+    cache_dir: Path,
+    server_log: Path,
+) -> None:
     """Answer every missing sample; each answer is cached the moment it arrives and also lands in
     `outcomes` (with the failures), so the rows need not read it back."""
     if model_cfg.backend in SOLVER_BACKENDS:
-
         solve = {"reference-solver": reference.answer, "symmetric-guess": symmetric.answer}[model_cfg.backend]
         for sample in missing:
             response = solve(sample.identity)
-            outcomes[sample.key] = cache.put(sample.key, sample.identity, response,
-                                             produced_by(model_cfg.backend, sample.identity["engine_version"]))
+            outcomes[sample.key] = cache.put(
+                sample.key, sample.identity, response, produced_by(model_cfg.backend, sample.identity["engine_version"])
+            )
             progress.record(response)
         return
     with open_endpoint(model, model_cfg, cache_dir=cache_dir, server_log=server_log) as endpoint:
         _send_chat(missing, model, model_cfg, cache, progress, outcomes, endpoint)
 
 
-def generation_row(sample: PlannedSample, entry: dict[str, Any], *, benchmark: str, model: str,
-                   model_cfg: Model, dag_node: str,
-                   costs: dict[str, tuple[float, float]] | None = None) -> dict[str, Any]:
+def generation_row(
+    sample: PlannedSample,
+    entry: dict[str, Any],
+    *,
+    benchmark: str,
+    model: str,
+    model_cfg: Model,
+    dag_node: str,
+    costs: dict[str, tuple[float, float]] | None = None,
+) -> dict[str, Any]:
     response, origin = entry["response"], entry["produced_by"]
     gpu_seconds, wall_seconds = response_cost(origin, costs or {})
     return {
-        "benchmark": benchmark, "model": model, "problem_id": sample.problem["problem_id"],
-        "trial": sample.trial, "source_sha256": sample.problem["source_sha256"], "cache_key": sample.key,
-        "model_id": model_cfg.hf_id or model, "model_revision": model_cfg.revision,
-        "engine": origin["engine"], "engine_version": origin["engine_version"],
-        "sampling_json": sampling_json(sample), "seed": sample.seed,
-        "content": response.get("content"), "reasoning_content": response.get("reasoning_content"),
-        "finish_reason": response.get("finish_reason"), "error": response.get("error"),
-        "prompt_tokens": response.get("prompt_tokens"), "completion_tokens": response.get("completion_tokens"),
-        "latency_s": response.get("latency_s"), "host": origin.get("host"),
-        "slurm_job_id": origin.get("slurm_job_id"), "dag_node": dag_node,
-        "gpu_seconds": gpu_seconds, "wall_seconds": wall_seconds,
+        "benchmark": benchmark,
+        "model": model,
+        "problem_id": sample.problem["problem_id"],
+        "trial": sample.trial,
+        "source_sha256": sample.problem["source_sha256"],
+        "cache_key": sample.key,
+        "model_id": model_cfg.hf_id or model,
+        "model_revision": model_cfg.revision,
+        "engine": origin["engine"],
+        "engine_version": origin["engine_version"],
+        "sampling_json": sampling_json(sample),
+        "seed": sample.seed,
+        "content": response.get("content"),
+        "reasoning_content": response.get("reasoning_content"),
+        "finish_reason": response.get("finish_reason"),
+        "error": response.get("error"),
+        "prompt_tokens": response.get("prompt_tokens"),
+        "completion_tokens": response.get("completion_tokens"),
+        "latency_s": response.get("latency_s"),
+        "host": origin.get("host"),
+        "slurm_job_id": origin.get("slurm_job_id"),
+        "dag_node": dag_node,
+        "gpu_seconds": gpu_seconds,
+        "wall_seconds": wall_seconds,
     }
 
 
 def _plan(problems_path: Path, *, benchmark: str, model: str, config: Config) -> list[PlannedSample]:
     """The samples of one generate job: every asked problem of the shard × the benchmark's trials."""
     problems = read_artifact(problems_path, "problems").to_pylist()
-    return plan_samples(problems, benchmark=benchmark, model=model, model_cfg=config.models[model],
-                        trials=config.benchmarks[benchmark].trials)
+    return plan_samples(
+        problems,
+        benchmark=benchmark,
+        model=model,
+        model_cfg=config.models[model],
+        trials=config.benchmarks[benchmark].trials,
+    )
 
 
 def count_missing(problems_path: Path, *, benchmark: str, model: str, config: Config) -> int:
@@ -172,8 +229,17 @@ def count_missing(problems_path: Path, *, benchmark: str, model: str, config: Co
     return sum(s.key not in cache for s in planned)
 
 
-def generate_shard(*, problems_path: Path, output: Path, stats_path: Path, benchmark: str, model: str,
-                   config: Config, dag_node: str, server_log: Path) -> dict[str, int]:
+def generate_shard(
+    *,
+    problems_path: Path,
+    output: Path,
+    stats_path: Path,
+    benchmark: str,
+    model: str,
+    config: Config,
+    dag_node: str,
+    server_log: Path,
+) -> dict[str, int]:
     model_cfg = config.models[model]
     planned = _plan(problems_path, benchmark=benchmark, model=model, config=config)
     cache_dir = Path(config.cache_dir)
@@ -181,15 +247,23 @@ def generate_shard(*, problems_path: Path, output: Path, stats_path: Path, bench
     entries = {s.key: cache.get(s.key) for s in planned}
     missing = [s for s in planned if entries[s.key] is None]
     progress = Progress(total=len(planned), cached=len(planned) - len(missing))
-    log.info("%s / %s / %s: %d samples planned, %d cached, %d to request",
-             benchmark, model, problems_path.name, len(planned), progress.cached, len(missing))
+    log.info(
+        "%s / %s / %s: %d samples planned, %d cached, %d to request",
+        benchmark,
+        model,
+        problems_path.name,
+        len(planned),
+        progress.cached,
+        len(missing),
+    )
     if missing:
         outcomes: dict[str, dict[str, Any]] = {}
         meter = JobMeter(cache_dir, benchmark=benchmark, model=model, shard=output.stem)
         gpus = config.resources[model_cfg.size_class].gpu  # a fully cached shard held none
         try:
-            _serve_missing(missing, model, model_cfg, cache, progress, outcomes, cache_dir=cache_dir,
-                           server_log=server_log)
+            _serve_missing(
+                missing, model, model_cfg, cache, progress, outcomes, cache_dir=cache_dir, server_log=server_log
+            )
         except BaseException:  # preempted or failed: what this attempt produced still cost GPU time
             meter.close(gpus=gpus, produced=progress.sent, completion_tokens=progress.tokens, interrupted=True)
             raise
@@ -200,19 +274,34 @@ def generate_shard(*, problems_path: Path, output: Path, stats_path: Path, bench
     for sample in planned:
         entry = entries.get(sample.key)
         if entry is None:
-            raise RuntimeError(f"no response for {sample.problem['problem_id']} trial {sample.trial} "
-                               f"(cache key {sample.key}) after generation; rerun the job")
-        rows.append(generation_row(sample, entry, benchmark=benchmark, model=model,
-                                   model_cfg=model_cfg, dag_node=dag_node, costs=costs))
+            raise RuntimeError(
+                f"no response for {sample.problem['problem_id']} trial {sample.trial} "
+                f"(cache key {sample.key}) after generation; rerun the job"
+            )
+        rows.append(
+            generation_row(
+                sample, entry, benchmark=benchmark, model=model, model_cfg=model_cfg, dag_node=dag_node, costs=costs
+            )
+        )
     write_artifact(rows, output, "generations", inputs=[problems_path])
     is_llm = model_cfg.backend not in SOLVER_BACKENDS
-    stats = {"benchmark": benchmark, "model": model, "shard": output.stem, "planned": len(planned),
-             "cached": progress.cached, "sent": len(missing) if is_llm else 0,
-             "computed": 0 if is_llm else len(missing), "failed": progress.failed}
+    stats = {
+        "benchmark": benchmark,
+        "model": model,
+        "shard": output.stem,
+        "planned": len(planned),
+        "cached": progress.cached,
+        "sent": len(missing) if is_llm else 0,
+        "computed": 0 if is_llm else len(missing),
+        "failed": progress.failed,
+    }
     write_bytes_atomic(stats_path, (json.dumps(stats, sort_keys=True) + "\n").encode())
     if progress.failed:
-        log.warning("%d request(s) failed, within models.%s.max_failure_rate: their rows are marked failed "
-                    "and left out of accuracy; `snakemake --forcerun generate` sends exactly those again",
-                    progress.failed, model)
+        log.warning(
+            "%d request(s) failed, within models.%s.max_failure_rate: their rows are marked failed "
+            "and left out of accuracy; `snakemake --forcerun generate` sends exactly those again",
+            progress.failed,
+            model,
+        )
     log.info("done: %s", stats)
     return stats

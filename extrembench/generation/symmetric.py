@@ -36,9 +36,9 @@ from extrembench.problems.expr import parse_expression, parse_relation, symbol
 from extrembench.problems.problem import parse_domain
 
 T = sympy.Symbol("t", real=True)
-MAX_EXACT_DEGREE = 60       # Poly.real_roots stays fast well past this; beyond it the scan is used
-MAX_OPS = 2000              # larger expressions are not differentiated or expanded (memory bound)
-GRID = 4001                 # points of the sign-change scan
+MAX_EXACT_DEGREE = 60  # Poly.real_roots stays fast well past this; beyond it the scan is used
+MAX_OPS = 2000  # larger expressions are not differentiated or expanded (memory bound)
+GRID = 4001  # points of the sign-change scan
 HP_DIGITS = 30
 MAX_NUMERIC_ROOTS = 50
 FEASIBILITY_TOL = sympy.Float("1e-20", HP_DIGITS)
@@ -46,9 +46,9 @@ FEASIBILITY_TOL = sympy.Float("1e-20", HP_DIGITS)
 
 @dataclass(frozen=True)
 class Guess:
-    t: sympy.Expr          # the common value of the variables
-    value: sympy.Expr      # the objective there, exact
-    numeric: sympy.Float   # and to HP_DIGITS digits
+    t: sympy.Expr  # the common value of the variables
+    value: sympy.Expr  # the objective there, exact
+    numeric: sympy.Float  # and to HP_DIGITS digits
 
 
 def _interval(variables: dict[str, str]) -> tuple[Any, Any, bool, bool]:
@@ -115,13 +115,17 @@ def _numeric_roots(expr: sympy.Expr, lo, hi) -> list[sympy.Expr]:
 
 def _refine(func, a: float, b: float) -> mpmath.mpf | None:
     """Bisection at HP_DIGITS + 5 digits on the mpmath form of the expression; None at a pole."""
+
     def value(x):
         try:
             v = mpmath.mpmathify(func(x))
         except (ZeroDivisionError, ValueError, TypeError, OverflowError):
             return None
-        return v.real if isinstance(v, mpmath.mpc) and abs(v.imag) < mpmath.mpf("1e-25") else \
-            (v if isinstance(v, mpmath.mpf) and mpmath.isfinite(v) else None)
+        return (
+            v.real
+            if isinstance(v, mpmath.mpc) and abs(v.imag) < mpmath.mpf("1e-25")
+            else (v if isinstance(v, mpmath.mpf) and mpmath.isfinite(v) else None)
+        )
 
     with mpmath.workdps(HP_DIGITS + 5):
         lo, hi = mpmath.mpf(a), mpmath.mpf(b)
@@ -172,7 +176,7 @@ def _kinks(objective: sympy.Expr, lo, hi) -> list[sympy.Expr]:
             points += _roots(pieces[0], lo, hi)
         else:
             for i, first in enumerate(pieces):
-                for second in pieces[i + 1:]:
+                for second in pieces[i + 1 :]:
                     points += _roots(first - second, lo, hi)
         for piece in pieces:
             if T in piece.free_symbols and not _nonsmooth(piece):
@@ -188,9 +192,16 @@ def _inside(t: sympy.Expr, lo, hi, lo_open: bool, hi_open: bool) -> bool:
 
 
 def _holds(value: sympy.Float | None, op: str) -> bool:
-    return value is not None and {"=": abs(value) <= FEASIBILITY_TOL, ">=": value >= -FEASIBILITY_TOL,
-                                  "<=": value <= FEASIBILITY_TOL, ">": value > FEASIBILITY_TOL,
-                                  "<": value < -FEASIBILITY_TOL}[op]
+    return (
+        value is not None
+        and {
+            "=": abs(value) <= FEASIBILITY_TOL,
+            ">=": value >= -FEASIBILITY_TOL,
+            "<=": value <= FEASIBILITY_TOL,
+            ">": value > FEASIBILITY_TOL,
+            "<": value < -FEASIBILITY_TOL,
+        }[op]
+    )
 
 
 def symmetric_guess(spec: dict[str, Any]) -> Guess | None:
@@ -199,8 +210,13 @@ def symmetric_guess(spec: dict[str, Any]) -> Guess | None:
     lo, hi, lo_open, hi_open = _interval(spec["variables"])
     # Substituting a symbol that carries the sign of the domain lets sympy simplify sqrt(t^2) to t
     # (a constant objective then has derivative 0 exactly); the plain real t is put back after.
-    signed = sympy.Symbol("t", positive=True) if lo is not None and (bool(lo > 0) or (lo == 0 and lo_open)) \
-        else sympy.Symbol("t", nonnegative=True) if lo is not None and lo == 0 else T
+    signed = (
+        sympy.Symbol("t", positive=True)
+        if lo is not None and (bool(lo > 0) or (lo == 0 and lo_open))
+        else sympy.Symbol("t", nonnegative=True)
+        if lo is not None and lo == 0
+        else T
+    )
     at_t = {symbol(n): signed for n in names}
     objective = parse_expression(spec["objective"], names).subs(at_t).subs(signed, T)
     constraints = []
@@ -213,7 +229,9 @@ def symmetric_guess(spec: dict[str, Any]) -> Guess | None:
     else:
         candidates = []
         if T in objective.free_symbols:
-            candidates += _kinks(objective, lo, hi) if _nonsmooth(objective) else _roots(sympy.diff(objective, T), lo, hi)
+            candidates += (
+                _kinks(objective, lo, hi) if _nonsmooth(objective) else _roots(sympy.diff(objective, T), lo, hi)
+            )
         else:
             # constant along the diagonal: any feasible point will do; try a few fixed ones
             candidates += [sympy.Integer(1), sympy.Rational(1, 2), sympy.Integer(2), sympy.Integer(-1)]
@@ -221,9 +239,13 @@ def symmetric_guess(spec: dict[str, Any]) -> Guess | None:
             if op != "=":
                 candidates += _roots(difference, lo, hi)
         candidates += [end for end, is_open in ((lo, lo_open), (hi, hi_open)) if end is not None and not is_open]
-    feasible = [(t, value) for t in candidates
-                if _inside(t, lo, hi, lo_open, hi_open) and all(_holds(_hp(d, t), op) for d, op in constraints)
-                and (value := _hp(objective, t)) is not None]
+    feasible = [
+        (t, value)
+        for t in candidates
+        if _inside(t, lo, hi, lo_open, hi_open)
+        and all(_holds(_hp(d, t), op) for d, op in constraints)
+        and (value := _hp(objective, t)) is not None
+    ]
     if not feasible:
         return None
     t, value = (min if spec["sense"] == "min" else max)(feasible, key=lambda pair: pair[1])  # first of ties

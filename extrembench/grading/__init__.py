@@ -10,5 +10,14 @@ GRADER_NAME = "extrembench-grader"
 # Bump whenever a verdict on some input may change (extraction, equivalence or judge rules).
 GRADER_VERSION = "1.0.1"  # 1.0.1: a 4-place decimal exactly half a unit off is correct
 
-__all__ = ["GRADER_NAME", "GRADER_VERSION", "MODES", "GradeResult", "equivalent", "grade_all_modes",
-           "grade_many", "grade_response", "modes_disagree"]
+__all__ = [
+    "GRADER_NAME",
+    "GRADER_VERSION",
+    "MODES",
+    "GradeResult",
+    "equivalent",
+    "grade_all_modes",
+    "grade_many",
+    "grade_response",
+    "modes_disagree",
+]

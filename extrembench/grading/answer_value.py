@@ -110,9 +110,7 @@ def drop_qualifier(text: str) -> str:
     return text
 
 
-_NAME = re.compile(
-    r"^(?:[A-Za-z]+|\\[A-Za-z]+)(?:_\{?[^{}=]*\}?)?(?:\^\{?[^{}=]*\}?)?(?:\([^()=]*\))?('*)$"
-)
+_NAME = re.compile(r"^(?:[A-Za-z]+|\\[A-Za-z]+)(?:_\{?[^{}=]*\}?)?(?:\^\{?[^{}=]*\}?)?(?:\([^()=]*\))?('*)$")
 
 
 def _is_name(side: str) -> bool:

@@ -22,9 +22,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--mode", default="default", choices=MODES)
     parser.add_argument("--workers", type=int, default=None, help="worker processes (default: all cores)")
     parser.add_argument("--timeout", type=float, default=5.0, help="hard per-sample timeout in seconds")
-    parser.add_argument("--compare-modes", action="store_true",
-                        help="also grade under every mode; rows get 'modes' and 'modes_disagree', "
-                             "and a count of disagreeing rows goes to stderr")
+    parser.add_argument(
+        "--compare-modes",
+        action="store_true",
+        help="also grade under every mode; rows get 'modes' and 'modes_disagree', "
+        "and a count of disagreeing rows goes to stderr",
+    )
 
 
 def read_cases(path: Path) -> list[dict]:
@@ -35,8 +38,10 @@ def read_cases(path: Path) -> list[dict]:
             raise ValueError(f"{path}:{number}: expected a JSON object with 'gold' and 'response'")
         for field in ("gold", "response"):
             if not isinstance(case.get(field), str):
-                raise ValueError(f"{path}:{number}: field '{field}' is missing or not a string; "
-                                 "every case needs string 'gold' and 'response'")
+                raise ValueError(
+                    f"{path}:{number}: field '{field}' is missing or not a string; "
+                    "every case needs string 'gold' and 'response'"
+                )
         case.setdefault("id", number)
         cases.append(case)
     return cases

@@ -125,8 +125,9 @@ def _sample_values(names: list[str], point: int) -> dict[str, sympy.Rational]:
 def _evaluate_at(expr, symbols: dict[str, sympy.Symbol], values: dict[str, sympy.Rational]):
     value = sympy.N(expr.subs({symbols[n]: v for n, v in values.items() if n in symbols}), 30)
     real, imaginary = value.as_real_imag()
-    if all(isinstance(part, (sympy.Float, sympy.Integer, sympy.Rational)) and part.is_finite
-           for part in (real, imaginary)):
+    if all(
+        isinstance(part, (sympy.Float, sympy.Integer, sympy.Rational)) and part.is_finite for part in (real, imaginary)
+    ):
         return sympy.Float(real, 30) + sympy.I * sympy.Float(imaginary, 30)
     return None
 

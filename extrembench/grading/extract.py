@@ -102,8 +102,10 @@ _MATH_SPAN = r"\$\$(.+?)\$\$|\$(.+?)\$|\\\((.+?)\\\)|\\\[(.+?)\\\]|\*\*(.+?)\*\*
 _PLAIN_SPAN = r"([^\s$*][^\n]*?)(?=\.\s|\.?$|\n|,\s+(?:which|attained|achieved|when|at)\b)"
 _SEPARATOR = r"(?:\s*(?:is|equals|=|:|为|是))"
 _FILLER = r"(?:[^.\n$]|\$[^$\n]{0,40}\$){0,80}?"
-_VALUE_WORDS = (r"(?:minimum|maximum|minimal|maximal|least|greatest|smallest|largest|min|max)"
-                r"(?:\s+possible)?\s+value|最小值|最大值")
+_VALUE_WORDS = (
+    r"(?:minimum|maximum|minimal|maximal|least|greatest|smallest|largest|min|max)"
+    r"(?:\s+possible)?\s+value|最小值|最大值"
+)
 _PHRASE = re.compile(
     r"(?:(?:" + _VALUE_WORDS + ")" + _FILLER + _SEPARATOR + "+"
     r"|(?:final\s+)?answer" + _FILLER + _SEPARATOR + "*|答案" + _SEPARATOR + "*)"

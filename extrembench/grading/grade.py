@@ -31,8 +31,7 @@ class GradeResult:
     reason: str  # the rule that decided, e.g. 'boxed', 'think-truncated', 'timeout'
 
     def as_dict(self) -> dict:
-        return {"correct": self.correct, "extracted": self.extracted, "status": self.status,
-                "reason": self.reason}
+        return {"correct": self.correct, "extracted": self.extracted, "status": self.status, "reason": self.reason}
 
 
 def _verdict(correct: bool, extracted: str, reason: str) -> GradeResult:
@@ -143,16 +142,29 @@ def close_shared_pools() -> None:
         _shared_pools.clear()
 
 
-def grade_response(gold: str, response: str, *, answer_type: str = "number", mode: str = "default",
-                   question: str | None = None, judge=None, timeout: float = 5.0) -> GradeResult:
+def grade_response(
+    gold: str,
+    response: str,
+    *,
+    answer_type: str = "number",
+    mode: str = "default",
+    question: str | None = None,
+    judge=None,
+    timeout: float = 5.0,
+) -> GradeResult:
     """Grade one response. `timeout` is a hard limit enforced by a worker process."""
-    return grade_many([{"gold": gold, "response": response, "answer_type": answer_type,
-                        "question": question}], mode=mode, workers=1, timeout=timeout,
-                      judge=judge)[0]
+    return grade_many(
+        [{"gold": gold, "response": response, "answer_type": answer_type, "question": question}],
+        mode=mode,
+        workers=1,
+        timeout=timeout,
+        judge=judge,
+    )[0]
 
 
-def grade_many(cases: Iterable[dict], *, mode: str = "default", workers: int | None = None,
-               timeout: float = 5.0, judge=None) -> list[GradeResult]:
+def grade_many(
+    cases: Iterable[dict], *, mode: str = "default", workers: int | None = None, timeout: float = 5.0, judge=None
+) -> list[GradeResult]:
     """Grade cases (dicts with gold, response, optional answer_type, id, question) on worker
     processes (all cores by default), each math case under a hard `timeout` in seconds."""
     check_mode(mode)
@@ -162,8 +174,10 @@ def grade_many(cases: Iterable[dict], *, mode: str = "default", workers: int | N
     for position, case in enumerate(cases):
         missing = [field for field in ("gold", "response") if case.get(field) is None]
         if missing:
-            raise ValueError(f"case {case.get('id', position)!r}: missing field(s) {', '.join(missing)}; "
-                             "every case needs 'gold' and 'response'")
+            raise ValueError(
+                f"case {case.get('id', position)!r}: missing field(s) {', '.join(missing)}; "
+                "every case needs 'gold' and 'response'"
+            )
         answer_type = check_answer_type(case.get("answer_type") or "number")
         gold, response = str(case["gold"]), str(case["response"])
         if answer_type == "description":
@@ -192,12 +206,12 @@ def _default_workers() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
 
 
-def grade_all_modes(cases: Iterable[dict], *, workers: int | None = None, timeout: float = 5.0,
-                    judge=None) -> list[dict[str, GradeResult]]:
+def grade_all_modes(
+    cases: Iterable[dict], *, workers: int | None = None, timeout: float = 5.0, judge=None
+) -> list[dict[str, GradeResult]]:
     """Grade every case under each mode in MODES; one {mode: GradeResult} per case."""
     cases = list(cases)
-    per_mode = {mode: grade_many(cases, mode=mode, workers=workers, timeout=timeout, judge=judge)
-                for mode in MODES}
+    per_mode = {mode: grade_many(cases, mode=mode, workers=workers, timeout=timeout, judge=judge) for mode in MODES}
     return [{mode: per_mode[mode][i] for mode in MODES} for i in range(len(cases))]
 
 

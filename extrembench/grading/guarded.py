@@ -11,8 +11,9 @@ from extrembench.grading.pool import HardTimeoutPool
 
 def equivalent_task(argument: dict[str, Any]) -> bool:
     """Worker-side entry point (JSON in, JSON out)."""
-    return equivalent(argument["gold"], argument["predicted"], answer_type=argument["answer_type"],
-                      mode=argument["mode"])
+    return equivalent(
+        argument["gold"], argument["predicted"], answer_type=argument["answer_type"], mode=argument["mode"]
+    )
 
 
 class GuardedEquivalence:

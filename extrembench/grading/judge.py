@@ -57,8 +57,9 @@ def majority_vote(votes: list[bool | None], total: int) -> JudgeOutcome:
     return JudgeOutcome(yes > no, f"judge:{yes}-{no}")
 
 
-def judge_answer(judge: Judge, gold: str, answer: str, question: str | None,
-                 votes: int = DEFAULT_VOTES) -> JudgeOutcome:
+def judge_answer(
+    judge: Judge, gold: str, answer: str, question: str | None, votes: int = DEFAULT_VOTES
+) -> JudgeOutcome:
     """Ask the judge `votes` times with distinct seeds and take the majority."""
     messages = judge_messages(gold, answer, question)
     results: list[bool | None] = []

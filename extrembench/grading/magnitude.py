@@ -27,6 +27,7 @@ MAX_TOKENS = 2000
 @dataclass(frozen=True)
 class Size:
     """A real number by its sign and an interval [lo, hi] holding log10 |x|; zero has sign 0."""
+
     sign: int
     lo: float
     hi: float
@@ -36,14 +37,16 @@ ZERO = Size(0, -math.inf, -math.inf)
 
 
 def _widen(lo: float, hi: float) -> tuple[float, float]:
-    return lo - _SLACK * (1 + abs(lo)) if math.isfinite(lo) else lo, hi + _SLACK * (1 + abs(hi)) if math.isfinite(hi) else hi
+    return lo - _SLACK * (1 + abs(lo)) if math.isfinite(lo) else lo, hi + _SLACK * (1 + abs(hi)) if math.isfinite(
+        hi
+    ) else hi
 
 
 def _pow10(exponent: float) -> float:
     """10^exponent, saturating at +inf (a lower end of inf reads "at least ~1e308")."""
     if exponent > 308:
         return math.inf
-    return 10.0 ** exponent
+    return 10.0**exponent
 
 
 def _numeral(text: str) -> Size:
@@ -78,9 +81,9 @@ def _power(base: Size, exponent: Size) -> Size | None:
     if exponent.sign == 0:
         return Size(1, 0.0, 0.0)  # x^0 = 1
     if base.lo > 0:
-        log_base_sign, mag_lo, mag_hi = 1, base.lo, base.hi          # base > 1: log10(base) in [lo, hi] > 0
+        log_base_sign, mag_lo, mag_hi = 1, base.lo, base.hi  # base > 1: log10(base) in [lo, hi] > 0
     elif base.hi < 0:
-        log_base_sign, mag_lo, mag_hi = -1, -base.hi, -base.lo       # base < 1: |log10(base)| in [-hi, -lo]
+        log_base_sign, mag_lo, mag_hi = -1, -base.hi, -base.lo  # base < 1: |log10(base)| in [-hi, -lo]
     else:
         return None  # base may be 1: no claim
     if not (mag_lo > 0):

@@ -61,8 +61,9 @@ def equivalent_amo(gold: str, predicted: str, answer_type: str) -> bool:
         verdict = substitution_verdict(gold_parsed[0], pred_parsed[0])
         if verdict is not None:
             return verdict
-    return (verify_quiet(gold_parsed, pred_parsed, float_rounding=AMO_FLOAT_ROUNDING)
-            or verify_quiet(pred_parsed, gold_parsed, float_rounding=AMO_FLOAT_ROUNDING))
+    return verify_quiet(gold_parsed, pred_parsed, float_rounding=AMO_FLOAT_ROUNDING) or verify_quiet(
+        pred_parsed, gold_parsed, float_rounding=AMO_FLOAT_ROUNDING
+    )
 
 
 def equivalent(gold: str, predicted: str, *, answer_type: str = "number", mode: str = "default") -> bool:

@@ -13,12 +13,30 @@ import re
 # before anything else so "x²" does not turn into "x2".
 _CHAR_MAP = {
     # minus sign, en dash (a minus to some models), figure dash, small hyphen-minus
-    "\u2212": "-", "\u2013": "-", "\u2012": "-", "\ufe63": "-",
-    "\u00d7": r"\times ", "\u22c5": r"\cdot ", "\u00b7": r"\cdot ", "\u00f7": "/", "\u221a": r"\sqrt",
-    "\u03c0": r"\pi ", "\u221e": r"\infty ", "\u2264": r"\le ", "\u2265": r"\ge ", "\u2260": r"\ne ",
-    "\u00b2": "^2", "\u00b3": "^3", "\u00b9": "^1",
+    "\u2212": "-",
+    "\u2013": "-",
+    "\u2012": "-",
+    "\ufe63": "-",
+    "\u00d7": r"\times ",
+    "\u22c5": r"\cdot ",
+    "\u00b7": r"\cdot ",
+    "\u00f7": "/",
+    "\u221a": r"\sqrt",
+    "\u03c0": r"\pi ",
+    "\u221e": r"\infty ",
+    "\u2264": r"\le ",
+    "\u2265": r"\ge ",
+    "\u2260": r"\ne ",
+    "\u00b2": "^2",
+    "\u00b3": "^3",
+    "\u00b9": "^1",
     # ideographic space, full stop, enumeration comma and lenticular brackets; no-break space
-    "\u3000": " ", "\u3002": ".", "\u3001": ",", "\u3010": "[", "\u3011": "]", "\u00a0": " ",
+    "\u3000": " ",
+    "\u3002": ".",
+    "\u3001": ",",
+    "\u3010": "[",
+    "\u3011": "]",
+    "\u00a0": " ",
 }
 _FULLWIDTH_START, _FULLWIDTH_END, _FULLWIDTH_OFFSET = 0xFF01, 0xFF5E, 0xFEE0
 _TRANSLATION = {ord(k): v for k, v in _CHAR_MAP.items()}

@@ -35,7 +35,10 @@ class _Worker:
     def __init__(self, target: str) -> None:
         self.process = subprocess.Popen(
             [sys.executable, "-m", "extrembench.grading.worker", target],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, encoding="utf-8",
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            encoding="utf-8",
             env={**os.environ, "PYTHONUNBUFFERED": "1"},
         )
         self.task: int | None = None

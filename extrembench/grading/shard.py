@@ -12,8 +12,9 @@ from extrembench.grading.grade import grade_all_modes, modes_disagree
 log = logging.getLogger(__name__)
 
 
-def grade_shard(generations: Path, problems: Path, output: Path, *, dag_node: str, mode: str,
-                timeout_s: float, judge=None) -> None:  # judge: extrembench.llm.judge.LLMJudge
+def grade_shard(
+    generations: Path, problems: Path, output: Path, *, dag_node: str, mode: str, timeout_s: float, judge=None
+) -> None:  # judge: extrembench.llm.judge.LLMJudge
     """Grade the final content (never the reasoning) in every mode; the row's verdict is `mode`'s,
     and the other modes' verdicts are kept so disagreements are counted, not hidden."""
 
@@ -22,10 +23,16 @@ def grade_shard(generations: Path, problems: Path, output: Path, *, dag_node: st
     # A sample without final content (cut off inside its reasoning, an engine error, an abstaining
     # solver) is no answer: nothing to extract, and never sent to the judge.
     answered = [i for i, sample in enumerate(samples) if sample["content"] is not None]
-    cases = [{"id": f"{samples[i]['problem_id']}#{samples[i]['trial']}",
-              "gold": by_id[samples[i]["problem_id"]]["answer"], "response": samples[i]["content"],
-              "answer_type": by_id[samples[i]["problem_id"]]["answer_type"],
-              "question": by_id[samples[i]["problem_id"]]["statement"]} for i in answered]
+    cases = [
+        {
+            "id": f"{samples[i]['problem_id']}#{samples[i]['trial']}",
+            "gold": by_id[samples[i]["problem_id"]]["answer"],
+            "response": samples[i]["content"],
+            "answer_type": by_id[samples[i]["problem_id"]]["answer_type"],
+            "question": by_id[samples[i]["problem_id"]]["statement"],
+        }
+        for i in answered
+    ]
     verdicts = dict(zip(answered, grade_all_modes(cases, timeout=timeout_s, judge=judge)))
     rows = []
     for index, sample in enumerate(samples):
@@ -39,21 +46,41 @@ def grade_shard(generations: Path, problems: Path, output: Path, *, dag_node: st
             result = GradeResult(correct=None, extracted=None, status="failed", reason=sample["error"])
             disagree, math_verify, amo_official = False, None, None
         else:
-            result = GradeResult(correct=False, extracted=None, status="no_answer",
-                                 reason=f"no content (finish_reason={sample['finish_reason']})")
+            result = GradeResult(
+                correct=False,
+                extracted=None,
+                status="no_answer",
+                reason=f"no content (finish_reason={sample['finish_reason']})",
+            )
             disagree, math_verify, amo_official = False, False, False
-        rows.append({
-            "benchmark": sample["benchmark"], "model": sample["model"], "problem_id": sample["problem_id"],
-            "trial": sample["trial"], "source_sha256": sample["source_sha256"], "cache_key": sample["cache_key"],
-            "gold": problem["answer"], "answer_type": problem["answer_type"], "sense": problem["sense"],
-            "technique": problem["technique"], "difficulty": problem["difficulty"],
-            "certificate_kind": problem["certificate_kind"], "extracted": result.extracted, "correct": result.correct, "status": result.status,
-            "reason": result.reason, "correct_math_verify": math_verify,
-            "correct_amo_official": amo_official, "modes_disagree": disagree,
-            "finish_reason": sample["finish_reason"], "prompt_tokens": sample["prompt_tokens"],
-            "completion_tokens": sample["completion_tokens"], "grader": GRADER_NAME,
-            "grader_version": GRADER_VERSION, "dag_node": dag_node,
-        })
+        rows.append(
+            {
+                "benchmark": sample["benchmark"],
+                "model": sample["model"],
+                "problem_id": sample["problem_id"],
+                "trial": sample["trial"],
+                "source_sha256": sample["source_sha256"],
+                "cache_key": sample["cache_key"],
+                "gold": problem["answer"],
+                "answer_type": problem["answer_type"],
+                "sense": problem["sense"],
+                "technique": problem["technique"],
+                "difficulty": problem["difficulty"],
+                "certificate_kind": problem["certificate_kind"],
+                "extracted": result.extracted,
+                "correct": result.correct,
+                "status": result.status,
+                "reason": result.reason,
+                "correct_math_verify": math_verify,
+                "correct_amo_official": amo_official,
+                "modes_disagree": disagree,
+                "finish_reason": sample["finish_reason"],
+                "prompt_tokens": sample["prompt_tokens"],
+                "completion_tokens": sample["completion_tokens"],
+                "grader": GRADER_NAME,
+                "grader_version": GRADER_VERSION,
+                "dag_node": dag_node,
+            }
+        )
     write_artifact(rows, output, "grades", inputs=[generations, problems])
     log.info("graded %d samples: %d correct", len(rows), sum(bool(r["correct"]) for r in rows))
-

@@ -98,13 +98,19 @@ class GenerationCache:
             entry, problem = self.load(path.stem)
             yield path.stem, entry, problem
 
-    def put(self, key: str, request: Mapping[str, Any], response: Mapping[str, Any],
-            produced_by: Mapping[str, Any], *, fsync: bool = False) -> dict[str, Any]:
+    def put(
+        self,
+        key: str,
+        request: Mapping[str, Any],
+        response: Mapping[str, Any],
+        produced_by: Mapping[str, Any],
+        *,
+        fsync: bool = False,
+    ) -> dict[str, Any]:
         """Store one answer atomically and return the entry. Without fsync a killed process still
         leaves a whole entry; a power loss may leave a torn one, which its sha256 rejects (so that
         response is requested again, never misread)."""
-        entry = {"key": key, "request": dict(request), "response": dict(response),
-                 "produced_by": dict(produced_by)}
+        entry = {"key": key, "request": dict(request), "response": dict(response), "produced_by": dict(produced_by)}
         content = canonical_json(entry).encode()
         entry["sha256"] = hashlib.sha256(content).hexdigest()
         # "sha256" sorts after every other field: appending it gives canonical_json(entry).

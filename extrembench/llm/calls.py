@@ -60,11 +60,14 @@ class LLMCaller:
     `sent` and `cached` count the calls of this caller that reached the endpoint / the record.
     """
 
-    def __init__(self, model: str, model_cfg: Model, *, cache_dir: Path, server_log: Path,
-                 namespace: str = NAMESPACE) -> None:
+    def __init__(
+        self, model: str, model_cfg: Model, *, cache_dir: Path, server_log: Path, namespace: str = NAMESPACE
+    ) -> None:
         if model_cfg.backend not in CHAT_BACKENDS:
-            raise ValueError(f"models.{model}.backend: {model_cfg.backend!r} cannot answer chat calls; "
-                             f"pick a model with backend {', '.join(CHAT_BACKENDS)}")
+            raise ValueError(
+                f"models.{model}.backend: {model_cfg.backend!r} cannot answer chat calls; "
+                f"pick a model with backend {', '.join(CHAT_BACKENDS)}"
+            )
         self.model = model
         self.model_cfg = model_cfg
         self.cache_dir = Path(cache_dir)
@@ -109,8 +112,12 @@ class LLMCaller:
         else:
             self.cached += 1
             response = entry["response"]
-        return CallResult(key=key, content=response.get("content"),
-                          finish_reason=response.get("finish_reason") or "unknown", error=response.get("error"))
+        return CallResult(
+            key=key,
+            content=response.get("content"),
+            finish_reason=response.get("finish_reason") or "unknown",
+            error=response.get("error"),
+        )
 
     def _endpoint_or_open(self) -> Endpoint:
         if self._endpoint is not None:
@@ -118,8 +125,9 @@ class LLMCaller:
         if self._open_error is not None:
             raise self._open_error  # a server that failed to start once is not restarted per call
         try:
-            self._endpoint = self._stack.enter_context(open_endpoint(
-                self.model, self.model_cfg, cache_dir=self.cache_dir, server_log=self.server_log))
+            self._endpoint = self._stack.enter_context(
+                open_endpoint(self.model, self.model_cfg, cache_dir=self.cache_dir, server_log=self.server_log)
+            )
         except (ServerError, OSError, ValueError, RuntimeError) as exc:
             self._open_error = LLMCallError(f"models.{self.model}: cannot open the endpoint: {exc}")
             raise self._open_error from exc
@@ -131,8 +139,9 @@ class LLMCaller:
         payload = chat_payload(identity, endpoint.served_model)
         replies: list[dict[str, Any]] = []
         try:
-            asyncio.run(client.run([ChatRequest(key=key, payload=payload)],
-                                   lambda _request, response: replies.append(response)))
+            asyncio.run(
+                client.run([ChatRequest(key=key, payload=payload)], lambda _request, response: replies.append(response))
+            )
         except (EndpointError, ServerError) as exc:
             raise LLMCallError(f"models.{self.model}: {exc}") from exc
         [response] = replies
@@ -144,6 +153,7 @@ class LLMCaller:
 def caller_for(config: Config, model: str, *, server_log: Path) -> LLMCaller:
     """The caller of a registry model, recording into the configured cache_dir."""
     if model not in config.models:
-        raise ValueError(f"model {model!r} is not in the model registry (config key `models`); "
-                         f"known: {sorted(config.models)}")
+        raise ValueError(
+            f"model {model!r} is not in the model registry (config key `models`); known: {sorted(config.models)}"
+        )
     return LLMCaller(model, config.models[model], cache_dir=Path(config.cache_dir), server_log=server_log)

@@ -63,8 +63,10 @@ class _Transient(Exception):
 # Credential-looking text in an untrusted error body: header lines, bearer tokens, key=value
 # pairs, and the common vendor key prefixes. Hand-written because no library scrubs free text.
 _SECRET_PATTERNS = [
-    re.compile(r"(?i)(authorization|proxy-authorization|x-api-key|api[-_ ]?key|access[-_ ]?token|"
-               r"secret)(\W{1,4})[^\s\"',;}]+(?:\s+[^\s\"',;}]+)?"),
+    re.compile(
+        r"(?i)(authorization|proxy-authorization|x-api-key|api[-_ ]?key|access[-_ ]?token|"
+        r"secret)(\W{1,4})[^\s\"',;}]+(?:\s+[^\s\"',;}]+)?"
+    ),
     re.compile(r"(?i)\bbearer\s+[^\s\"',;}]+"),
     re.compile(r"\b(?:sk|pk|rk|hf|gsk|xai)[-_][A-Za-z0-9_\-]{8,}"),
 ]
@@ -103,8 +105,15 @@ def parse_chat_response(body: Mapping[str, Any]) -> dict[str, Any]:
 
 def failure(message: str, *, status: int | None = None) -> dict[str, Any]:
     """A failed request: never cached; `http_status` tells a client error from the rest."""
-    return {"content": None, "reasoning_content": None, "finish_reason": "failed",
-            "prompt_tokens": None, "completion_tokens": None, "error": message, "http_status": status}
+    return {
+        "content": None,
+        "reasoning_content": None,
+        "finish_reason": "failed",
+        "prompt_tokens": None,
+        "completion_tokens": None,
+        "error": message,
+        "http_status": status,
+    }
 
 
 def is_client_error(response: Mapping[str, Any]) -> bool:
@@ -115,7 +124,7 @@ def is_client_error(response: Mapping[str, Any]) -> bool:
 
 def retry_delay(attempt: int, *, initial_s: float, max_s: float, retry_after: str | None) -> float:
     """Exponential backoff with jitter; a server's Retry-After (seconds) wins when it is longer."""
-    delay = min(initial_s * (2 ** attempt), max_s) * (1 + 0.25 * random.random())
+    delay = min(initial_s * (2**attempt), max_s) * (1 + 0.25 * random.random())
     if retry_after:
         with contextlib.suppress(ValueError):  # an HTTP-date Retry-After: keep our own backoff
             delay = max(delay, min(float(retry_after), max_s))
@@ -135,9 +144,18 @@ async def _read_capped(reply: aiohttp.ClientResponse, limit: int) -> tuple[bytes
 
 
 class ChatClient:
-    def __init__(self, base_url: str, *, api_key_env: str | None = None, concurrency: int = 64,
-                 timeout_s: float = 3600.0, max_retries: int = 5, initial_backoff_s: float = 1.0,
-                 max_backoff_s: float = 60.0, alive_check: Callable[[], None] | None = None) -> None:
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        api_key_env: str | None = None,
+        concurrency: int = 64,
+        timeout_s: float = 3600.0,
+        max_retries: int = 5,
+        initial_backoff_s: float = 1.0,
+        max_backoff_s: float = 60.0,
+        alive_check: Callable[[], None] | None = None,
+    ) -> None:
         if not re.match(r"https?://[^/]", base_url):
             raise ValueError(f"base_url {base_url!r}: expected http://host[:port][/prefix] or https://...")
         self.url = base_url.rstrip("/") + CHAT_PATH
@@ -157,8 +175,10 @@ class ChatClient:
             return headers
         key = os.environ.get(self.api_key_env)
         if not key:
-            raise EndpointError(f"environment variable {self.api_key_env} (the API key) is not set; "
-                                f"export it, or set openai.api_key_env to null for an endpoint without a key")
+            raise EndpointError(
+                f"environment variable {self.api_key_env} (the API key) is not set; "
+                f"export it, or set openai.api_key_env to null for an endpoint without a key"
+            )
         self._secrets = (key,)
         return {**headers, "Authorization": f"Bearer {key}"}
 
@@ -190,8 +210,14 @@ class ChatClient:
     def _before_retry(self, request: ChatRequest, problem: _Transient, attempt: int, delay: float) -> None:
         if self.alive_check is not None:
             self.alive_check()
-        log.warning("request %s: %s, retry %d/%d in %.1fs", request.key[:12], problem.problem[:200],
-                    attempt, self.max_retries, delay)
+        log.warning(
+            "request %s: %s, retry %d/%d in %.1fs",
+            request.key[:12],
+            problem.problem[:200],
+            attempt,
+            self.max_retries,
+            delay,
+        )
 
     async def _send_one(self, session: aiohttp.ClientSession, request: ChatRequest) -> dict[str, Any]:
         body = json.dumps(request.payload, ensure_ascii=False, separators=(",", ":")).encode()
@@ -202,17 +228,25 @@ class ChatClient:
         except _Transient as exc:
             problem = exc
         if self.max_retries > 0:
-            delay = retry_delay(0, initial_s=self.initial_backoff_s, max_s=self.max_backoff_s,
-                                retry_after=problem.retry_after)
+            delay = retry_delay(
+                0, initial_s=self.initial_backoff_s, max_s=self.max_backoff_s, retry_after=problem.retry_after
+            )
             self._before_retry(request, problem, 1, delay)
             await asyncio.sleep(delay)
             retrying = AsyncRetrying(
-                stop=stop_after_attempt(self.max_retries), retry=retry_if_exception_type(_Transient), reraise=True,
-                wait=lambda state: retry_delay(state.attempt_number, initial_s=self.initial_backoff_s,
-                                               max_s=self.max_backoff_s,
-                                               retry_after=state.outcome.exception().retry_after),
-                before_sleep=lambda state: self._before_retry(request, state.outcome.exception(),
-                                                              state.attempt_number + 1, state.next_action.sleep))
+                stop=stop_after_attempt(self.max_retries),
+                retry=retry_if_exception_type(_Transient),
+                reraise=True,
+                wait=lambda state: retry_delay(
+                    state.attempt_number,
+                    initial_s=self.initial_backoff_s,
+                    max_s=self.max_backoff_s,
+                    retry_after=state.outcome.exception().retry_after,
+                ),
+                before_sleep=lambda state: self._before_retry(
+                    request, state.outcome.exception(), state.attempt_number + 1, state.next_action.sleep
+                ),
+            )
             try:
                 return await retrying(self._attempt, session, body)
             except _Transient as exc:
@@ -221,8 +255,11 @@ class ChatClient:
             self.alive_check()  # a dead server we started is the job's error, not this request's
         return failure(f"{problem.problem} (after {self.max_retries + 1} attempts)", status=problem.status)
 
-    async def run(self, requests: Sequence[ChatRequest],
-                  on_response: Callable[[ChatRequest, dict[str, Any]], Awaitable[None] | None]) -> None:
+    async def run(
+        self,
+        requests: Sequence[ChatRequest],
+        on_response: Callable[[ChatRequest, dict[str, Any]], Awaitable[None] | None],
+    ) -> None:
         """Send every request; `on_response` runs as each one finishes (in completion order) and
         may raise to stop the run.
 
@@ -233,8 +270,9 @@ class ChatClient:
         # keepalive below the usual server idle timeouts (uvicorn: 5 s), so a pooled connection is
         # not one the server is closing; a stale one costs a retry, never an answer.
         connector = aiohttp.TCPConnector(limit=self.concurrency, keepalive_timeout=3)
-        async with aiohttp.ClientSession(headers=headers, connector=connector,
-                                         timeout=aiohttp.ClientTimeout(total=None)) as session:
+        async with aiohttp.ClientSession(
+            headers=headers, connector=connector, timeout=aiohttp.ClientTimeout(total=None)
+        ) as session:
 
             async def worker() -> None:
                 for request in pending:

@@ -42,9 +42,29 @@ def model_file(model_cfg: LlamacppModel, cache_dir: Path) -> Path:
 
 def server_command(model_cfg: LlamacppModel, gguf: Path, port: int) -> list[str]:
     threads = str(model_cfg.llamacpp.n_threads)
-    return [sys.executable, "-m", "llama_cpp.server", "--model", str(gguf), "--model_alias", SERVED_NAME,
-            "--host", "127.0.0.1", "--port", str(port), "--n_ctx", str(model_cfg.context_length),
-            "--n_threads", threads, "--n_threads_batch", threads, "--interrupt_requests", "False", "--verbose", "False"]
+    return [
+        sys.executable,
+        "-m",
+        "llama_cpp.server",
+        "--model",
+        str(gguf),
+        "--model_alias",
+        SERVED_NAME,
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--n_ctx",
+        str(model_cfg.context_length),
+        "--n_threads",
+        threads,
+        "--n_threads_batch",
+        threads,
+        "--interrupt_requests",
+        "False",
+        "--verbose",
+        "False",
+    ]
 
 
 # What envs/install.sh writes into the venv once it has built llama-cpp-python with its AVX2 flags.
@@ -71,8 +91,9 @@ def avx512_instruction_count(library: Path) -> int | None:
     if objdump is None:
         return None
     try:
-        listing = subprocess.run([objdump, "-d", "--no-show-raw-insn", str(library)], capture_output=True,
-                                 text=True, timeout=120, check=True).stdout
+        listing = subprocess.run(
+            [objdump, "-d", "--no-show-raw-insn", str(library)], capture_output=True, text=True, timeout=120, check=True
+        ).stdout
     except (subprocess.SubprocessError, OSError):
         return None
     return sum("%zmm" in line for line in listing.splitlines())
@@ -88,13 +109,17 @@ def crash_hint(signum: int) -> str | None:
     check = f"objdump -d {library or '<site-packages>/llama_cpp/lib/libggml-cpu.so'} | grep -c zmm"
     count = avx512_instruction_count(library) if library is not None else None
     found = "" if count is None else f" (here: {count:,} instructions use zmm registers)"
-    built = (f"{marker} says envs/install.sh built it with AVX2 flags"
-             + (", and it holds no AVX-512 code: look for another cause in the log below" if count == 0 else "")
-             if marker.is_file() else
-             f"{marker} is missing: this llama-cpp-python was not built by envs/install.sh, e.g. pip reused a wheel "
-             f"built natively elsewhere from its cache, whatever CMAKE_ARGS said")
-    return (f"Likely cause: a llama-cpp-python build for CPU features this machine does not run (e.g. AVX-512 "
-            f"from a native build); {built}.\n"
-            f"Check: `{check}` counts AVX-512 instructions; more than 0 means a native AVX-512 build{found}.\n"
-            f"Fix (from the checkout): `{venv}/bin/pip uninstall -y llama-cpp-python && rm -f {marker} && "
-            f"EXTREMBENCH_VENV={venv} sh envs/install.sh cpu` (rebuilds it for AVX2 in a pip cache of its own)")
+    built = (
+        f"{marker} says envs/install.sh built it with AVX2 flags"
+        + (", and it holds no AVX-512 code: look for another cause in the log below" if count == 0 else "")
+        if marker.is_file()
+        else f"{marker} is missing: this llama-cpp-python was not built by envs/install.sh, e.g. pip reused a wheel "
+        f"built natively elsewhere from its cache, whatever CMAKE_ARGS said"
+    )
+    return (
+        f"Likely cause: a llama-cpp-python build for CPU features this machine does not run (e.g. AVX-512 "
+        f"from a native build); {built}.\n"
+        f"Check: `{check}` counts AVX-512 instructions; more than 0 means a native AVX-512 build{found}.\n"
+        f"Fix (from the checkout): `{venv}/bin/pip uninstall -y llama-cpp-python && rm -f {marker} && "
+        f"EXTREMBENCH_VENV={venv} sh envs/install.sh cpu` (rebuilds it for AVX2 in a pip cache of its own)"
+    )

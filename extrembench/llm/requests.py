@@ -46,22 +46,30 @@ def clamp_max_tokens(max_tokens: int, context_length: int, prompt_tokens: int) -
     return max(1, min(max_tokens, context_length - prompt_tokens))
 
 
-def chat_identity(model: str, model_cfg: Model, messages: list[dict[str, str]], seed: int,
-                  version: str) -> dict[str, Any]:
+def chat_identity(
+    model: str, model_cfg: Model, messages: list[dict[str, str]], seed: int, version: str
+) -> dict[str, Any]:
     """What a chat request's cache key is computed over (generate requests and the LLM steps' calls)."""
     sampling = model_cfg.sampling.model_dump(mode="json")
-    sampling["max_tokens"] = clamp_max_tokens(sampling["max_tokens"], model_cfg.context_length,
-                                              estimate_prompt_tokens(messages))
+    sampling["max_tokens"] = clamp_max_tokens(
+        sampling["max_tokens"], model_cfg.context_length, estimate_prompt_tokens(messages)
+    )
     if sampling.get("reasoning_effort") is None:
         sampling.pop("reasoning_effort", None)
-    return {"engine": model_cfg.backend, "engine_version": version, "model_id": model_cfg.hf_id or model,
-            "revision": model_cfg.revision, "messages": messages, "sampling": sampling, "seed": seed}
+    return {
+        "engine": model_cfg.backend,
+        "engine_version": version,
+        "model_id": model_cfg.hf_id or model,
+        "revision": model_cfg.revision,
+        "messages": messages,
+        "sampling": sampling,
+        "seed": seed,
+    }
 
 
 def chat_payload(identity: dict[str, Any], served_model: str) -> dict[str, Any]:
     """The JSON body sent: every sampling parameter explicit, so no server default leaks in."""
-    return {"model": served_model, "messages": identity["messages"], "seed": identity["seed"],
-            **identity["sampling"]}
+    return {"model": served_model, "messages": identity["messages"], "seed": identity["seed"], **identity["sampling"]}
 
 
 def produced_by(engine: str, version: str) -> dict[str, Any]:

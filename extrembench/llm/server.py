@@ -70,9 +70,17 @@ def exit_message(code: int | None, log_path: Path, crash_hint: Callable[[int], s
 class ManagedServer:
     """A server process we own: `with ManagedServer(cmd, ...) as server: server.base_url`."""
 
-    def __init__(self, command: Sequence[str], *, port: int, ready_path: str, log_path: Path,
-                 startup_timeout_s: float, env: dict[str, str] | None = None,
-                 crash_hint: Callable[[int], str | None] | None = None) -> None:
+    def __init__(
+        self,
+        command: Sequence[str],
+        *,
+        port: int,
+        ready_path: str,
+        log_path: Path,
+        startup_timeout_s: float,
+        env: dict[str, str] | None = None,
+        crash_hint: Callable[[int], str | None] | None = None,
+    ) -> None:
         self.command = list(command)
         self.port = port
         self.ready_path = ready_path
@@ -105,9 +113,15 @@ class ManagedServer:
         # parent-death signal, so a generate job killed with SIGKILL does not leave it running.
         # The child holds its own copy of the log descriptor: ours can close once it is started.
         with open(self.log_path, "ab") as log_handle:
-            self.process = subprocess.Popen(self.command, stdout=log_handle, stderr=subprocess.STDOUT,
-                                             stdin=subprocess.DEVNULL, env=self.env, start_new_session=True,
-                                             preexec_fn=_terminate_with_parent)
+            self.process = subprocess.Popen(
+                self.command,
+                stdout=log_handle,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                env=self.env,
+                start_new_session=True,
+                preexec_fn=_terminate_with_parent,
+            )
         log.info("server pid %d", self.process.pid)
 
     def check_alive(self) -> None:
@@ -127,8 +141,10 @@ class ManagedServer:
             except httpx.HTTPError:
                 pass
             if time.monotonic() > deadline:
-                raise ServerError(f"server not ready after {self.startup_timeout_s:.0f}s at {url}; "
-                                  f"last lines of {self.log_path}:\n{log_tail(self.log_path)}")
+                raise ServerError(
+                    f"server not ready after {self.startup_timeout_s:.0f}s at {url}; "
+                    f"last lines of {self.log_path}:\n{log_tail(self.log_path)}"
+                )
             time.sleep(0.5)
 
     def stop(self, grace_s: float = 20.0) -> None:

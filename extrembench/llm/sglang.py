@@ -23,13 +23,21 @@ def python_executable(model_cfg: SglangModel) -> str:
 def server_command(model_cfg: SglangModel, port: int) -> list[str]:
     settings = model_cfg.sglang
     module = "sglang_router.launch_server" if settings.dp > 1 else "sglang.launch_server"
-    command = [python_executable(model_cfg), "-m", module,
-               "--model-path", model_cfg.hf_id]
+    command = [python_executable(model_cfg), "-m", module, "--model-path", model_cfg.hf_id]
     if model_cfg.revision:
         command += ["--revision", model_cfg.revision]
-    command += ["--host", "127.0.0.1", "--port", str(port),
-                "--tp-size", str(settings.tp), "--dp-size", str(settings.dp),
-                "--context-length", str(model_cfg.context_length)]
+    command += [
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--tp-size",
+        str(settings.tp),
+        "--dp-size",
+        str(settings.dp),
+        "--context-length",
+        str(model_cfg.context_length),
+    ]
     if settings.mem_fraction_static is not None:
         command += ["--mem-fraction-static", str(settings.mem_fraction_static)]
     if settings.reasoning_parser:
@@ -41,8 +49,9 @@ def server_command(model_cfg: SglangModel, port: int) -> list[str]:
 
 def installed_version(model_cfg: SglangModel) -> str | None:
     """The sglang version importable by the configured Python, or None when it has none."""
-    probe = subprocess.run([python_executable(model_cfg), "-c", VERSION_PROBE], capture_output=True,
-                           text=True, timeout=120)
+    probe = subprocess.run(
+        [python_executable(model_cfg), "-c", VERSION_PROBE], capture_output=True, text=True, timeout=120
+    )
     return probe.stdout.strip() if probe.returncode == 0 and probe.stdout.strip() else None
 
 
@@ -56,4 +65,5 @@ def check_version(model_cfg: SglangModel, model: str) -> None:
     if found != pinned:
         raise RuntimeError(
             f"models.{model}.sglang.version pins sglang {pinned}, but {python_executable(model_cfg)} has "
-            f"{found or 'no sglang'}; install sglang=={pinned} (envs/sglang.yaml) or change the pin")
+            f"{found or 'no sglang'}; install sglang=={pinned} (envs/sglang.yaml) or change the pin"
+        )

@@ -98,14 +98,20 @@ def convert_problem(problem: Problem) -> tuple[ExtremalSpec, str]:
     derived and agrees with the curated fields, else 'curated'); raises ProblemError on disagreement."""
     parsed = parse_problem(problem)
     statement = problem.statement if problem.statement is not None else render_statement(problem)
-    spec = ExtremalSpec(problem.sense, dict(problem.variables), tuple(problem.constraints),
-                        problem.objective, problem.answer, statement)
+    spec = ExtremalSpec(
+        problem.sense, dict(problem.variables), tuple(problem.constraints), problem.objective, problem.answer, statement
+    )
     if not (problem.source or {}).get("inequality"):
         return spec, "curated"
     sense, objective, answer = derive_from_inequality(problem)
     derived = f"sense {sense}, objective {to_text(objective)}, answer {to_text(answer)}"
     curated = f"sense {problem.sense}, objective {problem.objective}, answer {problem.answer}"
-    if sense != problem.sense or not _zero_on_equalities((objective - answer) - (parsed.objective - parsed.answer), problem):
-        raise ProblemError(problem.path, "source.inequality",
-                           f"the derived problem ({derived}) disagrees with the curated fields ({curated})")
+    if sense != problem.sense or not _zero_on_equalities(
+        (objective - answer) - (parsed.objective - parsed.answer), problem
+    ):
+        raise ProblemError(
+            problem.path,
+            "source.inequality",
+            f"the derived problem ({derived}) disagrees with the curated fields ({curated})",
+        )
     return spec, "inequality"

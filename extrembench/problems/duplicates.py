@@ -43,7 +43,7 @@ MAX_EXHAUSTIVE = 6
 class Duplicate:
     first: str
     second: str
-    kind: str      # same-function | same-inequality
+    kind: str  # same-function | same-inequality
     detail: str
 
     def __str__(self) -> str:
@@ -54,9 +54,9 @@ class Duplicate:
 class _Prepared:
     id: str
     n: int
-    domains: tuple[str, ...]                      # per variable, after scaling
+    domains: tuple[str, ...]  # per variable, after scaling
     function: list[tuple[tuple[int, ...], tuple[str, ...], list, np.ndarray]] | None  # per permutation
-    inequality: list[np.ndarray] | None           # per permutation
+    inequality: list[np.ndarray] | None  # per permutation
 
 
 def _permutations(n: int) -> list[tuple[int, ...]]:
@@ -75,8 +75,10 @@ def _domain_class(problem: Problem, name: str, scale: sympy.Expr) -> str | None:
     hi = None if d.hi is None else d.hi / scale
     if scale < 0:
         lo, hi = hi, lo
-    return f"{'(' if d.lo_open else '['}{sympy.nsimplify(lo) if lo is not None else '-inf'}, " \
-           f"{sympy.nsimplify(hi) if hi is not None else 'inf'}{')' if d.hi_open else ']'}"
+    return (
+        f"{'(' if d.lo_open else '['}{sympy.nsimplify(lo) if lo is not None else '-inf'}, "
+        f"{sympy.nsimplify(hi) if hi is not None else 'inf'}{')' if d.hi_open else ']'}"
+    )
 
 
 def _scales(problem: Problem, parsed) -> dict[sympy.Symbol, sympy.Expr]:
@@ -242,7 +244,8 @@ def _inequality_prints(problem, parsed, objective, constraints, domains, symbols
     components: dict[int, sympy.Expr] = {}
     for monomial, coefficient in poly.terms():
         components[sum(monomial)] = components.get(sum(monomial), 0) + coefficient * sympy.prod(
-            s ** e for s, e in zip(symbols, monomial))
+            s**e for s, e in zip(symbols, monomial)
+        )
     if constraints:
         g = constraints[0][0]
         constant = -g.subs({s: 0 for s in symbols})
@@ -272,8 +275,11 @@ def _inequality_prints(problem, parsed, objective, constraints, domains, symbols
 
 def _close(a: np.ndarray, b: np.ndarray) -> bool:
     both = np.isfinite(a) & np.isfinite(b)
-    return bool(both.sum() >= 6 and np.array_equal(np.isfinite(a), np.isfinite(b))
-                and np.allclose(a[both], b[both], rtol=RTOL, atol=RTOL))
+    return bool(
+        both.sum() >= 6
+        and np.array_equal(np.isfinite(a), np.isfinite(b))
+        and np.allclose(a[both], b[both], rtol=RTOL, atol=RTOL)
+    )
 
 
 def _same_constraints(first, second) -> bool:
@@ -281,8 +287,17 @@ def _same_constraints(first, second) -> bool:
         return False
     unused = list(second)
     for op, unit in first:
-        match = next((j for j, (other_op, other) in enumerate(unused) if other_op == op and (
-            (unit is None and other is None) or (unit is not None and other is not None and _close(unit, other)))), None)
+        match = next(
+            (
+                j
+                for j, (other_op, other) in enumerate(unused)
+                if other_op == op
+                and (
+                    (unit is None and other is None) or (unit is not None and other is not None and _close(unit, other))
+                )
+            ),
+            None,
+        )
         if match is None:
             return False
         unused.pop(match)
@@ -297,11 +312,9 @@ def _compare(p: _Prepared, q: _Prepared) -> Duplicate | None:
         q_domains, q_prints, q_values = identity[0][1:] if identity else (None, None, None)
         for _, domains, prints, values in p.function if identity else ():
             if domains == q_domains and _same_constraints(prints, q_prints) and _close(values, q_values):
-                return Duplicate(p.id, q.id, "same-function",
-                                 "objectives agree up to α·f + β on the same feasible set")
+                return Duplicate(p.id, q.id, "same-function", "objectives agree up to α·f + β on the same feasible set")
     if p.inequality and q.inequality and any(_close(mine, q.inequality[0]) for mine in p.inequality):
-        return Duplicate(p.id, q.id, "same-inequality",
-                         "the homogenised inequalities agree up to a positive factor")
+        return Duplicate(p.id, q.id, "same-inequality", "the homogenised inequalities agree up to a positive factor")
     return None
 
 
@@ -310,4 +323,3 @@ def find_duplicates(problems: Sequence[Problem], seed: int = 0) -> list[Duplicat
     prepared = [_prepare(p, seed) for p in problems]
     pairs = (_compare(p, q) for p, q in itertools.combinations(prepared, 2))
     return [duplicate for duplicate in pairs if duplicate is not None]
-

@@ -29,7 +29,7 @@ MAX_TEXT_LENGTH = 1000
 # Characters of all expressions of one problem together (objective, constraints, answer, source).
 MAX_PROBLEM_TEXT_LENGTH = 2000
 MAX_NESTING = 60
-MAX_EXPONENT = 1000        # |numeric exponent|; larger ones only serve to exhaust memory
+MAX_EXPONENT = 1000  # |numeric exponent|; larger ones only serve to exhaust memory
 MAX_NUMBER_DIGITS = 60
 # Digits of a number computed from constants (10^1000): kept well under Python's 4,300-digit
 # int -> str limit, so every accepted number can be printed (statements, LaTeX gold answers).
@@ -86,9 +86,9 @@ class ExpressionError(ValueError):
 
 @dataclass(frozen=True)
 class Token:
-    kind: str      # 'num' | 'name' | 'op' | 'end'
+    kind: str  # 'num' | 'name' | 'op' | 'end'
     text: str
-    column: int    # 1-based
+    column: int  # 1-based
 
 
 _TOKEN_RE = re.compile(
@@ -108,7 +108,8 @@ def symbol(name: str) -> sympy.Symbol:
 def check_variable_name(name: str) -> None:
     if not isinstance(name, str) or not NAME_PATTERN.fullmatch(name):
         raise ExpressionError(
-            f"invalid variable name {name!r}: use a letter followed by letters/digits, e.g. a, x1, x_1")
+            f"invalid variable name {name!r}: use a letter followed by letters/digits, e.g. a, x1, x_1"
+        )
     if name in RESERVED_NAMES:
         raise ExpressionError(f"variable name {name!r} is reserved for a function or constant; rename it")
 
@@ -124,8 +125,11 @@ def tokenize(text: str) -> list[Token]:
         match = _TOKEN_RE.match(text, pos)
         if match is None:
             if text[pos].isdigit():
-                raise ExpressionError(f"non-ASCII digit {text[pos]!r} (U+{ord(text[pos]):04X}); write numbers "
-                                      "with the digits 0-9", pos + 1, text)
+                raise ExpressionError(
+                    f"non-ASCII digit {text[pos]!r} (U+{ord(text[pos]):04X}); write numbers with the digits 0-9",
+                    pos + 1,
+                    text,
+                )
             raise ExpressionError(f"unexpected character {text[pos]!r}", pos + 1, text)
         if match.lastgroup != "space":
             tokens.append(Token(match.lastgroup, match.group(), pos + 1))
@@ -150,8 +154,9 @@ def _number(token: Token) -> sympy.Rational:
         raise ExpressionError(f"number {token.text[:20]}... has more than {MAX_NUMBER_DIGITS} digits", token.column)
     exponent = re.split(r"[eE]", token.text)[1:]
     if exponent and abs(int(exponent[0])) > MAX_RESULT_DIGITS:  # 1e99999999 would be built digit by digit
-        raise ExpressionError(f"number {token.text[:30]} is too large (more than {MAX_RESULT_DIGITS} digits)",
-                              token.column)
+        raise ExpressionError(
+            f"number {token.text[:30]} is too large (more than {MAX_RESULT_DIGITS} digits)", token.column
+        )
     value = Fraction(token.text)  # exact: "0.1" is 1/10, "1e-3" is 1/1000
     if max(_digits(value.numerator), _digits(value.denominator)) > MAX_RESULT_DIGITS:
         raise ExpressionError(f"number {token.text} is too large (more than {MAX_RESULT_DIGITS} digits)", token.column)
@@ -167,12 +172,14 @@ def check_number_sizes(expr: sympy.Expr) -> None:
         if isinstance(node, sympy.Rational):
             digits = _rational_digits(node)
             if digits > MAX_RESULT_DIGITS:
-                raise ExpressionError(f"a number computed in this expression has about {digits} digits "
-                                      f"(limit {MAX_RESULT_DIGITS})")
+                raise ExpressionError(
+                    f"a number computed in this expression has about {digits} digits (limit {MAX_RESULT_DIGITS})"
+                )
             total += digits
     if total > MAX_TOTAL_DIGITS:
-        raise ExpressionError(f"the numbers of this expression have about {total} digits together "
-                              f"(limit {MAX_TOTAL_DIGITS})")
+        raise ExpressionError(
+            f"the numbers of this expression have about {total} digits together (limit {MAX_TOTAL_DIGITS})"
+        )
 
 
 class _Parser:
@@ -368,7 +375,9 @@ class _Parser:
         self.expect(")")
         self.depth -= 1
         if len(args) < min_args or (max_args is not None and len(args) > max_args):
-            expected = str(min_args) if min_args == max_args else f"{min_args}{'+' if max_args is None else f'-{max_args}'}"
+            expected = (
+                str(min_args) if min_args == max_args else f"{min_args}{'+' if max_args is None else f'-{max_args}'}"
+            )
             raise self.error(f"{token.text} takes {expected} argument(s), got {len(args)}", token)
         if token.text in ("Max", "Min"):
             self.minmax_args += len(args)

@@ -24,6 +24,7 @@ def stage_stopping_errors() -> tuple[type[BaseException], ...]:
 
     return (LLMCallError, EndpointError, ServerError, OSError, MemoryError)
 
+
 def problem_failure(exc: Exception, stage: str) -> tuple[str, str]:
     """(field, reason) of a per-problem failure: ProblemError says both; anything else is named
     by its type under the stage (its traceback goes to the job's log)."""
@@ -33,11 +34,13 @@ def problem_failure(exc: Exception, stage: str) -> tuple[str, str]:
     log.error("%s: unexpected failure on one problem (recorded as its error)", stage, exc_info=exc)
     return f"({stage})", f"{type(exc).__name__}: {exc}"[:500]
 
+
 def file_sha256_or_none(path: Path) -> str | None:
     try:
         return sha256_file(path)
     except OSError:  # an unreadable file: the loader names the problem below
         return None
+
 
 def read_problem_yaml(path: Path) -> Any:
     """The raw data of one problem file through the untrusted-YAML loader (ProblemError on failure)."""
@@ -46,4 +49,3 @@ def read_problem_yaml(path: Path) -> Any:
         return load_untrusted_yaml(path)
     except UntrustedYAMLError as exc:
         raise ProblemError(str(path), exc.field, exc.reason) from None
-

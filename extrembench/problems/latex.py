@@ -31,30 +31,90 @@ _LATEX_TOKEN = re.compile(
 
 
 _RELATIONS = {
-    "=": "=", "<": "<", ">": ">", "≤": "<=", "≥": ">=",
-    r"\le": "<=", r"\leq": "<=", r"\leqslant": "<=", r"\ge": ">=", r"\geq": ">=", r"\geqslant": ">=",
-    r"\lt": "<", r"\gt": ">",
+    "=": "=",
+    "<": "<",
+    ">": ">",
+    "≤": "<=",
+    "≥": ">=",
+    r"\le": "<=",
+    r"\leq": "<=",
+    r"\leqslant": "<=",
+    r"\ge": ">=",
+    r"\geq": ">=",
+    r"\geqslant": ">=",
+    r"\lt": "<",
+    r"\gt": ">",
 }
 
 
 _OPERATORS = {
-    "+": "+", "-": "-", "−": "-", "*": "*", "·": "*", "×": "*", r"\cdot": "*", r"\times": "*",
-    "/": "/", "÷": "/", r"\div": "/", "^": "^", "_": "_", ",": ",",
-    "(": "(", ")": ")", "[": "[", "]": "]", "{": "{", "}": "}",
-    r"\{": r"\{", r"\}": r"\}", r"\lbrace": r"\{", r"\rbrace": r"\}",
-    "|": "|", r"\vert": "|", r"\lvert": "|L", r"\rvert": "|R", r"\mid": "|",
-    "∈": "in", r"\in": "in",
+    "+": "+",
+    "-": "-",
+    "−": "-",
+    "*": "*",
+    "·": "*",
+    "×": "*",
+    r"\cdot": "*",
+    r"\times": "*",
+    "/": "/",
+    "÷": "/",
+    r"\div": "/",
+    "^": "^",
+    "_": "_",
+    ",": ",",
+    "(": "(",
+    ")": ")",
+    "[": "[",
+    "]": "]",
+    "{": "{",
+    "}": "}",
+    r"\{": r"\{",
+    r"\}": r"\}",
+    r"\lbrace": r"\{",
+    r"\rbrace": r"\}",
+    "|": "|",
+    r"\vert": "|",
+    r"\lvert": "|L",
+    r"\rvert": "|R",
+    r"\mid": "|",
+    "∈": "in",
+    r"\in": "in",
 }
 
 
-_FUNCTIONS = {r"\sin": "sin", r"\cos": "cos", r"\tan": "tan", r"\exp": "exp", r"\ln": "log",
-              r"\max": "Max", r"\min": "Min"}
+_FUNCTIONS = {
+    r"\sin": "sin",
+    r"\cos": "cos",
+    r"\tan": "tan",
+    r"\exp": "exp",
+    r"\ln": "log",
+    r"\max": "Max",
+    r"\min": "Min",
+}
 
 
 # Sizing and style commands that change nothing about the formula.
-_IGNORED = {r"\left", r"\right", r"\big", r"\Big", r"\bigg", r"\Bigg", r"\bigl", r"\bigr", r"\Bigl",
-            r"\Bigr", r"\biggl", r"\biggr", r"\Biggl", r"\Biggr", r"\displaystyle", r"\textstyle",
-            r"\quad", r"\qquad", r"\limits"}
+_IGNORED = {
+    r"\left",
+    r"\right",
+    r"\big",
+    r"\Big",
+    r"\bigg",
+    r"\Bigg",
+    r"\bigl",
+    r"\bigr",
+    r"\Bigl",
+    r"\Bigr",
+    r"\biggl",
+    r"\biggr",
+    r"\Biggl",
+    r"\Biggr",
+    r"\displaystyle",
+    r"\textstyle",
+    r"\quad",
+    r"\qquad",
+    r"\limits",
+}
 
 
 GREEK = {"alpha", "beta", "gamma", "delta", "theta", "lambda", "mu", "phi", "psi", "omega", "sigma", "tau"}
@@ -74,12 +134,12 @@ def tokenize_latex(latex: str) -> list[Tok]:
         pos = match.end()
         kind, text = match.lastgroup, match.group()
         if kind == "space" or text in _IGNORED:
-            if text in (r"\left", r"\right") and latex[pos:pos + 1] == ".":
+            if text in (r"\left", r"\right") and latex[pos : pos + 1] == ".":
                 pos += 1  # \left. and \right. are invisible delimiters
-            if text == r"\left" and latex[pos:pos + 1] == "|":
+            if text == r"\left" and latex[pos : pos + 1] == "|":
                 tokens.append(Tok("op", "|L"))
                 pos += 1
-            elif text == r"\right" and latex[pos:pos + 1] == "|":
+            elif text == r"\right" and latex[pos : pos + 1] == "|":
                 tokens.append(Tok("op", "|R"))
                 pos += 1
             continue
@@ -329,7 +389,6 @@ class LatexParser:
                 return ("const", "E")
         raise self.error(f"unsupported LaTeX '{command}'")
 
-
     def cyclic(self, command: str):
         """\\sum_{cyc} body: the body once per cyclic rotation of the declared variables."""
         label = ""
@@ -345,14 +404,18 @@ class LatexParser:
                 label += "..."
             self.advance()
         if label not in ("cyc", "cyclic"):
-            raise self.error(f"only the cyclic {command}_{{cyc}} is supported (index ranges and symmetric sums are not)")
+            raise self.error(
+                f"only the cyclic {command}_{{cyc}} is supported (index ranges and symmetric sums are not)"
+            )
         body = self.term()
         used = _tree_names(body)
         if not used or not used <= self.variables:
             raise self.error(f"{command}_{{cyc}} needs a body over the declared variables")
         count = len(self.order)
-        terms = [_rename(body, {name: self.order[(i + shift) % count] for i, name in enumerate(self.order)})
-                 for shift in range(count)]
+        terms = [
+            _rename(body, {name: self.order[(i + shift) % count] for i, name in enumerate(self.order)})
+            for shift in range(count)
+        ]
         self.names.update(self.order)
         combined = terms[0]
         for term in terms[1:]:
@@ -467,7 +530,7 @@ def strip_definition(latex: str, variables: Collection[str]) -> str:
     arguments = match.group("arguments")
     if arguments is not None and not set(name_list(arguments)) <= set(variables):
         return latex
-    return latex[match.end():]
+    return latex[match.end() :]
 
 
 NAME = r"(?:\\(?:" + "|".join(sorted(GREEK)) + r")(?![A-Za-z])|[A-Za-z])(?:_(?:\{[A-Za-z0-9]+\}|[A-Za-z0-9]))?"

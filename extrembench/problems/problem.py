@@ -49,8 +49,8 @@ class ProblemError(ValueError):
 @dataclass(frozen=True)
 class Problem:
     id: str
-    sense: str                      # 'min' | 'max'
-    variables: dict[str, str]       # name -> domain text
+    sense: str  # 'min' | 'max'
+    variables: dict[str, str]  # name -> domain text
     constraints: tuple[str, ...]
     objective: str
     answer: str
@@ -64,6 +64,7 @@ class Problem:
 @dataclass(frozen=True)
 class Domain:
     """A real interval; None bounds are infinite. `positive` is (0, inf), `nonnegative` [0, inf)."""
+
     lo: sympy.Expr | None
     hi: sympy.Expr | None
     lo_open: bool
@@ -78,6 +79,7 @@ class Domain:
 @dataclass(frozen=True)
 class ParsedProblem:
     """The sympy form of a problem: every expression parsed over its variables."""
+
     symbols: tuple[sympy.Symbol, ...]
     domains: dict[sympy.Symbol, Domain]
     constraints: tuple[tuple[sympy.Expr, str, sympy.Expr], ...]
@@ -118,7 +120,7 @@ def parse_domain(text: str) -> Domain:
     match = _INTERVAL_RE.match(text)
     parts = split_top_level_commas(match.group(2)) if match else []
     if len(parts) != 2:
-        raise ValueError(f"domain {text!r} is not one of positive, nonnegative, real or an interval like \"[0, 1]\"")
+        raise ValueError(f'domain {text!r} is not one of positive, nonnegative, real or an interval like "[0, 1]"')
     bounds = []
     for part, side in zip(parts, ("lower", "upper")):
         key = part.strip().lower()
@@ -144,11 +146,24 @@ def parse_domain(text: str) -> Domain:
 _ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$"
 _VARIABLE_PATTERN = r"^[A-Za-z][A-Za-z0-9]*(_[A-Za-z0-9]+)*$"
 _DOMAIN_PATTERN = r"^\s*(positive|nonnegative|real|[\[(].*,.*[\])])\s*$"
-_JSON_TYPES = {"string_type": "string", "int_type": "integer", "float_type": "number", "bool_type": "boolean",
-               "dict_type": "object", "model_type": "object", "model_attributes_type": "object",
-               "list_type": "array"}
-_TYPE_NAMES = {"string": "text", "number": "a number", "object": "a mapping", "array": "a list",
-               "integer": "an integer", "boolean": "true/false"}
+_JSON_TYPES = {
+    "string_type": "string",
+    "int_type": "integer",
+    "float_type": "number",
+    "bool_type": "boolean",
+    "dict_type": "object",
+    "model_type": "object",
+    "model_attributes_type": "object",
+    "list_type": "array",
+}
+_TYPE_NAMES = {
+    "string": "text",
+    "number": "a number",
+    "object": "a mapping",
+    "array": "a list",
+    "integer": "an integer",
+    "boolean": "true/false",
+}
 
 
 def _one_of(*allowed: str):
@@ -156,8 +171,9 @@ def _one_of(*allowed: str):
 
     def check(value: Any) -> Any:
         if not isinstance(value, str) or value not in allowed:
-            raise PydanticCustomError("not_allowed", "{value} is not one of {allowed}",
-                                      {"value": shown(value), "allowed": ", ".join(allowed)})
+            raise PydanticCustomError(
+                "not_allowed", "{value} is not one of {allowed}", {"value": shown(value), "allowed": ", ".join(allowed)}
+            )
         return value
 
     return BeforeValidator(check)
@@ -172,17 +188,35 @@ def _scalar(value: Any) -> Any:
 
 def _domain(value: Any) -> Any:
     if isinstance(value, list):
-        raise PydanticCustomError("domain", "an interval must be quoted text, e.g. \"[0, 1]\" (unquoted YAML makes "
-                                  "it a list)")
+        raise PydanticCustomError(
+            "domain", 'an interval must be quoted text, e.g. "[0, 1]" (unquoted YAML makes it a list)'
+        )
     if not isinstance(value, str) or not re.match(_DOMAIN_PATTERN, value):
-        raise PydanticCustomError("domain", "domain {value} is not one of positive, nonnegative, real or an interval "
-                                  "like \"[0, 1]\", \"(0, 1]\"", {"value": shown(value)})
+        raise PydanticCustomError(
+            "domain",
+            'domain {value} is not one of positive, nonnegative, real or an interval like "[0, 1]", "(0, 1]"',
+            {"value": shown(value)},
+        )
     return value
 
 
 Scalar = Annotated[str | int | float, BeforeValidator(_scalar)]
-Technique = Literal["am-gm", "cauchy-schwarz", "holder", "schur", "sos", "jensen", "tangent-line", "uvw",
-                    "mixing-variables", "trigonometric", "boundary", "cyclic", "nonsmooth", "other"]
+Technique = Literal[
+    "am-gm",
+    "cauchy-schwarz",
+    "holder",
+    "schur",
+    "sos",
+    "jensen",
+    "tangent-line",
+    "uvw",
+    "mixing-variables",
+    "trigonometric",
+    "boundary",
+    "cyclic",
+    "nonsmooth",
+    "other",
+]
 Text = Annotated[str, Field(min_length=1)]
 
 
@@ -212,16 +246,18 @@ class ProblemSpec(_Spec):
 
     id: Annotated[str, Field(pattern=_ID_PATTERN)]
     sense: Annotated[Literal["min", "max"], _one_of("min", "max")]
-    variables: dict[Annotated[str, Field(pattern=_VARIABLE_PATTERN)],
-                    Annotated[str, Field(pattern=_DOMAIN_PATTERN), BeforeValidator(_domain)]] = Field(
-        min_length=1, max_length=12)
+    variables: dict[
+        Annotated[str, Field(pattern=_VARIABLE_PATTERN)],
+        Annotated[str, Field(pattern=_DOMAIN_PATTERN), BeforeValidator(_domain)],
+    ] = Field(min_length=1, max_length=12)
     constraints: list[Text] = Field(None, max_length=20)
     objective: Text
     answer: Scalar
     statement: Text = None
     source: Source = None
     technique: list[Annotated[Technique, _one_of(*get_args(Technique))]] = Field(
-        None, json_schema_extra={"uniqueItems": True})
+        None, json_schema_extra={"uniqueItems": True}
+    )
     difficulty: Annotated[Literal["easy", "medium", "hard"], _one_of("easy", "medium", "hard")] = None
 
     @field_validator("technique")
@@ -245,8 +281,9 @@ def _spec_error(error: dict) -> tuple[str, str]:
     if kind == "missing":
         return _error_field(loc[:-1]), f"{loc[-1]!r} is a required property; add it"
     if kind in ("too_short", "string_too_short"):
-        return _error_field(loc), f"{shown(value)} should be non-empty" if ctx.get("min_length") == 1 else \
-            f"{shown(value)} is too short"
+        return _error_field(loc), f"{shown(value)} should be non-empty" if ctx.get(
+            "min_length"
+        ) == 1 else f"{shown(value)} is too short"
     if kind in ("too_long", "string_too_long"):
         return _error_field(loc), f"{shown(value)} has more than {ctx.get('max_length')} items"
     if kind == "string_pattern_mismatch":
@@ -265,8 +302,9 @@ def _check_spec(model: type[_Spec], data: Any, file: str | None, prefix: str = "
     except ValidationError as exc:
         first = min(exc.errors(include_url=False), key=lambda e: list(map(str, e["loc"])))
         field, reason = _spec_error(first)
-        raise ProblemError(file, prefix + field if field != "(top level)" else prefix.rstrip(".") or field,
-                           reason) from None
+        raise ProblemError(
+            file, prefix + field if field != "(top level)" else prefix.rstrip(".") or field, reason
+        ) from None
 
 
 def problem_json_schema() -> dict[str, Any]:
@@ -313,10 +351,19 @@ def problem_from_dict(data: Mapping, *, path: str | Path | None = None, ignore_k
     source = spec.source.model_dump(exclude_unset=True) if spec.source is not None else None
     if source and "inequality" in source:
         source["inequality"] = {k: _as_text(v) for k, v in source["inequality"].items()}
-    problem = Problem(id=spec.id, sense=spec.sense, variables=dict(spec.variables),
-                      constraints=tuple(spec.constraints or ()), objective=spec.objective,
-                      answer=_as_text(spec.answer), statement=spec.statement, source=source,
-                      technique=tuple(spec.technique or ()), difficulty=spec.difficulty, path=file)
+    problem = Problem(
+        id=spec.id,
+        sense=spec.sense,
+        variables=dict(spec.variables),
+        constraints=tuple(spec.constraints or ()),
+        objective=spec.objective,
+        answer=_as_text(spec.answer),
+        statement=spec.statement,
+        source=source,
+        technique=tuple(spec.technique or ()),
+        difficulty=spec.difficulty,
+        path=file,
+    )
     parse_problem(problem)
     return problem
 
@@ -338,10 +385,18 @@ def load_problem(path: str | Path, *, ignore_keys: Iterable[str] = ()) -> Proble
 
 def problem_to_dict(problem: Problem) -> dict:
     """The file form of a problem (optional fields only when set); inverse of problem_from_dict."""
-    data = {"id": problem.id, "sense": problem.sense, "variables": dict(problem.variables),
-            "constraints": list(problem.constraints), "objective": problem.objective, "answer": problem.answer,
-            "statement": problem.statement, "source": problem.source, "technique": list(problem.technique),
-            "difficulty": problem.difficulty}
+    data = {
+        "id": problem.id,
+        "sense": problem.sense,
+        "variables": dict(problem.variables),
+        "constraints": list(problem.constraints),
+        "objective": problem.objective,
+        "answer": problem.answer,
+        "statement": problem.statement,
+        "source": problem.source,
+        "technique": list(problem.technique),
+        "difficulty": problem.difficulty,
+    }
     return {key: value for key, value in data.items() if value is not None and value != []}
 
 
@@ -349,13 +404,23 @@ def parse_problem(problem: Problem) -> ParsedProblem:
     """Parse every expression of a problem; raises ProblemError naming the failing field."""
     file = problem.path
     inequality = (problem.source or {}).get("inequality") or {}
-    texts = [problem.objective, problem.answer, *problem.constraints, inequality.get("lhs", ""), inequality.get("rhs", "")]
+    texts = [
+        problem.objective,
+        problem.answer,
+        *problem.constraints,
+        inequality.get("lhs", ""),
+        inequality.get("rhs", ""),
+    ]
     lengths = [len(t) for t in texts if isinstance(t, str)]
     total = sum(lengths)
     # one over-long expression is reported on its own field by the parser below
     if total > MAX_PROBLEM_TEXT_LENGTH and max(lengths) <= MAX_TEXT_LENGTH:
-        raise ProblemError(file, "(expressions)", f"objective, constraints, answer and source inequality have "
-                                                  f"{total} characters together (limit {MAX_PROBLEM_TEXT_LENGTH})")
+        raise ProblemError(
+            file,
+            "(expressions)",
+            f"objective, constraints, answer and source inequality have "
+            f"{total} characters together (limit {MAX_PROBLEM_TEXT_LENGTH})",
+        )
     names = list(problem.variables)
     domains = {}
     for name, text in problem.variables.items():
@@ -380,7 +445,9 @@ def parse_problem(problem: Problem) -> ParsedProblem:
     objective = expression("objective", problem.objective)
     answer = expression("answer", problem.answer)
     if answer.free_symbols:
-        raise ProblemError(file, "answer", f"the answer must be a number, not depend on {sorted(map(str, answer.free_symbols))}")
+        raise ProblemError(
+            file, "answer", f"the answer must be a number, not depend on {sorted(map(str, answer.free_symbols))}"
+        )
     value = answer.evalf(30)
     if not (value.is_real and value.is_finite):
         raise ProblemError(file, "answer", f"{problem.answer!r} is not a finite real number")

@@ -13,7 +13,6 @@ from extrembench.problems.problem import problem_json_schema
 
 def schema_of(name: str) -> dict:
     if name == "config":
-
         return config_json_schema()
 
     return problem_json_schema()

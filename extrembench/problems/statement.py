@@ -117,8 +117,10 @@ def variable_groups(variables: dict[str, str]) -> list[tuple[str, str, bool]]:
     groups: dict[str, list[str]] = {}
     for name, domain in variables.items():
         groups.setdefault(domain.strip(), []).append(name)
-    return [(", ".join(sympy.latex(symbol(n)) for n in members), domain, len(members) > 1)
-            for domain, members in groups.items()]
+    return [
+        (", ".join(sympy.latex(symbol(n)) for n in members), domain, len(members) > 1)
+        for domain, members in groups.items()
+    ]
 
 
 def constraints_latex(constraints: Sequence[str], names: list[str]) -> str:
@@ -134,8 +136,9 @@ def render_statement(spec_or_problem: ExtremalSpec | Problem) -> str:
     numbers such that $a + b + c = 3$. Find the minimum value of $\\frac{a^{2}}{b} + ...$."."""
     item = spec_or_problem
     names = list(item.variables)
-    sentence = "Let " + " and ".join(f"${listed}$ be {domain_phrase(domain, plural)}"
-                                     for listed, domain, plural in variable_groups(item.variables))
+    sentence = "Let " + " and ".join(
+        f"${listed}$ be {domain_phrase(domain, plural)}" for listed, domain, plural in variable_groups(item.variables)
+    )
     if item.constraints:
         sentence += f" such that {constraints_latex(item.constraints, names)}"
     word = "minimum" if item.sense == "min" else "maximum"

@@ -28,13 +28,19 @@ from extrembench.report.published import compare_published, published_for_run
 log = logging.getLogger(__name__)
 
 
-def aggregate(grade_files: Sequence[str], *, outputs: dict[str, Path], config: Config,
-              published_dir: str | None, seed: int = 0, generation_files: Sequence[str] = ()) -> None:
+def aggregate(
+    grade_files: Sequence[str],
+    *,
+    outputs: dict[str, Path],
+    config: Config,
+    published_dir: str | None,
+    seed: int = 0,
+    generation_files: Sequence[str] = (),
+) -> None:
     """Leaderboard per (benchmark, model), each row stamped with the lineage of its number, plus
     the difficulty, technique, correlation and published-vs-reproduced tables."""
     import pandas as pd  # deferred: pandas costs start-up time and only this path needs it
     import pyarrow as pa  # deferred: pyarrow costs start-up time and only this path needs it
-
 
     grades = pd.concat([read_artifact(p, "grades").to_pandas() for p in grade_files], ignore_index=True)
     ungraded = config.grading.ungraded
@@ -46,12 +52,10 @@ def aggregate(grade_files: Sequence[str], *, outputs: dict[str, Path], config: C
     with GuardedEquivalence(timeout=config.grading.timeout_s, mode=config.grading.mode) as equivalent:
         board = build_leaderboard(grades, equivalent=equivalent, seed=seed, ungraded=ungraded)
     if generation_files:  # the cost ledger columns (extrembench/cluster/cost)
-
         board = with_cost_columns(board, cost_table(read_generations(generation_files), config.models, config.cluster))
     grades = apply_ungraded_policy(grades, ungraded)  # the per-problem tables score them the same way
     if equivalent.timeouts:
-        log.warning("maj@k: %d answer comparisons timed out and were counted as different answers",
-                    equivalent.timeouts)
+        log.warning("maj@k: %d answer comparisons timed out and were counted as different answers", equivalent.timeouts)
     records = [file_record(p) for p in grade_files]
     git = provenance.git_state()
     board["inputs_sha256"] = provenance.inputs_hash(records)
@@ -61,8 +65,14 @@ def aggregate(grade_files: Sequence[str], *, outputs: dict[str, Path], config: C
     board["versions_json"] = json.dumps(provenance.versions(), sort_keys=True)
     table = pa.Table.from_pandas(board, preserve_index=False)
     # audit recomputes accuracy and interval from the grade rows: it needs the seed and the policy
-    write_artifact(table, outputs["parquet"], "leaderboard", schema=table.schema, inputs=grade_files,
-                   extra_metadata={"bootstrap_seed": str(seed), "ungraded": ungraded})
+    write_artifact(
+        table,
+        outputs["parquet"],
+        "leaderboard",
+        schema=table.schema,
+        inputs=grade_files,
+        extra_metadata={"bootstrap_seed": str(seed), "ungraded": ungraded},
+    )
     write_csv(board, outputs["csv"])
     write_markdown(board, outputs["md"])
     if "checksums" in outputs:
@@ -79,4 +89,3 @@ def write_checksums(paths: Sequence[str | Path], output: Path) -> None:
     """`sha256sum -c`-style lines for the leaderboard files; `extrembench audit` rechecks them."""
     lines = [f"{sha256_file(p)}  {p}\n" for p in paths]
     write_bytes_atomic(output, "".join(lines).encode())
-

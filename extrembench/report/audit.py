@@ -60,8 +60,9 @@ def _check_cache_entries(path: Path, cache: GenerationCache, depth: int, report:
     # Uses only the cache's public reading API: load(key) -> (entry | None, why not), and
     # cache_key(request), the hash the entry is filed under. An entry edited together with its
     # sha256 still fails here: its request must hash to its key and its response equal the row.
-    rows = pq.read_table(path, columns=["problem_id", "trial", "cache_key", *_ENTRY_FIELDS,
-                                        "host", "slurm_job_id"]).to_pylist()
+    rows = pq.read_table(
+        path, columns=["problem_id", "trial", "cache_key", *_ENTRY_FIELDS, "host", "slurm_job_id"]
+    ).to_pylist()
     problems_before = len(report.problems)
     failed = [row for row in rows if row.get("finish_reason") == "failed"]
     rows = [row for row in rows if row.get("finish_reason") != "failed"]
@@ -87,12 +88,25 @@ def _check_cache_entries(path: Path, cache: GenerationCache, depth: int, report:
 def _show_variants(path: Path, depth: int, report: AuditReport) -> None:
     """Each confirmed variant with its parent problem file and what was changed (the parent
     file itself is rechecked below, from the artifact's lineage)."""
-    rows = pq.read_table(path, columns=["problem_id", "parent_source_path", "kind", "technique", "transformation",
-                                        "status", "validation_status"]).to_pylist()
+    rows = pq.read_table(
+        path,
+        columns=[
+            "problem_id",
+            "parent_source_path",
+            "kind",
+            "technique",
+            "transformation",
+            "status",
+            "validation_status",
+        ],
+    ).to_pylist()
     for row in rows:
         if row["status"] == "confirmed":
-            report.say(depth, f"variant {row['problem_id']} <- {row['parent_source_path']} [{row['kind']}, "
-                              f"{row['technique']}, validator: {row['validation_status']}]: {row['transformation']}")
+            report.say(
+                depth,
+                f"variant {row['problem_id']} <- {row['parent_source_path']} [{row['kind']}, "
+                f"{row['technique']}, validator: {row['validation_status']}]: {row['transformation']}",
+            )
     dropped = sum(r["status"] != "confirmed" for r in rows)
     if dropped:
         report.say(depth, f"({dropped} candidate variant(s) dropped; reasons in the drop_reason column)")
@@ -105,8 +119,10 @@ def _certificate_summary(path: Path, depth: int, report: AuditReport) -> None:
         report.say(depth, "certificates: none recorded (table predates them)")
         return
     rows = pq.read_table(path, columns=["certificate_kind", "certificate_verifier"]).to_pylist()
-    counts = Counter(f"{row['certificate_kind']} (verifier {row['certificate_verifier']})"
-                     if row["certificate_kind"] else "none" for row in rows)
+    counts = Counter(
+        f"{row['certificate_kind']} (verifier {row['certificate_verifier']})" if row["certificate_kind"] else "none"
+        for row in rows
+    )
     report.say(depth, "certificates: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
 
 
@@ -146,8 +162,17 @@ def _check_board_files(board_path: Path, report: AuditReport) -> None:
             report.say(0, f"ok   {target} sha256 {expected[:16]} (recorded in {sums.name})")
 
 
-_RECOMPUTED = ("n_problems", "n_trials", "n_samples", "n_graded", "accuracy_mean", "accuracy_std",
-               "avg_at_k", "ci_low", "ci_high")
+_RECOMPUTED = (
+    "n_problems",
+    "n_trials",
+    "n_samples",
+    "n_graded",
+    "accuracy_mean",
+    "accuracy_std",
+    "avg_at_k",
+    "ci_low",
+    "ci_high",
+)
 
 
 def _same_number(a, b) -> bool:
@@ -162,7 +187,6 @@ def _recompute(row: dict, grade_files: list[Path], board_path: Path, report: Aud
     """The row's numbers again, from the grade rows the walk just rechecked."""
     import pandas as pd  # deferred: pandas costs start-up time and only this path needs it
 
-
     metadata = read_metadata(board_path)
     frames = [pq.read_table(p).to_pandas() for p in grade_files if p.exists()]
     if not frames:
@@ -172,16 +196,23 @@ def _recompute(row: dict, grade_files: list[Path], board_path: Path, report: Aud
     failed = grades["status"] == "failed"  # no answer by the model: out of every figure (leaderboard.py)
     n_failed, grades = int(failed.sum()), grades[~failed]
     grades = apply_ungraded_policy(grades, metadata.get("extrembench.ungraded", "exclude"))
-    summary = accuracy_summary(row["benchmark"], row["model"], grades,
-                               int(metadata.get("extrembench.bootstrap_seed", "0")))
+    summary = accuracy_summary(
+        row["benchmark"], row["model"], grades, int(metadata.get("extrembench.bootstrap_seed", "0"))
+    )
     summary["n_failed"] = n_failed
-    wrong = [f"{k} {row[k]!r} (recomputed {summary[k]!r})" for k in (*_RECOMPUTED, "n_failed")
-             if k in row and not _same_number(row[k], summary[k])]
+    wrong = [
+        f"{k} {row[k]!r} (recomputed {summary[k]!r})"
+        for k in (*_RECOMPUTED, "n_failed")
+        if k in row and not _same_number(row[k], summary[k])
+    ]
     if wrong:
         report.fail(0, f"{board_path}: the row does not follow from its {len(grades)} grade rows: " + "; ".join(wrong))
     else:
-        report.say(0, f"ok   accuracy {summary['accuracy_mean']:.4f}, interval [{summary['ci_low']:.4f}, "
-                      f"{summary['ci_high']:.4f}] recomputed from {len(grades)} grade rows")
+        report.say(
+            0,
+            f"ok   accuracy {summary['accuracy_mean']:.4f}, interval [{summary['ci_low']:.4f}, "
+            f"{summary['ci_high']:.4f}] recomputed from {len(grades)} grade rows",
+        )
 
 
 def audit(benchmark: str, model: str, *, results: Path, cache_dir: Path) -> AuditReport:
@@ -202,9 +233,12 @@ def audit(benchmark: str, model: str, *, results: Path, cache_dir: Path) -> Audi
         report.fail(0, f"{board_path}: no row for benchmark {benchmark!r}, model {model!r}; known: {known}")
         return report
     row = rows[0]
-    report.say(0, f"accuracy {row['accuracy_mean']:.4f} ± {row['accuracy_std']:.4f} "
-                  f"({benchmark} / {model}, {row['n_problems']} problems × {row['n_trials']} trials) "
-                  f"git {row['git_commit']}{' (dirty)' if row['git_dirty'] else ''} config {row['config_sha256'][:16]}")
+    report.say(
+        0,
+        f"accuracy {row['accuracy_mean']:.4f} ± {row['accuracy_std']:.4f} "
+        f"({benchmark} / {model}, {row['n_problems']} problems × {row['n_trials']} trials) "
+        f"git {row['git_commit']}{' (dirty)' if row['git_dirty'] else ''} config {row['config_sha256'][:16]}",
+    )
     lineage = read_lineage(board_path)
     if inputs_hash(lineage) != row["inputs_sha256"]:
         report.fail(0, f"{board_path}: inputs_sha256 of the row does not match its recorded lineage")
@@ -227,15 +261,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--benchmark", required=True)
     parser.add_argument("--model", required=True)
     parser.add_argument("--results", type=Path, default=Path("results"), help="results directory [results]")
-    parser.add_argument("--cache-dir", type=Path, default=None,
-                        help="response cache (default: cache_dir of --config)")
+    parser.add_argument("--cache-dir", type=Path, default=None, help="response cache (default: cache_dir of --config)")
     parser.add_argument("--config", type=Path, default=Path("config.yaml"), help="config file [config.yaml]")
 
 
 def run(args: argparse.Namespace) -> int:
     cache_dir = args.cache_dir
     if cache_dir is None:
-
         cache_dir = Path(load_config_file(args.config).cache_dir)
     report = audit(args.benchmark, args.model, results=args.results, cache_dir=cache_dir)
     print("\n".join(report.lines))
@@ -246,4 +278,3 @@ def run(args: argparse.Namespace) -> int:
         return 1
     print(f"\naudit ok: {len(report.checked)} files rechecked", file=sys.stderr)
     return 0
-

@@ -37,29 +37,54 @@ def build_pairwise(grades: pd.DataFrame, *, seed: int = 0, n_boot: int = 2000) -
     answered: accuracy of each, difference (a − b) with a two-level bootstrap interval, the paired
     t-test p-value, Holm's adjustment over every row of the table, and the minimum detectable
     difference at 80 % power for this benchmark's problems and trials."""
-    columns = ["benchmark", "model_a", "model_b", "n_problems", "n_trials_a", "n_trials_b", "accuracy_a",
-               "accuracy_b", "difference", "diff_low", "diff_high", "p_value", "p_holm", "significant", "mdd_80"]
+    columns = [
+        "benchmark",
+        "model_a",
+        "model_b",
+        "n_problems",
+        "n_trials_a",
+        "n_trials_b",
+        "accuracy_a",
+        "accuracy_b",
+        "difference",
+        "diff_low",
+        "diff_high",
+        "p_value",
+        "p_holm",
+        "significant",
+        "mdd_80",
+    ]
     rows = []
     for benchmark, frame in grades.groupby("benchmark", sort=True):
         by_model = {m: _trials_by_problem(f) for m, f in frame.groupby("model", sort=True)}
         trials = frame.groupby("model")["trial"].nunique().to_dict()
         models = sorted(by_model)
         for i, a in enumerate(models):
-            for b in models[i + 1:]:
+            for b in models[i + 1 :]:
                 shared = sorted(set(by_model[a]) & set(by_model[b]))
                 rows_a = [by_model[a][p] for p in shared]
                 rows_b = [by_model[b][p] for p in shared]
                 difference, low, high = paired.paired_bootstrap(
-                    rows_b, rows_a, n_boot=n_boot, seed=group_seed(seed, "pairwise", benchmark, a, b))
+                    rows_b, rows_a, n_boot=n_boot, seed=group_seed(seed, "pairwise", benchmark, a, b)
+                )
                 sd, n = paired.difference_sd(rows_a, rows_b)
-                rows.append({
-                    "benchmark": benchmark, "model_a": a, "model_b": b, "n_problems": n,
-                    "n_trials_a": int(trials[a]), "n_trials_b": int(trials[b]),
-                    "accuracy_a": _accuracy(rows_a), "accuracy_b": _accuracy(rows_b),
-                    "difference": difference, "diff_low": low, "diff_high": high,
-                    "p_value": paired.paired_t_pvalue(rows_a, rows_b),
-                    "mdd_80": paired.minimum_detectable_difference(sd, n),
-                })
+                rows.append(
+                    {
+                        "benchmark": benchmark,
+                        "model_a": a,
+                        "model_b": b,
+                        "n_problems": n,
+                        "n_trials_a": int(trials[a]),
+                        "n_trials_b": int(trials[b]),
+                        "accuracy_a": _accuracy(rows_a),
+                        "accuracy_b": _accuracy(rows_b),
+                        "difference": difference,
+                        "diff_low": low,
+                        "diff_high": high,
+                        "p_value": paired.paired_t_pvalue(rows_a, rows_b),
+                        "mdd_80": paired.minimum_detectable_difference(sd, n),
+                    }
+                )
     return _holm_table(rows, columns, "p_value")
 
 
@@ -71,8 +96,9 @@ def _holm_table(rows: list[dict], columns: list[str], p_column: str) -> pd.DataF
     return table[columns]
 
 
-def build_memorization(grades: pd.DataFrame, variants: pd.DataFrame, *, seed: int = 0,
-                       n_boot: int = 2000) -> pd.DataFrame:
+def build_memorization(
+    grades: pd.DataFrame, variants: pd.DataFrame, *, seed: int = 0, n_boot: int = 2000
+) -> pd.DataFrame:
     """One row per (parent benchmark, model, variant kind): each model's accuracy on the parent
     problems that have a confirmed variant of that kind and on those variants (a parent's variant
     score pools the trials of all its variants of the kind), the paired difference (variant −
@@ -81,22 +107,41 @@ def build_memorization(grades: pd.DataFrame, variants: pd.DataFrame, *, seed: in
 
     `variants`: rows of the vary stage (benchmark, variant_benchmark, problem_id, parent_id, kind,
     status); only confirmed variants count."""
-    columns = ["benchmark", "variant_benchmark", "model", "kind", "n_parents", "n_variants",
-               "accuracy_original", "original_low", "original_high", "accuracy_variant", "variant_low",
-               "variant_high", "difference", "diff_low", "diff_high", "only_original", "only_variant",
-               "majority_ties", "p_mcnemar", "p_holm", "significant"]
+    columns = [
+        "benchmark",
+        "variant_benchmark",
+        "model",
+        "kind",
+        "n_parents",
+        "n_variants",
+        "accuracy_original",
+        "original_low",
+        "original_high",
+        "accuracy_variant",
+        "variant_low",
+        "variant_high",
+        "difference",
+        "diff_low",
+        "diff_high",
+        "only_original",
+        "only_variant",
+        "majority_ties",
+        "p_mcnemar",
+        "p_holm",
+        "significant",
+    ]
     confirmed = variants[variants["status"] == "confirmed"]
     rows = []
     for (benchmark, variant_benchmark, kind), group in confirmed.groupby(
-            ["benchmark", "variant_benchmark", "kind"], sort=True):
+        ["benchmark", "variant_benchmark", "kind"], sort=True
+    ):
         original = grades[grades["benchmark"] == benchmark]
         varied = grades[grades["benchmark"] == variant_benchmark]
         children = group.groupby("parent_id")["problem_id"].apply(sorted).to_dict()
         for model in sorted(set(original["model"]) & set(varied["model"])):
             by_parent = _trials_by_problem(original[original["model"] == model])
             by_variant = _trials_by_problem(varied[varied["model"] == model])
-            parents = [p for p in sorted(children) if p in by_parent
-                       and any(v in by_variant for v in children[p])]
+            parents = [p for p in sorted(children) if p in by_parent and any(v in by_variant for v in children[p])]
             rows_o = [by_parent[p] for p in parents]
             rows_v = [np.concatenate([by_variant[v] for v in children[p] if v in by_variant]) for p in parents]
             key = group_seed(seed, "memorization", benchmark, model, kind)
@@ -104,16 +149,29 @@ def build_memorization(grades: pd.DataFrame, variants: pd.DataFrame, *, seed: in
             o_low, o_high = _single_ci(rows_o, n_boot, key + 1)
             v_low, v_high = _single_ci(rows_v, n_boot, key + 2)
             test = paired.mcnemar_majority(rows_o, rows_v)
-            rows.append({
-                "benchmark": benchmark, "variant_benchmark": variant_benchmark, "model": model, "kind": kind,
-                "n_parents": len(parents),
-                "n_variants": sum(v in by_variant for p in parents for v in children[p]),
-                "accuracy_original": _accuracy(rows_o), "original_low": o_low, "original_high": o_high,
-                "accuracy_variant": _accuracy(rows_v), "variant_low": v_low, "variant_high": v_high,
-                "difference": difference, "diff_low": low, "diff_high": high,
-                "only_original": test.only_a, "only_variant": test.only_b, "majority_ties": test.ties,
-                "p_mcnemar": test.p_value,
-            })
+            rows.append(
+                {
+                    "benchmark": benchmark,
+                    "variant_benchmark": variant_benchmark,
+                    "model": model,
+                    "kind": kind,
+                    "n_parents": len(parents),
+                    "n_variants": sum(v in by_variant for p in parents for v in children[p]),
+                    "accuracy_original": _accuracy(rows_o),
+                    "original_low": o_low,
+                    "original_high": o_high,
+                    "accuracy_variant": _accuracy(rows_v),
+                    "variant_low": v_low,
+                    "variant_high": v_high,
+                    "difference": difference,
+                    "diff_low": low,
+                    "diff_high": high,
+                    "only_original": test.only_a,
+                    "only_variant": test.only_b,
+                    "majority_ties": test.ties,
+                    "p_mcnemar": test.p_value,
+                }
+            )
     return _holm_table(rows, columns, "p_mcnemar")
 
 
@@ -128,8 +186,9 @@ def _rate_matrix(grades: pd.DataFrame, benchmark: str, models: list[str]) -> np.
     return wide.reindex(models).to_numpy(dtype=float)
 
 
-def build_rank_correlations(grades: pd.DataFrame, published: pd.DataFrame | None = None, *, seed: int = 0,
-                            n_boot: int = 1000) -> pd.DataFrame:
+def build_rank_correlations(
+    grades: pd.DataFrame, published: pd.DataFrame | None = None, *, seed: int = 0, n_boot: int = 1000
+) -> pd.DataFrame:
     """Spearman and Kendall rank correlations across models between every pair of benchmarks of
     the run (intervals resample models and each benchmark's problems), and between each benchmark
     of the run and each benchmark with published numbers (`published`: benchmark, model, accuracy
@@ -142,21 +201,27 @@ def build_rank_correlations(grades: pd.DataFrame, published: pd.DataFrame | None
     benchmarks = sorted(grades["benchmark"].unique())
     models = sorted(grades["model"].unique())
     matrices = {b: _rate_matrix(grades, b, models) for b in benchmarks}
-    pairs = [(a, b, "run") for i, a in enumerate(benchmarks) for b in benchmarks[i + 1:]]
+    pairs = [(a, b, "run") for i, a in enumerate(benchmarks) for b in benchmarks[i + 1 :]]
     if published is not None and not published.empty:
         pairs += [(a, b, "published") for a in benchmarks for b in sorted(published["benchmark"].unique())]
     for a, b, source in pairs:
-        row = {"benchmark_a": a, "benchmark_b": b, "source_b": source,
-               "resampled": "models, problems" if source == "run" else "models, problems of benchmark_a"}
+        row = {
+            "benchmark_a": a,
+            "benchmark_b": b,
+            "source_b": source,
+            "resampled": "models, problems" if source == "run" else "models, problems of benchmark_a",
+        }
         for method in ("spearman", "kendall"):
             key = group_seed(seed, "rank", a, b, source, method)
             if source == "run":
-                result = paired.rank_correlation_two_level(matrices[a], matrices[b], method=method,
-                                                           n_boot=n_boot, seed=key)
+                result = paired.rank_correlation_two_level(
+                    matrices[a], matrices[b], method=method, n_boot=n_boot, seed=key
+                )
             else:
                 quoted = published[published["benchmark"] == b].set_index("model")["accuracy"]
-                result = paired.rank_correlation_two_level(matrices[a], fixed_b=quoted.reindex(models).to_numpy(),
-                                                           method=method, n_boot=n_boot, seed=key)
+                result = paired.rank_correlation_two_level(
+                    matrices[a], fixed_b=quoted.reindex(models).to_numpy(), method=method, n_boot=n_boot, seed=key
+                )
             rho, low, high, n_models = result
             row.update({"n_models": n_models, method: rho, f"{method}_low": low, f"{method}_high": high})
         rows.append(row)
@@ -166,7 +231,6 @@ def build_rank_correlations(grades: pd.DataFrame, published: pd.DataFrame | None
 def compare(grade_files, variant_files, *, outputs, config: Config, published_dir: str | None, seed: int = 0) -> None:
     """The compare job: read grade and variant artifacts, write the three tables and the figure."""
 
-
     grades = pd.concat([read_artifact(p, "grades").to_pandas() for p in grade_files], ignore_index=True)
     frames = [read_artifact(p, "variants").to_pandas() for p in variant_files]
     variants = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=SCHEMAS["variants"].names)
@@ -174,8 +238,11 @@ def compare(grade_files, variant_files, *, outputs, config: Config, published_di
     write_csv(memorization, outputs["memorization"])
     write_csv(build_pairwise(grades, seed=seed), outputs["pairwise"])
     published = published_for_run(published_dir, config)
-    write_csv(build_rank_correlations(grades, published[["benchmark", "model", "accuracy"]], seed=seed),
-              outputs["rank_correlations"])
+    write_csv(
+        build_rank_correlations(grades, published[["benchmark", "model", "accuracy"]], seed=seed),
+        outputs["rank_correlations"],
+    )
     plot_original_vs_variant(memorization, outputs["original_vs_variant"])
-    logging.getLogger(__name__).info("compare: %d memorization rows, %d variant candidates read",
-                                     len(memorization), len(variants))
+    logging.getLogger(__name__).info(
+        "compare: %d memorization rows, %d variant candidates read", len(memorization), len(variants)
+    )

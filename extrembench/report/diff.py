@@ -17,9 +17,20 @@ from pathlib import Path
 from extrembench.core.artifacts import read_artifact
 
 # Provenance and timing: they differ between any two runs of different code or on another day.
-PROVENANCE_COLUMNS = ("inputs_sha256", "config_sha256", "git_commit", "git_dirty", "versions_json", "wall_hours",
-                      "gpu_hours", "tokens_per_s_per_gpu", "accuracy_per_gpu_hour", "cost", "cost_basis",
-                      "cost_unknown_rows")
+PROVENANCE_COLUMNS = (
+    "inputs_sha256",
+    "config_sha256",
+    "git_commit",
+    "git_dirty",
+    "versions_json",
+    "wall_hours",
+    "gpu_hours",
+    "tokens_per_s_per_gpu",
+    "accuracy_per_gpu_hour",
+    "cost",
+    "cost_basis",
+    "cost_unknown_rows",
+)
 PROBLEM_COLUMNS = ("status", "answer", "best_value", "witness_json", "certificate", "certificate_kind")
 
 
@@ -47,8 +58,10 @@ def differences(old: Path, new: Path) -> list[str]:
                 continue
             for column in before[key]:
                 if before[key][column] != after[key].get(column):
-                    found.append(f"{label} {key} {column}: {str(before[key][column])[:120]!r} -> "
-                                 f"{str(after[key].get(column))[:120]!r}")
+                    found.append(
+                        f"{label} {key} {column}: {str(before[key][column])[:120]!r} -> "
+                        f"{str(after[key].get(column))[:120]!r}"
+                    )
     return found
 
 
@@ -62,6 +75,9 @@ def run(args: argparse.Namespace) -> int:
     leaderboard, problems = len(leaderboard_rows(args.old)), len(problem_rows(args.old))
     for line in found:
         print(line)
-    print(f"{len(found)} difference(s) in {leaderboard} leaderboard rows and {problems} problem rows "
-          f"(not compared: {', '.join(PROVENANCE_COLUMNS)})", file=sys.stderr)
+    print(
+        f"{len(found)} difference(s) in {leaderboard} leaderboard rows and {problems} problem rows "
+        f"(not compared: {', '.join(PROVENANCE_COLUMNS)})",
+        file=sys.stderr,
+    )
     return 1 if found else 0

@@ -24,8 +24,17 @@ from extrembench.report.leaderboard import build_correlations, build_problem_mod
 
 OKABE_ITO = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000")
 MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
-STYLE = {"font.size": 9, "axes.titlesize": 10, "axes.labelsize": 9, "legend.fontsize": 8, "axes.spines.top": False,
-         "axes.spines.right": False, "axes.grid": True, "grid.alpha": 0.3, "svg.hashsalt": "extrembench"}
+STYLE = {
+    "font.size": 9,
+    "axes.titlesize": 10,
+    "axes.labelsize": 9,
+    "legend.fontsize": 8,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "axes.grid": True,
+    "grid.alpha": 0.3,
+    "svg.hashsalt": "extrembench",
+}
 PNG_METADATA = {"Software": None}
 PDF_METADATA = {"Creator": None, "Producer": None, "CreationDate": None}
 
@@ -80,8 +89,9 @@ def _whiskers(value: float, low: float, high: float) -> list[list[float]]:
     return [[max(0.0, value - 100 * low)], [max(0.0, 100 * high - value)]]
 
 
-def main_figure_bars(leaderboard: pd.DataFrame, published: pd.DataFrame | None = None,
-                     sort_by: str | None = None) -> pd.DataFrame:
+def main_figure_bars(
+    leaderboard: pd.DataFrame, published: pd.DataFrame | None = None, sort_by: str | None = None
+) -> pd.DataFrame:
     """The bars of the main figure in drawing order: one row per (model, benchmark, kind) with
     kind 'reproduced' (value = accuracy_mean, low/high = the 95 % interval) or 'published'
     (value = the published accuracy, no interval); accuracies as fractions.
@@ -92,11 +102,16 @@ def main_figure_bars(leaderboard: pd.DataFrame, published: pd.DataFrame | None =
     one), models without a value there last, alphabetically."""
     benchmarks = benchmark_order(leaderboard)
     sort_by = sort_by or benchmarks[0]
-    bars = leaderboard[["model", "benchmark", "accuracy_mean", "ci_low", "ci_high"]].rename(
-        columns={"accuracy_mean": "value", "ci_low": "low", "ci_high": "high"}).assign(kind="reproduced")
+    bars = (
+        leaderboard[["model", "benchmark", "accuracy_mean", "ci_low", "ci_high"]]
+        .rename(columns={"accuracy_mean": "value", "ci_low": "low", "ci_high": "high"})
+        .assign(kind="reproduced")
+    )
     if published is not None and not published.empty:
         quoted = published.loc[published["benchmark"].isin(benchmarks), ["model", "benchmark", "accuracy"]]
-        bars = pd.concat([bars, quoted.rename(columns={"accuracy": "value"}).assign(kind="published")], ignore_index=True)
+        bars = pd.concat(
+            [bars, quoted.rename(columns={"accuracy": "value"}).assign(kind="published")], ignore_index=True
+        )
     on_sort = bars[(bars["benchmark"] == sort_by) & bars["value"].notna()]
     on_sort = on_sort.sort_values("kind", ascending=False, kind="stable")  # 'reproduced' before 'published'
     sort_value = on_sort.groupby("model", sort=False)["value"].first()
@@ -109,8 +124,9 @@ def main_figure_bars(leaderboard: pd.DataFrame, published: pd.DataFrame | None =
 
 
 @styled
-def plot_main(leaderboard: pd.DataFrame, out_png: str | Path, *, published: pd.DataFrame | None = None,
-              sort_by: str | None = None) -> tuple[Path, Path]:
+def plot_main(
+    leaderboard: pd.DataFrame, out_png: str | Path, *, published: pd.DataFrame | None = None, sort_by: str | None = None
+) -> tuple[Path, Path]:
     """Per model, grouped bars: accuracy on each benchmark (extremal first) with 95 % bootstrap
     whiskers, models sorted by accuracy on `sort_by`. With `published` (columns benchmark, model,
     accuracy as a fraction) the published value stands as a hatched bar beside each reproduced
@@ -132,16 +148,36 @@ def plot_main(leaderboard: pd.DataFrame, out_png: str | Path, *, published: pd.D
         if kind == "reproduced":
             low, high = _percent(rows["low"]), _percent(rows["high"])
             errors = np.vstack([np.clip(values - low, 0, None), np.clip(high - values, 0, None)])
-            axes.bar(x + offset, values, width, color=colours[benchmark], label=f"{benchmark} (this run, 95 % CI)",
-                     yerr=errors, capsize=2, error_kw={"elinewidth": 0.8, "ecolor": "#333333"})
+            axes.bar(
+                x + offset,
+                values,
+                width,
+                color=colours[benchmark],
+                label=f"{benchmark} (this run, 95 % CI)",
+                yerr=errors,
+                capsize=2,
+                error_kw={"elinewidth": 0.8, "ecolor": "#333333"},
+            )
         else:
-            axes.bar(x + offset, values, width, color="white", edgecolor=colours[benchmark], hatch="///",
-                     linewidth=0.8, label=f"{benchmark} (published)")
+            axes.bar(
+                x + offset,
+                values,
+                width,
+                color="white",
+                edgecolor=colours[benchmark],
+                hatch="///",
+                linewidth=0.8,
+                label=f"{benchmark} (published)",
+            )
     sort_by = sort_by or benchmarks[0]
     axes.set_xticks(x, models, rotation=30, ha="right")
     axes.xaxis.grid(False)  # vertical lines through the bar groups only add clutter
-    axes.set(ylabel="Accuracy (%)", xlabel=f"Model (sorted by accuracy on {sort_by})", ylim=(0, 105),
-             title="Accuracy per model and benchmark")
+    axes.set(
+        ylabel="Accuracy (%)",
+        xlabel=f"Model (sorted by accuracy on {sort_by})",
+        ylim=(0, 105),
+        title="Accuracy per model and benchmark",
+    )
     # below the plot, not beside it: beside, a narrow figure squeezed the axes and cut the title
     figure.legend(loc="outside lower center", ncols=1, frameon=False)
     return save_figure(figure, out_png)
@@ -159,15 +195,23 @@ def _message_figure(out_png: str | Path, title: str, message: str) -> tuple[Path
 
 
 @styled
-def plot_scatter(leaderboard: pd.DataFrame, out_png: str | Path, *, x_benchmark: str | None = None,
-                 y_benchmark: str | None = None, correlations: pd.DataFrame | None = None) -> tuple[Path, Path]:
+def plot_scatter(
+    leaderboard: pd.DataFrame,
+    out_png: str | Path,
+    *,
+    x_benchmark: str | None = None,
+    y_benchmark: str | None = None,
+    correlations: pd.DataFrame | None = None,
+) -> tuple[Path, Path]:
     """One point per model: accuracy on x_benchmark (default: the first extremal one) against
     y_benchmark (default: the next), 95 % whiskers on both axes, the rank correlations in the
     legend. With one benchmark the figure says so instead."""
     benchmarks = benchmark_order(leaderboard)
     title = "Benchmark vs benchmark, one point per model"
     if len(benchmarks) < 2:
-        return _message_figure(out_png, title, f"Only one benchmark ({benchmarks[0]}) in this run:\nno pair to compare.")
+        return _message_figure(
+            out_png, title, f"Only one benchmark ({benchmarks[0]}) in this run:\nno pair to compare."
+        )
     x_benchmark = x_benchmark or benchmarks[0]
     y_benchmark = y_benchmark or next(b for b in benchmarks if b != x_benchmark)
     correlations = build_correlations(leaderboard) if correlations is None else correlations
@@ -179,10 +223,17 @@ def plot_scatter(leaderboard: pd.DataFrame, out_png: str | Path, *, x_benchmark:
     for index, model in enumerate(sorted(pair.index)):
         row = pair.loc[model]
         xv, yv = 100 * row[("accuracy_mean", x_benchmark)], 100 * row[("accuracy_mean", y_benchmark)]
-        axes.errorbar(xv, yv, xerr=_whiskers(xv, row[("ci_low", x_benchmark)], row[("ci_high", x_benchmark)]),
-                      yerr=_whiskers(yv, row[("ci_low", y_benchmark)], row[("ci_high", y_benchmark)]),
-                      fmt=MARKERS[index % len(MARKERS)],
-                      color=OKABE_ITO[index % len(OKABE_ITO)], elinewidth=0.7, capsize=2, label=model)
+        axes.errorbar(
+            xv,
+            yv,
+            xerr=_whiskers(xv, row[("ci_low", x_benchmark)], row[("ci_high", x_benchmark)]),
+            yerr=_whiskers(yv, row[("ci_low", y_benchmark)], row[("ci_high", y_benchmark)]),
+            fmt=MARKERS[index % len(MARKERS)],
+            color=OKABE_ITO[index % len(OKABE_ITO)],
+            elinewidth=0.7,
+            capsize=2,
+            label=model,
+        )
     match = correlations[
         ((correlations["benchmark_a"] == x_benchmark) & (correlations["benchmark_b"] == y_benchmark))
         | ((correlations["benchmark_a"] == y_benchmark) & (correlations["benchmark_b"] == x_benchmark))
@@ -194,8 +245,13 @@ def plot_scatter(leaderboard: pd.DataFrame, out_png: str | Path, *, x_benchmark:
             if pd.isna(c[method]):
                 text = f"{symbol}: n/a ({int(c['n_models'])} models, need ≥ 3)"
             axes.plot([], [], " ", label=text)
-    axes.set(xlim=(0, 100), ylim=(0, 100), xlabel=f"Accuracy on {x_benchmark} (%)",
-             ylabel=f"Accuracy on {y_benchmark} (%)", title=title)
+    axes.set(
+        xlim=(0, 100),
+        ylim=(0, 100),
+        xlabel=f"Accuracy on {x_benchmark} (%)",
+        ylabel=f"Accuracy on {y_benchmark} (%)",
+        title=title,
+    )
     axes.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), frameon=False)
     return save_figure(figure, out_png)
 
@@ -218,14 +274,25 @@ def plot_accuracy_vs_tokens(leaderboard: pd.DataFrame, out_png: str | Path) -> t
     axes = figure.add_subplot()
     for row in usable.sort_values(["benchmark", "model"]).itertuples(index=False):
         value = 100 * row.accuracy_mean
-        axes.errorbar(row.output_tokens_mean, value, yerr=_whiskers(value, row.ci_low, row.ci_high),
-                      fmt=markers[row.model], color=colours[row.benchmark], elinewidth=0.7, capsize=2)
+        axes.errorbar(
+            row.output_tokens_mean,
+            value,
+            yerr=_whiskers(value, row.ci_low, row.ci_high),
+            fmt=markers[row.model],
+            color=colours[row.benchmark],
+            elinewidth=0.7,
+            capsize=2,
+        )
         axes.annotate(row.model, (row.output_tokens_mean, value), textcoords="offset points", xytext=(4, 3), fontsize=7)
     for benchmark in benchmarks:
         axes.plot([], [], "s", color=colours[benchmark], label=benchmark)
-    axes.set(xscale="log", ylim=(0, 105), xlabel="Mean output tokens per sample (reasoning + answer, log scale)",
-             ylabel="Accuracy (%)",
-             title=title + (f"\n(not shown, no token counts: {', '.join(skipped)})" if skipped else ""))
+    axes.set(
+        xscale="log",
+        ylim=(0, 105),
+        xlabel="Mean output tokens per sample (reasoning + answer, log scale)",
+        ylabel="Accuracy (%)",
+        title=title + (f"\n(not shown, no token counts: {', '.join(skipped)})" if skipped else ""),
+    )
     axes.legend(loc="lower right", frameon=False)
     return save_figure(figure, out_png)
 
@@ -234,7 +301,9 @@ def plot_accuracy_vs_tokens(leaderboard: pd.DataFrame, out_png: str | Path) -> t
 def plot_pass_at_k(leaderboard: pd.DataFrame, out_png: str | Path) -> tuple[Path, Path]:
     """pass@k against k (log2 x), one panel per benchmark, one line per model."""
     benchmarks = benchmark_order(leaderboard)
-    k_columns = sorted((c for c in leaderboard.columns if c.startswith("pass_at_")), key=lambda c: int(c.rsplit("_", 1)[1]))
+    k_columns = sorted(
+        (c for c in leaderboard.columns if c.startswith("pass_at_")), key=lambda c: int(c.rsplit("_", 1)[1])
+    )
     models = sorted(leaderboard["model"].unique())
     figure = _new_figure(max(3.6, 3.2 * len(benchmarks)), 3.4)
     panels = figure.subplots(1, len(benchmarks), squeeze=False, sharey=True)[0]
@@ -245,8 +314,9 @@ def plot_pass_at_k(leaderboard: pd.DataFrame, out_png: str | Path) -> tuple[Path
                 continue
             ks = [int(c.rsplit("_", 1)[1]) for c in k_columns if pd.notna(rows.loc[model, c])]
             values = [100 * rows.loc[model, f"pass_at_{k}"] for k in ks]
-            axes.plot(ks, values, marker=MARKERS[index % len(MARKERS)], color=OKABE_ITO[index % len(OKABE_ITO)],
-                      label=model)
+            axes.plot(
+                ks, values, marker=MARKERS[index % len(MARKERS)], color=OKABE_ITO[index % len(OKABE_ITO)], label=model
+            )
         axes.set_xscale("log", base=2)
         all_ks = [int(c.rsplit("_", 1)[1]) for c in k_columns]
         axes.set_xticks(all_ks, [str(k) for k in all_ks])
@@ -274,8 +344,14 @@ def plot_heatmap(grades: pd.DataFrame, out_png: str | Path, *, max_labelled_prob
         model_order = grid.mean(axis=1).sort_values(ascending=False, kind="stable").index
         grid = grid.loc[model_order, problem_order]
         cmap = matplotlib.colormaps["cividis"].with_extremes(bad="white")
-        image = axes.imshow(np.ma.masked_invalid(grid.to_numpy(dtype=float)), aspect="auto", cmap=cmap,
-                            vmin=0, vmax=1, interpolation="nearest")
+        image = axes.imshow(
+            np.ma.masked_invalid(grid.to_numpy(dtype=float)),
+            aspect="auto",
+            cmap=cmap,
+            vmin=0,
+            vmax=1,
+            interpolation="nearest",
+        )
         axes.set_yticks(range(len(model_order)), list(model_order))
         if len(problem_order) <= max_labelled_problems:
             axes.set_xticks(range(len(problem_order)), list(problem_order), rotation=90, fontsize=6)
@@ -288,7 +364,9 @@ def plot_heatmap(grades: pd.DataFrame, out_png: str | Path, *, max_labelled_prob
 
 
 @styled
-def plot_original_vs_variant(memorization: pd.DataFrame, out_png: str | Path, *, kind: str = "constants") -> tuple[Path, Path]:
+def plot_original_vs_variant(
+    memorization: pd.DataFrame, out_png: str | Path, *, kind: str = "constants"
+) -> tuple[Path, Path]:
     """One point per model: accuracy on the original problems (x) against accuracy on their
     `kind` variants (y), 95 % whiskers on both axes, the diagonal of equal accuracy. A point below
     the diagonal means the model does worse once the constants change (memorisation); the control
@@ -305,13 +383,31 @@ def plot_original_vs_variant(memorization: pd.DataFrame, out_png: str | Path, *,
         for row in memorization[memorization["model"] == model].sort_values("kind").itertuples(index=False):
             xv, yv = 100 * row.accuracy_original, 100 * row.accuracy_variant
             main = row.kind == kind
-            label = f"{model} ({row.kind}, Δ = {100 * row.difference:+.1f} pts" + (", p_holm < 0.05)" if row.significant else ")")
-            axes.errorbar(xv, yv, xerr=_whiskers(xv, row.original_low, row.original_high),
-                          yerr=_whiskers(yv, row.variant_low, row.variant_high), fmt=marker, color=colour, elinewidth=0.7, capsize=2,
-                          markerfacecolor=colour if main else "none", markersize=6 if main else 4,
-                          alpha=1.0 if main else 0.6, label=label)
-    axes.set(xlim=(-2, 102), ylim=(-2, 102), aspect="equal", xlabel="Accuracy on the original problems (%)",
-             ylabel="Accuracy on their variants (%)", title=title)
+            label = f"{model} ({row.kind}, Δ = {100 * row.difference:+.1f} pts" + (
+                ", p_holm < 0.05)" if row.significant else ")"
+            )
+            axes.errorbar(
+                xv,
+                yv,
+                xerr=_whiskers(xv, row.original_low, row.original_high),
+                yerr=_whiskers(yv, row.variant_low, row.variant_high),
+                fmt=marker,
+                color=colour,
+                elinewidth=0.7,
+                capsize=2,
+                markerfacecolor=colour if main else "none",
+                markersize=6 if main else 4,
+                alpha=1.0 if main else 0.6,
+                label=label,
+            )
+    axes.set(
+        xlim=(-2, 102),
+        ylim=(-2, 102),
+        aspect="equal",
+        xlabel="Accuracy on the original problems (%)",
+        ylabel="Accuracy on their variants (%)",
+        title=title,
+    )
     axes.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), frameon=False)
     return save_figure(figure, out_png)
 
@@ -344,7 +440,15 @@ def plot_accuracy_vs_cost(leaderboard: pd.DataFrame, out_png: str | Path) -> tup
     axes = figure.add_subplot()
     for row in usable.sort_values(["benchmark", "model"]).itertuples(index=False):
         x, value = getattr(row, column), 100 * row.accuracy_mean
-        axes.errorbar(x, value, yerr=_whiskers(value, row.ci_low, row.ci_high), fmt="o", color=colours[row.benchmark], elinewidth=0.7, capsize=2)
+        axes.errorbar(
+            x,
+            value,
+            yerr=_whiskers(value, row.ci_low, row.ci_high),
+            fmt="o",
+            color=colours[row.benchmark],
+            elinewidth=0.7,
+            capsize=2,
+        )
         axes.annotate(row.model, (x, value), textcoords="offset points", xytext=(4, 3), fontsize=7)
     for benchmark in benchmarks:
         axes.plot([], [], "s", color=colours[benchmark], label=benchmark)
@@ -354,7 +458,11 @@ def plot_accuracy_vs_cost(leaderboard: pd.DataFrame, out_png: str | Path) -> tup
         label += ", log scale"
     else:
         axes.set_xlim(left=0)
-    axes.set(ylim=(0, 105), xlabel=label, ylabel="Accuracy (%)",
-             title=title + (f"\n(not shown, no recorded cost: {', '.join(skipped)})" if skipped else ""))
+    axes.set(
+        ylim=(0, 105),
+        xlabel=label,
+        ylabel="Accuracy (%)",
+        title=title + (f"\n(not shown, no recorded cost: {', '.join(skipped)})" if skipped else ""),
+    )
     axes.legend(loc="lower right", frameon=False)
     return save_figure(figure, out_png)

@@ -22,8 +22,19 @@ import pandas as pd
 from extrembench.core.files import write_bytes_atomic
 from extrembench.report import metrics
 
-REQUIRED_COLUMNS = ("benchmark", "model", "problem_id", "trial", "correct", "status", "extracted", "sense",
-                    "modes_disagree", "finish_reason", "completion_tokens")
+REQUIRED_COLUMNS = (
+    "benchmark",
+    "model",
+    "problem_id",
+    "trial",
+    "correct",
+    "status",
+    "extracted",
+    "sense",
+    "modes_disagree",
+    "finish_reason",
+    "completion_tokens",
+)
 EXTREMAL_SENSES = ("min", "max")
 CERTIFICATE_KINDS = ("bound", "sos", "numeric")
 # aggregate.require_certificate -> the certificate kinds kept ("any" = proven: bound or sos)
@@ -51,8 +62,10 @@ def certified_counts(frame: pd.DataFrame) -> dict[str, int]:
 def _check_columns(grades: pd.DataFrame, needed=REQUIRED_COLUMNS) -> None:
     missing = [c for c in needed if c not in grades.columns]
     if missing:
-        raise ValueError(f"grade table lacks columns {missing}; build it with the GRADES schema "
-                         "(extrembench/core/artifacts.py) via read_artifact(path, 'grades')")
+        raise ValueError(
+            f"grade table lacks columns {missing}; build it with the GRADES schema "
+            "(extrembench/core/artifacts.py) via read_artifact(path, 'grades')"
+        )
 
 
 UNGRADED_POLICIES = ("wrong", "exclude")
@@ -157,8 +170,9 @@ def _mean_maj_at_k(frame: pd.DataFrame, k: int, equivalence: AnswerEquivalence) 
         if np.count_nonzero(~np.isnan(graded)) >= k:
             correct = [None if np.isnan(v) else bool(v) for v in graded]
             answer_type = answer_types[positions[0]] if answer_types is not None else None
-            values.append(metrics.maj_at_k([answers[i] for i in positions], correct, k,
-                                           equivalence.for_answer_type(answer_type)))
+            values.append(
+                metrics.maj_at_k([answers[i] for i in positions], correct, k, equivalence.for_answer_type(answer_type))
+            )
     return float(np.mean(values)) if values else float("nan")
 
 
@@ -201,8 +215,9 @@ def accuracy_summary(benchmark: str, model: str, frame: pd.DataFrame, seed: int)
     }
 
 
-def _leaderboard_row(benchmark: str, model: str, frame: pd.DataFrame, ks: list[int], equivalence: AnswerEquivalence,
-                     seed: int) -> dict:
+def _leaderboard_row(
+    benchmark: str, model: str, frame: pd.DataFrame, ks: list[int], equivalence: AnswerEquivalence, seed: int
+) -> dict:
     # A failed request (endpoint error) is no answer by the model: out of every figure, counted.
     failed = frame["status"] == "failed"
     n_failed, frame = int(failed.sum()), frame[~failed]
@@ -213,10 +228,15 @@ def _leaderboard_row(benchmark: str, model: str, frame: pd.DataFrame, ks: list[i
     n_max, acc_max = _sense_accuracy(frame, "max")
     summary = accuracy_summary(benchmark, model, frame, seed)
     return {
-        "benchmark": benchmark, "model": model, "extremal": bool(frame["sense"].isin(EXTREMAL_SENSES).any()),
-        **{key: summary[key] for key in ("n_problems", "n_trials", "n_samples", "n_graded",
-                                         "accuracy_mean", "accuracy_std")},
-        "n_failed": n_failed, "k": n_trials,
+        "benchmark": benchmark,
+        "model": model,
+        "extremal": bool(frame["sense"].isin(EXTREMAL_SENSES).any()),
+        **{
+            key: summary[key]
+            for key in ("n_problems", "n_trials", "n_samples", "n_graded", "accuracy_mean", "accuracy_std")
+        },
+        "n_failed": n_failed,
+        "k": n_trials,
         **{key: summary[key] for key in ("avg_at_k", "ci_low", "ci_high")},
         **{f"pass_at_{k}": _mean_pass_at_k(per_problem, k) if k <= n_trials else float("nan") for k in ks},
         "maj_at_k": _mean_maj_at_k(frame, n_trials, equivalence),
@@ -226,14 +246,17 @@ def _leaderboard_row(benchmark: str, model: str, frame: pd.DataFrame, ks: list[i
         "mode_disagreements": int(frame["modes_disagree"].fillna(False).astype(bool).sum()),
         "output_tokens_mean": float(tokens.mean()) if tokens.size else float("nan"),
         "output_tokens_median": float(tokens.median()) if tokens.size else float("nan"),
-        "n_problems_min_sense": n_min, "accuracy_min_sense": acc_min,
-        "n_problems_max_sense": n_max, "accuracy_max_sense": acc_max,
+        "n_problems_min_sense": n_min,
+        "accuracy_min_sense": acc_min,
+        "n_problems_max_sense": n_max,
+        "accuracy_max_sense": acc_max,
         **certified_counts(frame),
     }
 
 
-def build_leaderboard(grades: pd.DataFrame, *, equivalent: Callable[..., bool] | None = None, seed: int = 0,
-                      ungraded: str = "wrong") -> pd.DataFrame:
+def build_leaderboard(
+    grades: pd.DataFrame, *, equivalent: Callable[..., bool] | None = None, seed: int = 0, ungraded: str = "wrong"
+) -> pd.DataFrame:
     """One row per (benchmark, model), sorted by benchmark then model. Columns: docs/metrics.md.
     `ungraded`: how samples the grader could not decide enter accuracies (apply_ungraded_policy).
 
@@ -247,8 +270,10 @@ def build_leaderboard(grades: pd.DataFrame, *, equivalent: Callable[..., bool] |
         raise ValueError("grade table is empty: no (benchmark, model) to report; check the grade rule's inputs")
     grades = apply_ungraded_policy(grades, ungraded)
     ks = pass_at_k_values(int(grades.groupby(["benchmark", "model"])["trial"].nunique().max()))
-    rows = [_leaderboard_row(benchmark, model, frame, ks, equivalence, seed)
-            for (benchmark, model), frame in grades.groupby(["benchmark", "model"], sort=True)]
+    rows = [
+        _leaderboard_row(benchmark, model, frame, ks, equivalence, seed)
+        for (benchmark, model), frame in grades.groupby(["benchmark", "model"], sort=True)
+    ]
     return pd.DataFrame(rows).sort_values(["benchmark", "model"], kind="stable").reset_index(drop=True)
 
 
@@ -256,8 +281,11 @@ def build_problem_model_rates(grades: pd.DataFrame) -> pd.DataFrame:
     """One row per (benchmark, problem_id, model): graded samples, correct samples, solve rate."""
     _check_columns(grades, ("benchmark", "model", "problem_id", "correct"))
     flags = grades.assign(_flag=_graded_flags(grades))
-    table = flags.groupby(["benchmark", "problem_id", "model"], sort=True)["_flag"].agg(
-        n_graded="count", n_correct="sum").reset_index()
+    table = (
+        flags.groupby(["benchmark", "problem_id", "model"], sort=True)["_flag"]
+        .agg(n_graded="count", n_correct="sum")
+        .reset_index()
+    )
     table["n_correct"] = table["n_correct"].astype(int)
     table["solve_rate"] = np.where(table["n_graded"] > 0, table["n_correct"] / table["n_graded"].clip(lower=1), np.nan)
     return table
@@ -273,10 +301,17 @@ def build_difficulty(grades: pd.DataFrame) -> pd.DataFrame:
     per-model solve rates), how many models solved it at least once, and its labels."""
     _check_columns(grades, ("benchmark", "model", "problem_id", "correct", "sense"))
     rates = build_problem_model_rates(grades).dropna(subset=["solve_rate"])
-    summary = rates.groupby(["benchmark", "problem_id"], sort=True).agg(
-        n_models=("model", "nunique"), solve_rate_mean=("solve_rate", "mean"), solve_rate_min=("solve_rate", "min"),
-        solve_rate_max=("solve_rate", "max"), models_solved=("n_correct", lambda s: int((s > 0).sum())),
-    ).reset_index()
+    summary = (
+        rates.groupby(["benchmark", "problem_id"], sort=True)
+        .agg(
+            n_models=("model", "nunique"),
+            solve_rate_mean=("solve_rate", "mean"),
+            solve_rate_min=("solve_rate", "min"),
+            solve_rate_max=("solve_rate", "max"),
+            models_solved=("n_correct", lambda s: int((s > 0).sum())),
+        )
+        .reset_index()
+    )
     label_columns = [c for c in ("sense", "difficulty") if c in grades.columns]
     labels = grades.groupby(["benchmark", "problem_id"], sort=True)[label_columns].agg(_first_value)
     return summary.merge(labels.reset_index(), on=["benchmark", "problem_id"], how="left")
@@ -294,8 +329,11 @@ def build_technique_table(grades: pd.DataFrame) -> pd.DataFrame:
     columns = ["benchmark", "model", "technique", "n_problems", "accuracy"]
     if joined.empty:
         return pd.DataFrame(columns=columns)
-    table = joined.groupby(["benchmark", "model", "technique"], sort=True).agg(
-        n_problems=("problem_id", "nunique"), accuracy=("solve_rate", "mean")).reset_index()
+    table = (
+        joined.groupby(["benchmark", "model", "technique"], sort=True)
+        .agg(n_problems=("problem_id", "nunique"), accuracy=("solve_rate", "mean"))
+        .reset_index()
+    )
     return table[columns]
 
 
@@ -313,8 +351,9 @@ def build_correlations(leaderboard: pd.DataFrame, *, seed: int = 0, n_boot: int 
             pair = wide[[a, b]].dropna()
             row = {"benchmark_a": a, "benchmark_b": b, "n_models": len(pair)}
             for method in ("spearman", "kendall"):
-                rho, low, high = metrics.rank_correlation(pair[a].to_numpy(), pair[b].to_numpy(), method=method,
-                                                          n_boot=n_boot, seed=group_seed(seed, a, b))
+                rho, low, high = metrics.rank_correlation(
+                    pair[a].to_numpy(), pair[b].to_numpy(), method=method, n_boot=n_boot, seed=group_seed(seed, a, b)
+                )
                 row.update({method: rho, f"{method}_low": low, f"{method}_high": high})
             rows.append(row)
     return pd.DataFrame(rows, columns=columns)
@@ -327,18 +366,36 @@ def _percent(value: float) -> str:
 def markdown_table(leaderboard: pd.DataFrame) -> str:
     """The leaderboard as a Markdown table, accuracies in percent."""
     pass_columns = [c for c in leaderboard.columns if c.startswith("pass_at_")]
-    header = ["benchmark", "model", "problems", "trials", "accuracy % (mean ± std)", "95 % CI",
-              *(c.replace("pass_at_", "pass@") for c in pass_columns),
-              "maj@k", "truncated %", "no answer %", "ungraded %", "mean output tokens"]
+    header = [
+        "benchmark",
+        "model",
+        "problems",
+        "trials",
+        "accuracy % (mean ± std)",
+        "95 % CI",
+        *(c.replace("pass_at_", "pass@") for c in pass_columns),
+        "maj@k",
+        "truncated %",
+        "no answer %",
+        "ungraded %",
+        "mean output tokens",
+    ]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for row in leaderboard.itertuples(index=False):
         r = row._asdict()
-        cells = [r["benchmark"], r["model"], str(r["n_problems"]), str(r["n_trials"]),
-                 f"{_percent(r['accuracy_mean'])} ± {_percent(r['accuracy_std'])}",
-                 f"[{_percent(r['ci_low'])}, {_percent(r['ci_high'])}]",
-                 *(_percent(r[c]) for c in [*pass_columns, "maj_at_k", "truncation_rate", "no_answer_rate",
-                                            "ungraded_rate"]),
-                 "–" if pd.isna(r["output_tokens_mean"]) else f"{r['output_tokens_mean']:.0f}"]
+        cells = [
+            r["benchmark"],
+            r["model"],
+            str(r["n_problems"]),
+            str(r["n_trials"]),
+            f"{_percent(r['accuracy_mean'])} ± {_percent(r['accuracy_std'])}",
+            f"[{_percent(r['ci_low'])}, {_percent(r['ci_high'])}]",
+            *(
+                _percent(r[c])
+                for c in [*pass_columns, "maj_at_k", "truncation_rate", "no_answer_rate", "ungraded_rate"]
+            ),
+            "–" if pd.isna(r["output_tokens_mean"]) else f"{r['output_tokens_mean']:.0f}",
+        ]
         lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
     return "\n".join(lines) + "\n"
 
@@ -364,8 +421,10 @@ def write_markdown(leaderboard: pd.DataFrame, path: str | Path) -> Path:
         "problem; pass@k is the unbiased estimator; maj@k votes over all k = trials samples with "
         "answers grouped by mathematical equivalence. Samples the grader could not decide count in "
         "`ungraded %` and, unless the run sets grading.ungraded: exclude, as wrong. Definitions: docs/metrics.md. Trace any row with "
-        "`extrembench audit --benchmark B --model M`.\n\n" + markdown_table(leaderboard)
-        + "\n" + certified_summary(leaderboard)
+        "`extrembench audit --benchmark B --model M`.\n\n"
+        + markdown_table(leaderboard)
+        + "\n"
+        + certified_summary(leaderboard)
     )
     write_bytes_atomic(path, text.encode())
     return path

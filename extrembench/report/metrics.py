@@ -84,8 +84,9 @@ def majority_credit(n_correct: int, wrong_class_sizes: Sequence[int], n_silent: 
     return float(Fraction(total, scale * math.comb(n, k)))
 
 
-def maj_at_k(answers: Sequence[str | None], correct: Sequence[bool | None], k: int,
-             equivalent: Callable[[str, str], bool]) -> float:
+def maj_at_k(
+    answers: Sequence[str | None], correct: Sequence[bool | None], k: int, equivalent: Callable[[str, str], bool]
+) -> float:
     """maj@k of one problem: the expected score of a majority vote over k samples drawn without
     replacement from the problem's graded samples (the mean over all k-subsets).
 
@@ -162,8 +163,9 @@ def correlation(x: np.ndarray, y: np.ndarray, method: str) -> float:
     return float(stats.kendalltau(x, y).statistic)  # tau-b: ties in either ranking are corrected
 
 
-def rank_correlation(x, y, *, method: str = "spearman", n_boot: int = 2000, seed: int = 0,
-                     level: float = 0.95) -> tuple[float, float, float]:
+def rank_correlation(
+    x, y, *, method: str = "spearman", n_boot: int = 2000, seed: int = 0, level: float = 0.95
+) -> tuple[float, float, float]:
     """(rho, low, high): Spearman's rho or Kendall's tau-b between paired scores (one pair per
     model), with a percentile interval from resampling the pairs. All NaN with fewer than 3 pairs;
     bootstrap resamples whose ranking is constant are skipped."""

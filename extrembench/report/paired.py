@@ -32,12 +32,17 @@ def paired_counts(a_rows: Sequence, b_rows: Sequence) -> tuple[np.ndarray, np.nd
         if a.size and b.size:
             ta.append(a.size), ca.append(a.sum()), tb.append(b.size), cb.append(b.sum())
     # correct counts stay floats: rows may hold fractional scores (a per-problem rate given as one value)
-    return (np.array(ta, dtype=np.int64), np.array(ca, dtype=float), np.array(tb, dtype=np.int64),
-            np.array(cb, dtype=float))
+    return (
+        np.array(ta, dtype=np.int64),
+        np.array(ca, dtype=float),
+        np.array(tb, dtype=np.int64),
+        np.array(cb, dtype=float),
+    )
 
 
-def paired_bootstrap(a_rows: Sequence, b_rows: Sequence, *, n_boot: int = 2000, seed: int = 0,
-                     level: float = 0.95) -> tuple[float, float, float]:
+def paired_bootstrap(
+    a_rows: Sequence, b_rows: Sequence, *, n_boot: int = 2000, seed: int = 0, level: float = 0.95
+) -> tuple[float, float, float]:
     """(difference, low, high) of the mean per-problem accuracy, B minus A, with a percentile
     interval from a two-level bootstrap: resample problems with replacement (the same draw on both
     sides, which keeps the pairing), then each drawn problem's trials on each side (drawn as
@@ -101,10 +106,10 @@ def exact_sign_test(n_plus: int, n_minus: int) -> float:
 
 @dataclass(frozen=True)
 class McNemar:
-    n_pairs: int       # problems with a majority verdict on both sides
-    only_a: int        # solved (by majority) on side A only
-    only_b: int        # solved on side B only
-    ties: int          # problems left out: an exact tie of trials on either side
+    n_pairs: int  # problems with a majority verdict on both sides
+    only_a: int  # solved (by majority) on side A only
+    only_b: int  # solved on side B only
+    ties: int  # problems left out: an exact tie of trials on either side
     p_value: float
 
 
@@ -172,8 +177,16 @@ def difference_sd(a_rows: Sequence, b_rows: Sequence) -> tuple[float, int]:
     return float(np.std(cb / tb - ca / ta, ddof=1)), int(ta.size)
 
 
-def rank_correlation_two_level(rates_a, rates_b=None, *, fixed_b=None, method: str = "spearman",
-                               n_boot: int = 1000, seed: int = 0, level: float = 0.95) -> tuple[float, float, float, int]:
+def rank_correlation_two_level(
+    rates_a,
+    rates_b=None,
+    *,
+    fixed_b=None,
+    method: str = "spearman",
+    n_boot: int = 1000,
+    seed: int = 0,
+    level: float = 0.95,
+) -> tuple[float, float, float, int]:
     """(rho, low, high, n_models): rank correlation across models of their accuracies on two
     benchmarks, with a percentile interval from resampling models and, within each benchmark,
     problems (one problem draw per benchmark per replicate, shared by all models, since every
@@ -218,4 +231,3 @@ def rank_correlation_two_level(rates_a, rates_b=None, *, fixed_b=None, method: s
     if values.size == 0:
         return (rho, nan, nan, n_models)
     return (rho, *percentile_interval(values, level), n_models)
-

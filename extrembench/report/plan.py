@@ -106,7 +106,6 @@ def unbuilt_problem_counts(benchmark: str, config: Config, workdir: Path) -> dic
     elif bench.kind == "formalized":
         ids = take(sorted(str(record["id"]) for _, record in read_jsonl(workdir / bench.statements)), bench.limit)
     else:
-
         root = Path(bench.root or local_root(bench.dataset))
         ids = take(sorted(r["problem_id"] for r in load_benchmark(bench.dataset, root)), bench.limit)
     counts = dict.fromkeys(range(bench.shards), 0)
@@ -116,8 +115,7 @@ def unbuilt_problem_counts(benchmark: str, config: Config, workdir: Path) -> dic
 
 
 # ---------------------------------------------------------------- estimates
-def job_gpu_seconds(size: Resources, requests: int, tokens_per_request: float,
-                    max_tokens: int) -> float | None:
+def job_gpu_seconds(size: Resources, requests: int, tokens_per_request: float, max_tokens: int) -> float | None:
     """GPU-seconds of one generate job sending `requests` (0 when it sends none or has no GPU)."""
     if requests == 0 or size.gpu == 0:
         return 0.0
@@ -137,8 +135,7 @@ def plan_cost(gpu_hours: float | None, output_tokens: float, model_cfg: Model, c
     return None
 
 
-def recorded_tokens(problems_path: Path, *, benchmark: str, model: str, config: Config,
-                    budget: int) -> list[int]:
+def recorded_tokens(problems_path: Path, *, benchmark: str, model: str, config: Config, budget: int) -> list[int]:
     """completion_tokens of up to `budget` of the shard's requests already in the cache."""
     # the generate job's own planning helper: the same samples, keys and order as the job
     from extrembench.generation.run import _plan
@@ -169,13 +166,13 @@ def plan_pair(benchmark: str, model: str, config: Config, workdir: Path) -> Plan
     for shard in range(bench.shards):
         table = problems_table(workdir, benchmark, shard)
         if table.exists():
-
             statuses = read_artifact(table, "problems").column("status").to_pylist()
             planned = sum(s in ASKED_STATUSES for s in statuses) * bench.trials
             missing = count_missing(table, benchmark=benchmark, model=model, config=config)
             if is_llm and len(tokens) < RECORDED_SAMPLE and missing < planned:
-                tokens += recorded_tokens(table, benchmark=benchmark, model=model, config=config,
-                                          budget=RECORDED_SAMPLE - len(tokens))
+                tokens += recorded_tokens(
+                    table, benchmark=benchmark, model=model, config=config, budget=RECORDED_SAMPLE - len(tokens)
+                )
         else:
             if unbuilt is None:
                 unbuilt = unbuilt_problem_counts(benchmark, config, workdir)
@@ -192,11 +189,20 @@ def plan_pair(benchmark: str, model: str, config: Config, workdir: Path) -> Plan
     missing_total = sum(m for _, m in per_shard.values())
     output_tokens = missing_total * per_request
     return PlanRow(
-        benchmark=benchmark, model=model, size_class=size_class, gpus=size.gpu,
-        jobs=bench.shards, gpu_jobs=sum(1 for _, m in per_shard.values() if m and size.gpu),
-        requests=sum(p for p, _ in per_shard.values()), missing=missing_total, exact=unbuilt is None,
-        tokens_per_request=per_request, tokens_source=source, output_tokens=output_tokens,
-        gpu_hours=gpu_hours, cost=plan_cost(gpu_hours, output_tokens, model_cfg, config.cluster),
+        benchmark=benchmark,
+        model=model,
+        size_class=size_class,
+        gpus=size.gpu,
+        jobs=bench.shards,
+        gpu_jobs=sum(1 for _, m in per_shard.values() if m and size.gpu),
+        requests=sum(p for p, _ in per_shard.values()),
+        missing=missing_total,
+        exact=unbuilt is None,
+        tokens_per_request=per_request,
+        tokens_source=source,
+        output_tokens=output_tokens,
+        gpu_hours=gpu_hours,
+        cost=plan_cost(gpu_hours, output_tokens, model_cfg, config.cluster),
     )
 
 
@@ -209,10 +215,16 @@ def totals(rows: list[PlanRow]) -> dict[str, Any]:
         values = [getattr(r, name) for r in rows]
         return None if any(v is None for v in values) else sum(values)
 
-    return {"jobs": sum(r.jobs for r in rows), "gpu_jobs": sum(r.gpu_jobs for r in rows),
-            "requests": sum(r.requests for r in rows), "missing": sum(r.missing for r in rows),
-            "exact": all(r.exact for r in rows), "output_tokens": total("output_tokens"),
-            "gpu_hours": total("gpu_hours"), "cost": total("cost")}
+    return {
+        "jobs": sum(r.jobs for r in rows),
+        "gpu_jobs": sum(r.gpu_jobs for r in rows),
+        "requests": sum(r.requests for r in rows),
+        "missing": sum(r.missing for r in rows),
+        "exact": all(r.exact for r in rows),
+        "output_tokens": total("output_tokens"),
+        "gpu_hours": total("gpu_hours"),
+        "cost": total("cost"),
+    }
 
 
 # ---------------------------------------------------------------- output
@@ -221,36 +233,91 @@ def _num(value: float | None, digits: int = 1) -> str:
 
 
 def format_table(rows: list[PlanRow]) -> str:
-    header = ["benchmark", "model", "class", "GPUs/job", "jobs", "GPU jobs", "requests", "missing",
-              "tokens/request", "output tokens", "GPU-h", "cost"]
+    header = [
+        "benchmark",
+        "model",
+        "class",
+        "GPUs/job",
+        "jobs",
+        "GPU jobs",
+        "requests",
+        "missing",
+        "tokens/request",
+        "output tokens",
+        "GPU-h",
+        "cost",
+    ]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for r in rows:
         mark = "" if r.exact else "~"
         source = {"max_tokens": " (max)", "none": ""}.get(r.tokens_source, " (recorded)")
-        lines.append("| " + " | ".join([
-            r.benchmark, r.model, r.size_class, str(r.gpus), str(r.jobs), str(r.gpu_jobs),
-            f"{mark}{r.requests:,}", f"{mark}{r.missing:,}", f"{_num(r.tokens_per_request, 0)}{source}",
-            f"{mark}{_num(r.output_tokens, 0)}", _num(r.gpu_hours), _num(r.cost, 2)]) + " |")
+        lines.append(
+            "| "
+            + " | ".join(
+                [
+                    r.benchmark,
+                    r.model,
+                    r.size_class,
+                    str(r.gpus),
+                    str(r.jobs),
+                    str(r.gpu_jobs),
+                    f"{mark}{r.requests:,}",
+                    f"{mark}{r.missing:,}",
+                    f"{_num(r.tokens_per_request, 0)}{source}",
+                    f"{mark}{_num(r.output_tokens, 0)}",
+                    _num(r.gpu_hours),
+                    _num(r.cost, 2),
+                ]
+            )
+            + " |"
+        )
     t = totals(rows)
     mark = "" if t["exact"] else "~"
-    lines.append("| " + " | ".join([
-        "**total**", "", "", "", str(t["jobs"]), str(t["gpu_jobs"]), f"{mark}{t['requests']:,}",
-        f"{mark}{t['missing']:,}", "", f"{mark}{_num(t['output_tokens'], 0)}", _num(t["gpu_hours"]),
-        _num(t["cost"], 2)]) + " |")
+    lines.append(
+        "| "
+        + " | ".join(
+            [
+                "**total**",
+                "",
+                "",
+                "",
+                str(t["jobs"]),
+                str(t["gpu_jobs"]),
+                f"{mark}{t['requests']:,}",
+                f"{mark}{t['missing']:,}",
+                "",
+                f"{mark}{_num(t['output_tokens'], 0)}",
+                _num(t["gpu_hours"]),
+                _num(t["cost"], 2),
+            ]
+        )
+        + " |"
+    )
     notes = []
     if not t["exact"]:
-        notes.append("~ upper bound: a problems table is not built yet, so every problem file counts as "
-                     "asked and nothing as cached (build them: `snakemake --until validate ingest`)")
+        notes.append(
+            "~ upper bound: a problems table is not built yet, so every problem file counts as "
+            "asked and nothing as cached (build them: `snakemake --until validate ingest`)"
+        )
     if t["gpu_hours"] is None:
         notes.append("GPU-h –: a GPU size class has no `tokens_per_s` (config `resources`)")
     return "\n".join(lines) + "\n" + "".join(f"\n{n}" for n in notes) + ("\n" if notes else "")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--configfile", type=Path, action="append", default=[],
-                        help="overlay(s) on config.yaml, as for snakemake (repeatable)")
-    parser.add_argument("--directory", type=Path, default=Path("."),
-                        help="the workflow's working directory (holds config.yaml, results/, the cache)")
+    parser.add_argument(
+        "--configfile",
+        type=Path,
+        action="append",
+        default=[],
+        help="overlay(s) on config.yaml, as for snakemake (repeatable)",
+    )
+    parser.add_argument(
+        "--directory",
+        type=Path,
+        default=Path("."),
+        help="the workflow's working directory (holds config.yaml, results/, the cache)",
+    )
     parser.add_argument("--json", action="store_true", help="rows and totals as JSON, for scripts")
 
 

@@ -26,12 +26,20 @@ OLYMPIAD_SOURCES = frozenset({"international-olympiad", "national-olympiad"})
 
 # Source types, tested in this order on source.reference (case-sensitive where an acronym is meant).
 _SOURCE_RULES: tuple[tuple[str, re.Pattern], ...] = (
-    ("international-olympiad", re.compile(
-        r"\b(IMO|ISL|APMO|EGMO|JBMO|BMO|MEMO|RMM)\b|Shortlist|Longlist|Asian[- ]Pacific|Balkan|Baltic Way"
-        r"|Middle European|Iberoamerican|Tournament of Towns|Romanian Masters|Silk Road|International Zhautykov")),
-    ("national-olympiad", re.compile(
-        r"Olympiad|\b[A-Z]*MO\b|\bTST\b|Team Selection|China (Western|Southeast|Girls)|Girls'? MO"
-        r"|National|Putnam|奥林匹克|集训队|冬令营|联赛")),  # Chinese: olympiad, training team, winter camp, league
+    (
+        "international-olympiad",
+        re.compile(
+            r"\b(IMO|ISL|APMO|EGMO|JBMO|BMO|MEMO|RMM)\b|Shortlist|Longlist|Asian[- ]Pacific|Balkan|Baltic Way"
+            r"|Middle European|Iberoamerican|Tournament of Towns|Romanian Masters|Silk Road|International Zhautykov"
+        ),
+    ),
+    (
+        "national-olympiad",
+        re.compile(
+            r"Olympiad|\b[A-Z]*MO\b|\bTST\b|Team Selection|China (Western|Southeast|Girls)|Girls'? MO"
+            r"|National|Putnam|奥林匹克|集训队|冬令营|联赛"
+        ),
+    ),  # Chinese: olympiad, training team, winter camp, league
     ("book", re.compile(r"(?i)\bchapter\b|\bch\.\s*\d|§|\bbook\b|\bexercise\b")),
     ("journal", re.compile(r"Crux|Mathematical Reflections|Monthly|Mathematics Magazine|AoPS|Kvant|Gazeta")),
     ("classical", re.compile(r"(?i)^\s*(classical|known|folklore|standard)\b|'s inequality")),
@@ -50,8 +58,9 @@ def source_type(reference: str | None) -> str:
     return "other"
 
 
-def rubric_difficulty(source: str, techniques: Iterable[str], at_symmetric_point: bool,
-                      cyclic: bool = True) -> tuple[str, str]:
+def rubric_difficulty(
+    source: str, techniques: Iterable[str], at_symmetric_point: bool, cyclic: bool = True
+) -> tuple[str, str]:
     """(difficulty, the rule that decided it):
 
     hard   — a national or international olympiad source; or the problem is cyclic (unchanged by
@@ -89,8 +98,10 @@ def _relation_op(text: str) -> str:
 def domain_kind(problem: Problem) -> str:
     """positive | nonnegative | real | interval (every variable in a bounded or half-bounded
     interval written out) | mixed."""
-    kinds = {text.strip() if text.strip() in ("positive", "nonnegative", "real") else "interval"
-             for text in problem.variables.values()}
+    kinds = {
+        text.strip() if text.strip() in ("positive", "nonnegative", "real") else "interval"
+        for text in problem.variables.values()
+    }
     return kinds.pop() if len(kinds) == 1 else "mixed"
 
 
@@ -116,16 +127,23 @@ def is_cyclic(problem: Problem, points: int = 3) -> bool:
     if not agree(parsed.objective, parsed.objective.xreplace(shift)):
         return False
     forms = [(lhs - rhs, op) for lhs, op, rhs in parsed.constraints]
-    return all(any(op == other_op and agree(form.xreplace(shift), other) for other, other_op in forms)
-               for form, op in forms)
+    return all(
+        any(op == other_op and agree(form.xreplace(shift), other) for other, other_op in forms) for form, op in forms
+    )
 
 
 def guess_matches(problem: Problem) -> bool:
     """Whether the symmetric guess equals the problem's answer (to 1e-12 relative): the extremum is
     attained at an all-equal feasible point. An abstention counts as no."""
 
-    guess = symmetric_guess({"sense": problem.sense, "variables": problem.variables,
-                             "constraints": list(problem.constraints), "objective": problem.objective})
+    guess = symmetric_guess(
+        {
+            "sense": problem.sense,
+            "variables": problem.variables,
+            "constraints": list(problem.constraints),
+            "objective": problem.objective,
+        }
+    )
     if guess is None:
         return False
     answer = sympy.N(parse_problem(problem).answer, 30)
@@ -163,14 +181,26 @@ def describe(problem: Problem, at_symmetric_point: bool) -> dict[str, Any]:
     cyclic = is_cyclic(problem)
     rubric, rule = rubric_difficulty(source, problem.technique, at_symmetric_point, cyclic)
     return {
-        "id": problem.id, "declared": problem.difficulty, "rubric": rubric, "rule": rule,
-        "source_type": source, "techniques": tuple(problem.technique), "variables": len(problem.variables),
-        "sense": problem.sense, "domain": domain_kind(problem), "constraint_kind": constraint_kind(problem),
-        "constraints": len(problem.constraints), "at_symmetric_point": at_symmetric_point, "cyclic": cyclic,
+        "id": problem.id,
+        "declared": problem.difficulty,
+        "rubric": rubric,
+        "rule": rule,
+        "source_type": source,
+        "techniques": tuple(problem.technique),
+        "variables": len(problem.variables),
+        "sense": problem.sense,
+        "domain": domain_kind(problem),
+        "constraint_kind": constraint_kind(problem),
+        "constraints": len(problem.constraints),
+        "at_symmetric_point": at_symmetric_point,
+        "cyclic": cyclic,
     }
 
 
 def difficulty_mismatches(rows: Iterable[dict[str, Any]]) -> list[str]:
     """One line per problem whose declared difficulty differs from the rubric's."""
-    return [f"{r['id']}: declared {r['declared']}, rubric says {r['rubric']} ({r['rule']})"
-            for r in rows if r["declared"] != r["rubric"]]
+    return [
+        f"{r['id']}: declared {r['declared']}, rubric says {r['rubric']} ({r['rule']})"
+        for r in rows
+        if r["declared"] != r["rubric"]
+    ]

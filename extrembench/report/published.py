@@ -39,9 +39,13 @@ def _read_one(path: Path) -> pd.DataFrame:
         try:
             value = float(row["accuracy_percent"])
         except ValueError:
-            raise ValueError(f"{where}: field 'accuracy_percent' is {row['accuracy_percent']!r}, not a number") from None
+            raise ValueError(
+                f"{where}: field 'accuracy_percent' is {row['accuracy_percent']!r}, not a number"
+            ) from None
         if not 0 <= value <= 100:
-            raise ValueError(f"{where}: field 'accuracy_percent' is {value}, outside 0–100 (write percent, not a fraction)")
+            raise ValueError(
+                f"{where}: field 'accuracy_percent' is {value}, outside 0–100 (write percent, not a fraction)"
+            )
     for column in COLUMNS:
         if column not in table.columns:
             table[column] = ""
@@ -72,8 +76,9 @@ def load_published(path: str | Path = "data/published") -> pd.DataFrame:
 def published_for_run(path: str | Path | None, config: Config) -> pd.DataFrame:
     """The published accuracies under a run's own benchmark and model names (config aliases);
     empty when the run has no published numbers (a workflow copied without data/published)."""
-    return align_published(load_published_if_any(path), **dict(zip(("benchmarks", "models"),
-                                                                   aliases_from_config(config))))
+    return align_published(
+        load_published_if_any(path), **dict(zip(("benchmarks", "models"), aliases_from_config(config)))
+    )
 
 
 def load_published_if_any(path: str | Path | None) -> pd.DataFrame:
@@ -91,8 +96,9 @@ def aliases_from_config(config: Config) -> tuple[dict[str, str], dict[str, str]]
     return benchmarks, models
 
 
-def align_published(published: pd.DataFrame, *, benchmarks: Mapping[str, str] | None = None,
-                    models: Mapping[str, str] | None = None) -> pd.DataFrame:
+def align_published(
+    published: pd.DataFrame, *, benchmarks: Mapping[str, str] | None = None, models: Mapping[str, str] | None = None
+) -> pd.DataFrame:
     """Rename published keys to a run's names (unmapped names are kept as they are)."""
     benchmarks = dict(benchmarks or {})
     models = {normalise_name(k): v for k, v in (models or {}).items()}
@@ -106,9 +112,11 @@ def compare_published(leaderboard: pd.DataFrame, published: pd.DataFrame) -> pd.
     """Reproduced beside published for every (benchmark, model) in either: accuracy_reproduced,
     ci_low, ci_high, accuracy_published, difference (reproduced − published), inside_ci, source."""
     reproduced = leaderboard[["benchmark", "model", "accuracy_mean", "ci_low", "ci_high"]].rename(
-        columns={"accuracy_mean": "accuracy_reproduced"})
+        columns={"accuracy_mean": "accuracy_reproduced"}
+    )
     quoted = published[["benchmark", "model", "accuracy", "exact", "source"]].rename(
-        columns={"accuracy": "accuracy_published", "exact": "published_exact"})
+        columns={"accuracy": "accuracy_published", "exact": "published_exact"}
+    )
     table = reproduced.merge(quoted, on=["benchmark", "model"], how="outer")
     table["difference"] = table["accuracy_reproduced"] - table["accuracy_published"]
     inside = (table["accuracy_published"] >= table["ci_low"]) & (table["accuracy_published"] <= table["ci_high"])

@@ -17,8 +17,16 @@ from extrembench.sources.llm_convert import conversion_columns, convert_with_llm
 log = logging.getLogger(__name__)
 
 
-def convert_shard(problem_files: Sequence[str], translations: Path, output: Path, *, benchmark: str,
-                  dag_node: str, caller=None, max_attempts: int = 3) -> None:
+def convert_shard(
+    problem_files: Sequence[str],
+    translations: Path,
+    output: Path,
+    *,
+    benchmark: str,
+    dag_node: str,
+    caller=None,
+    max_attempts: int = 3,
+) -> None:
     """Curated fields or the structured source inequality (deterministic); a source-only file
     (no `objective`) goes to the configured LLM, whose spec is checked like any problem file."""
 
@@ -26,12 +34,27 @@ def convert_shard(problem_files: Sequence[str], translations: Path, output: Path
     infrastructure = stage_stopping_errors()
     rows = []
     for path in sorted(map(Path, problem_files)):
-        row = {"benchmark": benchmark, "problem_id": path.stem, "source_path": str(path),
-               "source_sha256": file_sha256_or_none(path), "sense": None, "variables_json": None,
-               "constraints_json": None, "objective": None, "answer": None, "statement": None,
-               "technique": [], "difficulty": None, "converted_by": None, "error": None,
-               "error_field": None, "llm_attempts": None, "llm_raw_outputs_json": None,
-               "llm_call_keys": [], "dag_node": dag_node}
+        row = {
+            "benchmark": benchmark,
+            "problem_id": path.stem,
+            "source_path": str(path),
+            "source_sha256": file_sha256_or_none(path),
+            "sense": None,
+            "variables_json": None,
+            "constraints_json": None,
+            "objective": None,
+            "answer": None,
+            "statement": None,
+            "technique": [],
+            "difficulty": None,
+            "converted_by": None,
+            "error": None,
+            "error_field": None,
+            "llm_attempts": None,
+            "llm_raw_outputs_json": None,
+            "llm_call_keys": [],
+            "dag_node": dag_node,
+        }
         try:
             data = read_problem_yaml(path)
             if isinstance(data, dict) and "objective" not in data and "source" in data:
@@ -41,21 +64,37 @@ def convert_shard(problem_files: Sequence[str], translations: Path, output: Path
                 if mismatch:
                     raise ProblemError(str(path), "id", mismatch)
                 if caller is None:
-                    raise ProblemError(str(path), "objective",
-                                       "no curated extremal fields and no convert.model configured; add sense/"
-                                       "variables/objective/answer (or source.inequality) or set convert.model")
+                    raise ProblemError(
+                        str(path),
+                        "objective",
+                        "no curated extremal fields and no convert.model configured; add sense/"
+                        "variables/objective/answer (or source.inequality) or set convert.model",
+                    )
                 if not english.get(path.stem):
-                    raise ProblemError(str(path), "source.translation",
-                                       "no English text to convert (see the translate stage's translation_error)")
-                row.update(conversion_columns(convert_with_llm(path.stem, english[path.stem], caller,
-                                                               max_attempts=max_attempts)))
+                    raise ProblemError(
+                        str(path),
+                        "source.translation",
+                        "no English text to convert (see the translate stage's translation_error)",
+                    )
+                row.update(
+                    conversion_columns(
+                        convert_with_llm(path.stem, english[path.stem], caller, max_attempts=max_attempts)
+                    )
+                )
             else:
                 problem = load_problem(path)  # schema, id = file name, every expression parsed
                 spec, origin = convert_problem(problem)
-                row.update(sense=spec.sense, variables_json=json.dumps(spec.variables),
-                           constraints_json=json.dumps(list(spec.constraints)), objective=spec.objective,
-                           answer=spec.answer, statement=spec.statement, technique=list(problem.technique),
-                           difficulty=problem.difficulty, converted_by=origin)
+                row.update(
+                    sense=spec.sense,
+                    variables_json=json.dumps(spec.variables),
+                    constraints_json=json.dumps(list(spec.constraints)),
+                    objective=spec.objective,
+                    answer=spec.answer,
+                    statement=spec.statement,
+                    technique=list(problem.technique),
+                    difficulty=problem.difficulty,
+                    converted_by=origin,
+                )
         except infrastructure:
             raise
         except Exception as exc:  # this problem's fault: recorded, validate marks it invalid

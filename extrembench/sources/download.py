@@ -40,12 +40,16 @@ class PlannedFile:
 def download_plan(spec: DatasetSpec, revision: str | None = None) -> list[PlannedFile]:
     """Where each pinned file of `spec` will be fetched from; raises DatasetError naming what is missing."""
     if not spec.files:
-        raise DatasetError(f"dataset {spec.name!r} has no pinned files and checksums yet, so a download could not be "
-                           "verified; pin them in extrembench.sources.ingest.DATASETS first")
+        raise DatasetError(
+            f"dataset {spec.name!r} has no pinned files and checksums yet, so a download could not be "
+            "verified; pin them in extrembench.sources.ingest.DATASETS first"
+        )
     revision = revision or spec.revision
     if revision is not None and not _COMMIT_SHA.fullmatch(revision):
-        raise DatasetError(f"revision {revision!r} for {spec.name!r} is not a 40-hex commit sha; branches and tags "
-                           f"move, so pass the commit (see https://huggingface.co/datasets/{spec.hub_id}/commits/main)")
+        raise DatasetError(
+            f"revision {revision!r} for {spec.name!r} is not a 40-hex commit sha; branches and tags "
+            f"move, so pass the commit (see https://huggingface.co/datasets/{spec.hub_id}/commits/main)"
+        )
     plan, unavailable = [], []
     for relative, sha in spec.files.items():
         if relative in spec.derived:
@@ -75,8 +79,10 @@ def store_verified(chunks: Iterable[bytes], target: Path, expected_sha256: str, 
         handle.flush()
         actual = digest.hexdigest()
         if actual != expected_sha256:  # raised inside the block: the temp file goes, target is untouched
-            raise ChecksumError(f"{source}: sha256 mismatch for {target.name}: expected {expected_sha256}, got {actual}. "
-                                f"The download is not the pinned file; nothing was written to {target}.")
+            raise ChecksumError(
+                f"{source}: sha256 mismatch for {target.name}: expected {expected_sha256}, got {actual}. "
+                f"The download is not the pinned file; nothing was written to {target}."
+            )
     return target
 
 
@@ -91,8 +97,9 @@ def _hub_chunks(spec: DatasetSpec, planned: PlannedFile) -> Iterable[bytes]:
     except ImportError:
         yield from _https_chunks(planned.url)
         return
-    cached = hf_hub_download(repo_id=spec.hub_id, filename=planned.hub_path, repo_type="dataset",
-                             revision=planned.revision)
+    cached = hf_hub_download(
+        repo_id=spec.hub_id, filename=planned.hub_path, repo_type="dataset", revision=planned.revision
+    )
     yield from _read_chunks(Path(cached))
 
 
@@ -129,8 +136,12 @@ def fetch_dataset(name: str, dest: Path, *, revision: str | None = None) -> Path
 def store_derived(spec: DatasetSpec, root: Path) -> None:
     """Rebuild the derived files of `spec` under `root` from the others, verified like downloads."""
     for relative, derive in spec.derived.items():
-        store_verified([derive(Path(root))], Path(root) / relative, spec.files[relative],
-                       source=f"{relative} rebuilt by {derive.__name__}")
+        store_verified(
+            [derive(Path(root))],
+            Path(root) / relative,
+            spec.files[relative],
+            source=f"{relative} rebuilt by {derive.__name__}",
+        )
 
 
 def copy_verified(spec: DatasetSpec, source_root: Path, dest: Path) -> Path:

@@ -44,8 +44,16 @@ log = logging.getLogger(__name__)
 
 
 _SENSE_WORDS = {
-    "minimum": "min", "minimal": "min", "smallest": "min", "least": "min", "min": "min",
-    "maximum": "max", "maximal": "max", "largest": "max", "greatest": "max", "max": "max",
+    "minimum": "min",
+    "minimal": "min",
+    "smallest": "min",
+    "least": "min",
+    "min": "min",
+    "maximum": "max",
+    "maximal": "max",
+    "largest": "max",
+    "greatest": "max",
+    "max": "max",
 }
 _OBJECTIVE = re.compile(
     r"(?:find|determine|compute|calculate|evaluate|what\s+is|what's)\s+(?:the\s+)?"
@@ -86,8 +94,11 @@ def _math_segments(statement: str) -> tuple[list[str], str]:
     return segments, " ".join(prose.lower().split())
 
 
-_BETWEEN = re.compile(rf"(?P<low>.+?)(?P<rel1><|\\le(?:q|qslant)?(?![a-z])|≤)(?P<names>{NAME_LIST.pattern})"
-                      rf"(?P<rel2><|\\le(?:q|qslant)?(?![a-z])|≤)(?P<high>.+)", re.S)
+_BETWEEN = re.compile(
+    rf"(?P<low>.+?)(?P<rel1><|\\le(?:q|qslant)?(?![a-z])|≤)(?P<names>{NAME_LIST.pattern})"
+    rf"(?P<rel2><|\\le(?:q|qslant)?(?![a-z])|≤)(?P<high>.+)",
+    re.S,
+)
 
 
 def _declaration(latex: str) -> tuple[list[str], str | None] | None:
@@ -101,12 +112,14 @@ def _declaration(latex: str) -> tuple[list[str], str | None] | None:
         high = _plain_number(tokenize_latex(between.group("high"))[:-1])
         strict = [between.group(k) == "<" for k in ("rel1", "rel2")]
         if low is not None and high is not None:
-            return name_list(between.group("names")), f"{'(' if strict[0] else '['}{low}, {high}{')' if strict[1] else ']'}"
+            return name_list(
+                between.group("names")
+            ), f"{'(' if strict[0] else '['}{low}, {high}{')' if strict[1] else ']'}"
     prefix = NAME_LIST.match(latex)
     if prefix is None:
         return None
     names = name_list(prefix.group())
-    rest = tokenize_latex(latex[prefix.end():])[:-1]
+    rest = tokenize_latex(latex[prefix.end() :])[:-1]
     if not rest:
         return names, None
     if rest[0].text == "in":
@@ -164,7 +177,7 @@ def _set_domain(latex: str, tokens: list[Tok]) -> str:
         inner = tokens[1:-1]
         commas = [i for i, t in enumerate(inner) if t.text == ","]
         if len(commas) == 1:
-            low, high = _plain_number(inner[:commas[0]]), _plain_number(inner[commas[0] + 1:])
+            low, high = _plain_number(inner[: commas[0]]), _plain_number(inner[commas[0] + 1 :])
             if low is not None and high is not None:
                 return f"{tokens[0].text}{low}, {high}{tokens[-1].text}"
     raise FormalizeError(f"cannot read the interval in declaration '{latex}'")
@@ -202,7 +215,7 @@ def _answer_text(answer) -> str:
     return tree_to_text(tree)
 
 
-def formalize_statement(problem_id: str, statement: str, answer) -> dict:
+def formalize_statement(problem_id: str, statement: str, answer) -> dict:  # noqa: C901 — one pass over a statement's clauses in reading order; each branch is one phrasing rule
     """Turn a statement in the standard phrasing plus its answer into a problem spec dict.
 
     Raises FormalizeError(reason) when the rules cannot read it (the caller may fall back to an LLM).
@@ -212,13 +225,16 @@ def formalize_statement(problem_id: str, statement: str, answer) -> dict:
     segments, prose = _math_segments(statement)
     unsupported = _UNSUPPORTED.search(prose)
     if unsupported:
-        raise FormalizeError(f"the statement mentions {unsupported.group()!r}, which a spec over real variables cannot express")
+        raise FormalizeError(
+            f"the statement mentions {unsupported.group()!r}, which a spec over real variables cannot express"
+        )
     # "at least" / "at most" are conditions, not what is asked for
     senses = {_SENSE_WORDS[w] for w in re.findall(r"(?<!\bat )\b(" + "|".join(_SENSE_WORDS) + r")(?:imum)?\b", prose)}
     objectives = list(_OBJECTIVE.finditer(prose))
     if len(objectives) != 1:
         raise FormalizeError(
-            "no 'find the minimum/maximum (value) of $...$' clause" if not objectives
+            "no 'find the minimum/maximum (value) of $...$' clause"
+            if not objectives
             else "more than one 'find the minimum/maximum' clause"
         )
     if len(senses) > 1:
@@ -284,5 +300,3 @@ def _require_declared(names: set[str], variables: Collection[str], latex: str) -
 def _split_top_level(latex: str) -> list[str]:
     """'x+y=1,\\ xy \\le 2' -> two relations; commas inside brackets stay."""
     return [piece for piece in split_top_level_commas(latex) if piece.strip()]
-
-

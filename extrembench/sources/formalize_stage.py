@@ -58,8 +58,18 @@ def run(args: argparse.Namespace) -> int:
 
 
 # --- the rule's job: read artifacts, run this stage per problem, write its artifact
-def formalize_shard(statements: Path, output: Path, *, benchmark: str, shard: int, n_shards: int,
-                    limit: int | None, dag_node: str, caller=None, max_attempts: int = 3) -> None:
+def formalize_shard(
+    statements: Path,
+    output: Path,
+    *,
+    benchmark: str,
+    shard: int,
+    n_shards: int,
+    limit: int | None,
+    dag_node: str,
+    caller=None,
+    max_attempts: int = 3,
+) -> None:
     """Extremal problems given as statement + answer (ExtremBench's release format) → specs: the
     rule-based formalizer first, the configured LLM (`caller`) when the rules cannot read one."""
 
@@ -77,14 +87,25 @@ def formalize_shard(statements: Path, output: Path, *, benchmark: str, shard: in
         if shard_of(problem_id, n_shards) != shard:
             continue
         outcome = formalize_with_fallback(problem_id, statement, answer, caller, max_attempts=max_attempts)
-        row = {"benchmark": benchmark, "problem_id": problem_id, "source_path": f"{statements}#line={number}",
-               "source_sha256": digest, "technique": [], "difficulty": None, "dag_node": dag_node,
-               **conversion_columns(outcome)}
+        row = {
+            "benchmark": benchmark,
+            "problem_id": problem_id,
+            "source_path": f"{statements}#line={number}",
+            "source_sha256": digest,
+            "technique": [],
+            "difficulty": None,
+            "dag_node": dag_node,
+            **conversion_columns(outcome),
+        }
         if outcome.spec is not None and row["statement"] is None:
             row["statement"] = statement
         if outcome.spec is None:
             row["error_field"] = "statement"
         rows.append(row)
     write_artifact(rows, output, "conversions", inputs=[statements])
-    log.info("formalized %d problems: %d by rules, %d failed", len(rows),
-             sum(r["converted_by"] == "rules" for r in rows), sum(r["error"] is not None for r in rows))
+    log.info(
+        "formalized %d problems: %d by rules, %d failed",
+        len(rows),
+        sum(r["converted_by"] == "rules" for r in rows),
+        sum(r["error"] is not None for r in rows),
+    )

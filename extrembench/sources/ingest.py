@@ -76,17 +76,23 @@ class DatasetSpec:
 def verify_files(spec: DatasetSpec, root: Path) -> None:
     """Check that every pinned file exists under `root` with its expected sha256."""
     if not spec.files:
-        raise DatasetError(f"dataset {spec.name!r} has no pinned files: nothing to verify. Add its files and sha256 "
-                           "to extrembench.sources.ingest.DATASETS after a first download checked by hand.")
+        raise DatasetError(
+            f"dataset {spec.name!r} has no pinned files: nothing to verify. Add its files and sha256 "
+            "to extrembench.sources.ingest.DATASETS after a first download checked by hand."
+        )
     for relative, expected in spec.files.items():
         path = Path(root) / relative
         if not path.is_file():
-            raise DatasetError(f"{path}: missing file of dataset {spec.name!r}. Point the root at the folder holding "
-                               f"{sorted(spec.files)[0]!r} etc., or fetch it with `fetch_dataset({spec.name!r}, dest)`.")
+            raise DatasetError(
+                f"{path}: missing file of dataset {spec.name!r}. Point the root at the folder holding "
+                f"{sorted(spec.files)[0]!r} etc., or fetch it with `fetch_dataset({spec.name!r}, dest)`."
+            )
         actual = sha256_file(path)
         if actual != expected:
-            raise ChecksumError(f"{path}: sha256 mismatch for dataset {spec.name!r}: expected {expected}, got {actual}. "
-                                "The file is not the pinned release; restore the original copy or re-download it.")
+            raise ChecksumError(
+                f"{path}: sha256 mismatch for dataset {spec.name!r}: expected {expected}, got {actual}. "
+                "The file is not the pinned release; restore the original copy or re-download it."
+            )
 
 
 def local_root(name: str, data_root: Path = SHARED_DATA_ROOT) -> Path:
@@ -114,8 +120,15 @@ def dataset_spec(name: str) -> DatasetSpec:
 
 
 def _record(problem_id, statement, answer, answer_type, source_path, source_sha256, meta) -> dict:
-    return {"problem_id": problem_id, "statement": statement, "answer": answer, "answer_type": answer_type,
-            "source_path": source_path, "source_sha256": source_sha256, "meta": meta}
+    return {
+        "problem_id": problem_id,
+        "statement": statement,
+        "answer": answer,
+        "answer_type": answer_type,
+        "source_path": source_path,
+        "source_sha256": source_sha256,
+        "meta": meta,
+    }
 
 
 def _read_jsonl(path: Path) -> list[dict]:
@@ -152,10 +165,23 @@ def read_aime2025(root: Path) -> list[dict]:
             if not (answer.isdigit() and 0 <= int(answer) <= 999):
                 raise DatasetError(f"{answers_path}: id {number}: answer {answer!r} is not an integer 0..999")
             tex_path = root / "matharena" / f"aime_2025_{part}" / "problems" / f"{number}.tex"
-            meta = {"contest": f"AIME 2025 {part}", "number": number,
-                    "answer_source": f"{answers_path}#id={number}", "answer_sha256": answers_sha}
-            records.append(_record(f"aime2025-{part}-{number:02d}", tex_path.read_text(encoding="utf-8").strip(),
-                                   answer, "number", f"{tex_path}#file", sha256_file(tex_path), meta))
+            meta = {
+                "contest": f"AIME 2025 {part}",
+                "number": number,
+                "answer_source": f"{answers_path}#id={number}",
+                "answer_sha256": answers_sha,
+            }
+            records.append(
+                _record(
+                    f"aime2025-{part}-{number:02d}",
+                    tex_path.read_text(encoding="utf-8").strip(),
+                    answer,
+                    "number",
+                    f"{tex_path}#file",
+                    sha256_file(tex_path),
+                    meta,
+                )
+            )
     return records
 
 
@@ -178,8 +204,17 @@ def read_math500(root: Path) -> list[dict]:
     for line_number, row in enumerate(_read_jsonl(path), start=1):
         _require(row, ("problem", "answer", "subject", "level", "unique_id"), f"{path}:{line_number}")
         meta = {"unique_id": row["unique_id"], "subject": row["subject"], "level": row["level"]}
-        records.append(_record(math500_problem_id(row["unique_id"]), row["problem"], row["answer"], "number",
-                               f"{path}#line={line_number}", sha, meta))
+        records.append(
+            _record(
+                math500_problem_id(row["unique_id"]),
+                row["problem"],
+                row["answer"],
+                "number",
+                f"{path}#line={line_number}",
+                sha,
+                meta,
+            )
+        )
     _require_unique([r["problem_id"] for r in records], path)
     return records
 
@@ -237,14 +272,25 @@ def read_amo_bench(root: Path) -> list[dict]:
         gold_line, gold_row = gold.pop(row["id"])
         prompted_type = amo_answer_type_from_prompt(row["problem"])
         if prompted_type != gold_row["answer_type"]:
-            raise DatasetError(f"{gold_path}:{gold_line}: answer_type {gold_row['answer_type']!r} disagrees with the "
-                               f"prompt's format instruction ({prompted_type!r}) in {where}")
+            raise DatasetError(
+                f"{gold_path}:{gold_line}: answer_type {gold_row['answer_type']!r} disagrees with the "
+                f"prompt's format instruction ({prompted_type!r}) in {where}"
+            )
         meta = {"question_id": row["id"], "gold_source": f"{gold_path}#line={gold_line}", "gold_sha256": gold_sha}
         if prompted_type == "variable":
             meta["answer_variables"] = amo_answer_variables(row["problem"])
         # The statement keeps AMO-Bench's answer-format instruction: the grader relies on it.
-        records.append(_record(f"amo-bench-{row['id']:02d}", row["problem"], gold_row["answer"], prompted_type,
-                               f"{prompts_path}#line={line_number}", prompts_sha, meta))
+        records.append(
+            _record(
+                f"amo-bench-{row['id']:02d}",
+                row["problem"],
+                gold_row["answer"],
+                prompted_type,
+                f"{prompts_path}#line={line_number}",
+                prompts_sha,
+                meta,
+            )
+        )
     if gold:
         raise DatasetError(f"{gold_path}: gold answers for ids {sorted(gold)} have no prompt in {prompts_path}")
     return records
@@ -295,11 +341,17 @@ def read_amo_bench_p(root: Path) -> list[dict]:
     return [r for r in read_amo_bench(root) if r["answer_type"] != "description"]
 
 
-_READERS: dict[str, Callable[[Path], list[dict]]] = {"aime2025": read_aime2025, "math500": read_math500,
-                                                     "amo-bench": read_amo_bench, "amo-bench-p": read_amo_bench_p}
+_READERS: dict[str, Callable[[Path], list[dict]]] = {
+    "aime2025": read_aime2025,
+    "math500": read_math500,
+    "amo-bench": read_amo_bench,
+    "amo-bench-p": read_amo_bench_p,
+}
 
 # --- registry ------------------------------------------------------------------------------------
-_MATHARENA_RAW = "https://raw.githubusercontent.com/eth-sri/matharena/81f103e38b1df076afa65ee0a3ffbe148d42e6d2/data/aime/"
+_MATHARENA_RAW = (
+    "https://raw.githubusercontent.com/eth-sri/matharena/81f103e38b1df076afa65ee0a3ffbe148d42e6d2/data/aime/"
+)
 _AIME_FILES = {
     "matharena/aime_2025_I/answers.csv": "d25db8d3050ab6aa5437fdc77e243d5efcfff4add23b55f44f3942e93d59fd31",
     "matharena/aime_2025_I/problems/1.tex": "26a263ad81138dbfb41647a1e55af77c0b8ab02d4b051fc23722a7f0c403535d",
@@ -381,8 +433,10 @@ DATASETS: dict[str, DatasetSpec] = {
         "https://github.com/eth-sri/matharena",
         local_dir="aime2025",
         mirrors={rel: _MATHARENA_RAW + rel.removeprefix("matharena/") for rel in _AIME_FILES},
-        origin={rel: "byte-identical to eth-sri/matharena@81f103e3 data/aime/" + rel.removeprefix("matharena/")
-                for rel in _AIME_FILES},
+        origin={
+            rel: "byte-identical to eth-sri/matharena@81f103e3 data/aime/" + rel.removeprefix("matharena/")
+            for rel in _AIME_FILES
+        },
     ),
     "math500": DatasetSpec(
         name="math500",
@@ -394,8 +448,10 @@ DATASETS: dict[str, DatasetSpec] = {
         "Lightman et al. Let's Verify Step by Step. 2023 (the 500-problem split)",
         local_dir="math500",
         hub_paths={"test.jsonl": "test.jsonl"},
-        mirrors={"test.jsonl": "https://raw.githubusercontent.com/inclusionAI/AReaL/"
-                               "f55fe685c661b0117d888fcae47d6f46e9a85087/evaluation/data/math_500/test.jsonl"},
+        mirrors={
+            "test.jsonl": "https://raw.githubusercontent.com/inclusionAI/AReaL/"
+            "f55fe685c661b0117d888fcae47d6f46e9a85087/evaluation/data/math_500/test.jsonl"
+        },
         origin={
             "test.jsonl": "byte-identical to OpenAI's prm800k math_splits/test.jsonl (its Git-LFS pointer "
             "carries this sha256) and to inclusionAI/AReaL@f55fe685; the Hub copy is expected to be the "
@@ -416,21 +472,47 @@ DATASETS: dict[str, DatasetSpec] = {
 
 
 # --- the rule's job: read artifacts, run this stage per problem, write its artifact
-def ingest_shard(dataset: str, root: Path, output: Path, *, benchmark: str, shard: int, n_shards: int,
-                 limit: int | None, dag_node: str) -> None:
+def ingest_shard(
+    dataset: str,
+    root: Path,
+    output: Path,
+    *,
+    benchmark: str,
+    shard: int,
+    n_shards: int,
+    limit: int | None,
+    dag_node: str,
+) -> None:
     """One shard of an official dataset as a problem table (checksums verified on read)."""
 
     records = load_benchmark(dataset, root)
     kept = set(take([r["problem_id"] for r in records], limit))
     records = sorted((r for r in records if r["problem_id"] in kept), key=lambda r: r["problem_id"])
-    rows = [{
-        "benchmark": benchmark, "problem_id": r["problem_id"], "source_path": r["source_path"],
-        "source_sha256": r["source_sha256"], "statement": r["statement"], "answer": r["answer"],
-        "answer_type": r["answer_type"], "sense": None, "technique": [], "difficulty": None,
-        "spec_json": None, "status": "ingested", "reason": f"{dataset} (checksums verified)",
-        "best_value": None, "witness_json": None, "certificate": None, "certificate_kind": None,
-        "certificate_verifier": None, "dag_node": dag_node,
-    } for r in records if shard_of(r["problem_id"], n_shards) == shard]
+    rows = [
+        {
+            "benchmark": benchmark,
+            "problem_id": r["problem_id"],
+            "source_path": r["source_path"],
+            "source_sha256": r["source_sha256"],
+            "statement": r["statement"],
+            "answer": r["answer"],
+            "answer_type": r["answer_type"],
+            "sense": None,
+            "technique": [],
+            "difficulty": None,
+            "spec_json": None,
+            "status": "ingested",
+            "reason": f"{dataset} (checksums verified)",
+            "best_value": None,
+            "witness_json": None,
+            "certificate": None,
+            "certificate_kind": None,
+            "certificate_verifier": None,
+            "dag_node": dag_node,
+        }
+        for r in records
+        if shard_of(r["problem_id"], n_shards) == shard
+    ]
     inputs = [root / name for name in DATASETS[dataset].files]
     write_artifact(rows, output, "problems", inputs=inputs)
     log.info("ingested %d of %d %s problems into shard %d", len(rows), len(records), dataset, shard)

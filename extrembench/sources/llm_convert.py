@@ -78,13 +78,17 @@ class SpecOutcome:
 
 
 def conversion_messages(problem_text: str) -> list[dict[str, str]]:
-    return [{"role": "system", "content": CONVERT_SYSTEM},
-            {"role": "user", "content": f"Convert this problem:\n\n{problem_text}"}]
+    return [
+        {"role": "system", "content": CONVERT_SYSTEM},
+        {"role": "user", "content": f"Convert this problem:\n\n{problem_text}"},
+    ]
 
 
 def formalization_messages(statement: str, answer: Any) -> list[dict[str, str]]:
-    return [{"role": "system", "content": FORMALIZE_SYSTEM},
-            {"role": "user", "content": f"Problem:\n{statement}\n\nStated answer: {answer}"}]
+    return [
+        {"role": "system", "content": FORMALIZE_SYSTEM},
+        {"role": "user", "content": f"Problem:\n{statement}\n\nStated answer: {answer}"},
+    ]
 
 
 def extract_json_object(reply: str) -> Any:
@@ -120,12 +124,20 @@ def spec_from_reply(problem_id: str, reply: str, *, overrides: dict[str, Any] | 
 
 
 def feedback_message(reason: str) -> dict[str, str]:
-    return {"role": "user", "content": f"That reply was rejected: {reason}. "
-                                       "Reply again with only the corrected JSON object."}
+    return {
+        "role": "user",
+        "content": f"That reply was rejected: {reason}. Reply again with only the corrected JSON object.",
+    }
 
 
-def request_spec(problem_id: str, messages: list[dict[str, str]], caller: LLMCaller, *, max_attempts: int,
-                 overrides: dict[str, Any] | None = None) -> SpecOutcome:
+def request_spec(
+    problem_id: str,
+    messages: list[dict[str, str]],
+    caller: LLMCaller,
+    *,
+    max_attempts: int,
+    overrides: dict[str, Any] | None = None,
+) -> SpecOutcome:
     """Ask for a spec; feed each rejection back, up to `max_attempts` calls in all."""
     if max_attempts < 1:
         raise ValueError("max_attempts must be at least 1 (config key convert.max_attempts)")
@@ -174,8 +186,9 @@ def dataset_answer_text(answer: Any) -> str | None:
     return text
 
 
-def formalize_with_fallback(problem_id: str, statement: str, answer: Any, caller: LLMCaller | None, *,
-                            max_attempts: int = 3) -> SpecOutcome:
+def formalize_with_fallback(
+    problem_id: str, statement: str, answer: Any, caller: LLMCaller | None, *, max_attempts: int = 3
+) -> SpecOutcome:
     """Rule-based formalize_statement first; on FormalizeError the LLM writes the spec. The
     statement is kept as given, and so is the answer whenever the rules can read it (the dataset's
     gold is not the model's to change)."""
@@ -191,11 +204,19 @@ def formalize_with_fallback(problem_id: str, statement: str, answer: Any, caller
     gold = dataset_answer_text(answer)
     if gold is not None:
         overrides["answer"] = gold
-    outcome = request_spec(problem_id, formalization_messages(statement, answer), caller,
-                           max_attempts=max_attempts, overrides=overrides)
+    outcome = request_spec(
+        problem_id, formalization_messages(statement, answer), caller, max_attempts=max_attempts, overrides=overrides
+    )
     if outcome.spec is None:
-        return SpecOutcome(None, None, outcome.attempts, f"{rule_error}; {outcome.error}",
-                           (rule_error, *outcome.attempt_errors), outcome.raw_outputs, outcome.call_keys)
+        return SpecOutcome(
+            None,
+            None,
+            outcome.attempts,
+            f"{rule_error}; {outcome.error}",
+            (rule_error, *outcome.attempt_errors),
+            outcome.raw_outputs,
+            outcome.call_keys,
+        )
     return outcome
 
 
@@ -206,9 +227,12 @@ def conversion_columns(outcome: SpecOutcome) -> dict[str, Any]:
         "sense": spec.get("sense"),
         "variables_json": json.dumps(spec["variables"]) if spec else None,
         "constraints_json": json.dumps(spec.get("constraints", [])) if spec else None,
-        "objective": spec.get("objective"), "answer": spec.get("answer"), "statement": spec.get("statement"),
+        "objective": spec.get("objective"),
+        "answer": spec.get("answer"),
+        "statement": spec.get("statement"),
         "converted_by": outcome.produced_by,
-        "error": outcome.error, "error_field": None if outcome.spec else "llm-conversion",
+        "error": outcome.error,
+        "error_field": None if outcome.spec else "llm-conversion",
         "llm_attempts": outcome.attempts,
         "llm_raw_outputs_json": json.dumps(list(outcome.raw_outputs), ensure_ascii=False),
         "llm_call_keys": list(outcome.call_keys),

@@ -21,4 +21,3 @@ def review_table(problem_tables: Sequence[str], output: Path) -> None:
     flagged = table[table["status"] != "confirmed"].sort_values(["benchmark", "problem_id"], kind="stable")
     write_csv(flagged, output)
     log.info("review: %d of %d problems not confirmed", len(flagged), len(table))
-

@@ -29,9 +29,23 @@ from extrembench.problems.problem import check_source
 log = logging.getLogger(__name__)
 
 TRANSLATE_SEED = 0
-LANGUAGE_NAMES = {"zh": "Chinese", "ja": "Japanese", "ko": "Korean", "ru": "Russian", "vi": "Vietnamese",
-                  "fr": "French", "de": "German", "es": "Spanish", "it": "Italian", "pt": "Portuguese",
-                  "ro": "Romanian", "pl": "Polish", "tr": "Turkish", "fa": "Persian", "uk": "Ukrainian"}
+LANGUAGE_NAMES = {
+    "zh": "Chinese",
+    "ja": "Japanese",
+    "ko": "Korean",
+    "ru": "Russian",
+    "vi": "Vietnamese",
+    "fr": "French",
+    "de": "German",
+    "es": "Spanish",
+    "it": "Italian",
+    "pt": "Portuguese",
+    "ro": "Romanian",
+    "pl": "Polish",
+    "tr": "Turkish",
+    "fa": "Persian",
+    "uk": "Ukrainian",
+}
 
 _SYSTEM = (
     "You translate olympiad mathematics problems into English. Copy every formula, symbol, "
@@ -56,8 +70,10 @@ class TranslationError(ValueError):
 
 def translation_messages(text: str, source_language: str) -> list[dict[str, str]]:
     language = LANGUAGE_NAMES.get(source_language, f"the language with code {source_language!r}")
-    return [{"role": "system", "content": _SYSTEM},
-            {"role": "user", "content": f"Translate this {language} problem into English:\n\n{text}"}]
+    return [
+        {"role": "system", "content": _SYSTEM},
+        {"role": "user", "content": f"Translate this {language} problem into English:\n\n{text}"},
+    ]
 
 
 def _is_foreign_script(char: str) -> bool:
@@ -125,8 +141,13 @@ def translate_fields(source: Mapping[str, Any] | None, caller: LLMCaller | None)
     English > LLM (when a caller is given) > none. `translated_by` is 'curated' | 'original' |
     'llm:<model>' | 'none'; a failed LLM translation keeps its reason and raw output."""
     source = source or {}
-    fields = {"translation": None, "translated_by": "none", "translation_error": None,
-              "translation_raw": None, "translation_call_key": None}
+    fields = {
+        "translation": None,
+        "translated_by": "none",
+        "translation_error": None,
+        "translation_raw": None,
+        "translation_call_key": None,
+    }
     language, text = source.get("language"), source.get("text")
     if source.get("translation"):
         fields.update(translation=source["translation"], translated_by="curated")
@@ -135,32 +156,45 @@ def translate_fields(source: Mapping[str, Any] | None, caller: LLMCaller | None)
     elif not text:
         fields["translation_error"] = "source.text: empty; nothing to translate"
     elif caller is None:
-        fields["translation_error"] = ("no curated source.translation and no translate.model configured; "
-                                       "add a translation to the problem file or set translate.model")
+        fields["translation_error"] = (
+            "no curated source.translation and no translate.model configured; "
+            "add a translation to the problem file or set translate.model"
+        )
     else:
         try:
             translation, key = translate_recorded(text, language, caller)
             fields.update(translation=translation, translated_by=caller.label, translation_call_key=key)
         except TranslationError as exc:
-            fields.update(translation_error=f"{caller.label}: {exc.reason}", translation_raw=exc.raw,
-                          translation_call_key=exc.key)
+            fields.update(
+                translation_error=f"{caller.label}: {exc.reason}", translation_raw=exc.raw, translation_call_key=exc.key
+            )
             log.warning("translation failed: %s", fields["translation_error"])
     return fields
 
 
 # --- the rule's job: read artifacts, run this stage per problem, write its artifact
-def translate_shard(problem_files: Sequence[str], output: Path, *, benchmark: str, dag_node: str,
-                    caller=None) -> None:
+def translate_shard(problem_files: Sequence[str], output: Path, *, benchmark: str, dag_node: str, caller=None) -> None:
     """Curated translation where the file has one; the original where it is already English;
     otherwise the configured LLM (`caller`), every call recorded in the cache."""
 
     infrastructure = stage_stopping_errors()
     rows = []
     for path in sorted(map(Path, problem_files)):
-        row = {"benchmark": benchmark, "problem_id": path.stem, "source_path": str(path),
-               "source_sha256": file_sha256_or_none(path), "language": None, "source_text": None, "error": None,
-               "dag_node": dag_node, "translation": None, "translated_by": "none", "translation_error": None,
-               "translation_raw": None, "translation_call_key": None}
+        row = {
+            "benchmark": benchmark,
+            "problem_id": path.stem,
+            "source_path": str(path),
+            "source_sha256": file_sha256_or_none(path),
+            "language": None,
+            "source_text": None,
+            "error": None,
+            "dag_node": dag_node,
+            "translation": None,
+            "translated_by": "none",
+            "translation_error": None,
+            "translation_raw": None,
+            "translation_call_key": None,
+        }
         try:
             source = check_source(read_problem_yaml(path), path=path)
             row.update(language=source.get("language"), source_text=source.get("text"))

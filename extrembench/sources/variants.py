@@ -54,28 +54,35 @@ ATTEMPTS_PER_VARIANT = 3
 SCALE_FACTORS = (Fraction(2), Fraction(3), Fraction(1, 2), Fraction(3, 2), Fraction(2, 3))
 SCALE_INVARIANT_DOMAINS = ("positive", "nonnegative", "real")
 # Fresh alphabets for `rename`, tried in a seeded order; one whose names overlap the parent's is skipped.
-ALPHABETS = (("x", "y", "z", "w", "v"), ("p", "q", "r", "s", "t"), ("u", "v", "w", "s", "t"),
-             ("a", "b", "c", "d", "e"), ("m", "n", "k", "l", "j"), ("x_1", "x_2", "x_3", "x_4", "x_5"))
-MAX_DENOMINATOR = 24       # a witness coordinate is "exact" when it snaps to a fraction this simple
+ALPHABETS = (
+    ("x", "y", "z", "w", "v"),
+    ("p", "q", "r", "s", "t"),
+    ("u", "v", "w", "s", "t"),
+    ("a", "b", "c", "d", "e"),
+    ("m", "n", "k", "l", "j"),
+    ("x_1", "x_2", "x_3", "x_4", "x_5"),
+)
+MAX_DENOMINATOR = 24  # a witness coordinate is "exact" when it snaps to a fraction this simple
 MAX_STATIONARY_DEGREE = 12  # numerator degree of the reduced optimality condition we solve exactly
 
 
 @dataclass
 class Candidate:
     """One attempted variant; `status` is 'confirmed' or 'dropped' (with `drop_reason`)."""
+
     parent_id: str
     kind: str
     index: int
     technique: str
     problem: Problem | None
-    transformation: list[dict] = field(default_factory=list)   # [{"field", "old", "new"}]
+    transformation: list[dict] = field(default_factory=list)  # [{"field", "old", "new"}]
     status: str = "dropped"
     drop_reason: str | None = None
     validation_status: str | None = None
     validation_reason: str | None = None
     best_value: float | None = None
     witness: dict | None = None
-    certificate: dict | None = None   # the validator's, for a `constants` variant it confirmed
+    certificate: dict | None = None  # the validator's, for a `constants` variant it confirmed
 
     @property
     def variant_id(self) -> str:
@@ -87,8 +94,14 @@ class Candidate:
 
 def content_hash(problem: Problem) -> str:
     """sha256 of the variant's own content (spec, answer, statement), canonical JSON."""
-    payload = {"sense": problem.sense, "variables": problem.variables, "constraints": list(problem.constraints),
-               "objective": problem.objective, "answer": problem.answer, "statement": problem.statement}
+    payload = {
+        "sense": problem.sense,
+        "variables": problem.variables,
+        "constraints": list(problem.constraints),
+        "objective": problem.objective,
+        "answer": problem.answer,
+        "statement": problem.statement,
+    }
     return hashlib.sha256(json.dumps(payload, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
 
 
@@ -122,15 +135,18 @@ def _number_tokens(text: str) -> list[tuple[int, str]]:
     found = []
     for i, token in enumerate(tokens):
         previous = tokens[i - 1] if i else None
-        if token.kind == "num" and token.text.isdigit() and not (
-                previous is not None and previous.kind == "op" and previous.text in ("^", "**")):
+        if (
+            token.kind == "num"
+            and token.text.isdigit()
+            and not (previous is not None and previous.kind == "op" and previous.text in ("^", "**"))
+        ):
             found.append((token.column - 1, token.text))
     return found
 
 
 def _replace_at(text: str, start: int, old: str, new: str) -> str:
-    assert text[start:start + len(old)] == old
-    return text[:start] + new + text[start + len(old):]
+    assert text[start : start + len(old)] == old
+    return text[:start] + new + text[start + len(old) :]
 
 
 def _split_relation(text: str) -> tuple[str, str, str]:
@@ -138,7 +154,7 @@ def _split_relation(text: str) -> tuple[str, str, str]:
     for token in tokenize(text):
         if token.kind == "op" and token.text in RELATION_OPS:
             start = token.column - 1
-            return text[:start].strip(), token.text, text[start + len(token.text):].strip()
+            return text[:start].strip(), token.text, text[start + len(token.text) :].strip()
     raise ValueError(f"{text!r} has no relation operator")
 
 
@@ -218,9 +234,15 @@ def homogeneity_candidates(problem: Problem, rng: random.Random) -> list[tuple[s
         new_answer = sympy.radsimp(parsed.answer * s_sym ** sympy.Rational(e.numerator, e.denominator))
         text = f"{lhs_text} {op_text} {new_constant}" if rhs.is_number else f"{new_constant} {op_text} {rhs_text}"
         variant = replace(_with_field(problem, f"constraints[{i}]", text), answer=str(new_answer))
-        transformation = [{"field": f"constraints[{i}]", "old": problem.constraints[i], "new": text},
-                          {"field": "answer", "old": problem.answer, "new": variant.answer,
-                           "why": f"homogeneous: degree {d} constraint, degree {e} objective, scale {s}"}]
+        transformation = [
+            {"field": f"constraints[{i}]", "old": problem.constraints[i], "new": text},
+            {
+                "field": "answer",
+                "old": problem.answer,
+                "new": variant.answer,
+                "why": f"homogeneous: degree {d} constraint, degree {e} objective, scale {s}",
+            },
+        ]
         out.append(("homogeneity", transformation, variant))
     return out
 
@@ -243,9 +265,21 @@ def affine_candidates(problem: Problem, rng: random.Random) -> list[tuple[str, l
         objective = f"{objective} + {m}" if m else objective
         new_answer = sympy.radsimp(k * answer + m)
         variant = replace(problem, objective=objective, answer=str(new_answer))
-        out.append(("affine", [{"field": "objective", "old": problem.objective, "new": objective},
-                               {"field": "answer", "old": problem.answer, "new": variant.answer,
-                                "why": f"objective mapped to {k}*f + {m}"}], variant))
+        out.append(
+            (
+                "affine",
+                [
+                    {"field": "objective", "old": problem.objective, "new": objective},
+                    {
+                        "field": "answer",
+                        "old": problem.answer,
+                        "new": variant.answer,
+                        "why": f"objective mapped to {k}*f + {m}",
+                    },
+                ],
+                variant,
+            )
+        )
     return out
 
 
@@ -256,7 +290,9 @@ def changed_constant_candidates(problem: Problem, rng: random.Random) -> list[tu
     (constraint constants first: they keep the objective's shape), each with its values shuffled."""
     fields = [(f"constraints[{i}]", text) for i, text in enumerate(problem.constraints)]
     places = [(where, text, start, old) for where, text in fields for start, old in _number_tokens(text)]
-    objective_places = [("objective", problem.objective, start, old) for start, old in _number_tokens(problem.objective)]
+    objective_places = [
+        ("objective", problem.objective, start, old) for start, old in _number_tokens(problem.objective)
+    ]
     rng.shuffle(places)
     rng.shuffle(objective_places)
     queues = []
@@ -298,7 +334,7 @@ def _snap(value: float) -> sympy.Rational:
     return sympy.Rational(fraction.numerator, fraction.denominator)
 
 
-def exact_optimum(problem: Problem, witness: dict[str, float], best: float) -> tuple[sympy.Expr | None, str]:
+def exact_optimum(problem: Problem, witness: dict[str, float], best: float) -> tuple[sympy.Expr | None, str]:  # noqa: C901 — an ordered cascade of exact-value attempts (snap, classes, solve) that returns at the first success
     """An exact value of the objective at the optimum the search found near `witness`, or
     (None, why). First the point snapped to small rationals (every equality exactly zero there);
     else the problem reduced to the classes of equal coordinates (coordinates at a domain end are
@@ -310,7 +346,8 @@ def exact_optimum(problem: Problem, witness: dict[str, float], best: float) -> t
     tolerance = 1e-7 * (1 + abs(best))
     point = {s: _snap(witness[str(s)]) for s in symbols}
     if all(abs(float(point[s]) - witness[str(s)]) <= 1e-7 * (1 + abs(witness[str(s)])) for s in symbols) and all(
-            sympy.simplify(lhs.subs(point) - rhs.subs(point)) == 0 for lhs, op, rhs in parsed.constraints if op == "="):
+        sympy.simplify(lhs.subs(point) - rhs.subs(point)) == 0 for lhs, op, rhs in parsed.constraints if op == "="
+    ):
         value = sympy.nsimplify(sympy.simplify(parsed.objective.subs(point)))
         if _finite_number(value) and abs(float(sympy.N(value, 30)) - best) <= tolerance:
             return value, "rational point"
@@ -335,8 +372,11 @@ def exact_optimum(problem: Problem, witness: dict[str, float], best: float) -> t
         substitution.update({s: t for s in members})
     values = {t: witness[str(members[0])] for t, members in zip(params, classes)}
     objective = parsed.objective.subs(substitution)
-    equalities = [sympy.simplify(lhs.subs(substitution) - rhs.subs(substitution))
-                  for lhs, op, rhs in parsed.constraints if op == "="]
+    equalities = [
+        sympy.simplify(lhs.subs(substitution) - rhs.subs(substitution))
+        for lhs, op, rhs in parsed.constraints
+        if op == "="
+    ]
     free = list(params)
     # eliminate with the equalities: one linear in a class is solved for it; one left in a single
     # class is solved exactly for its real root at the point found (radicals only)
@@ -407,11 +447,11 @@ def _root_near(polynomial: sympy.Expr, t: sympy.Symbol, near: float) -> sympy.Ex
 # ---------------------------------------------------------------- rename and rephrase
 def rename_candidates(problem: Problem, rng: random.Random) -> list[tuple[list[dict], Problem]]:
     names = list(problem.variables)
-    alphabets = [a for a in ALPHABETS if len(a) >= len(names) and not set(a[:len(names)]) & set(names)]
+    alphabets = [a for a in ALPHABETS if len(a) >= len(names) and not set(a[: len(names)]) & set(names)]
     rng.shuffle(alphabets)
     out = []
     for alphabet in alphabets:
-        fresh = list(alphabet[:len(names)])
+        fresh = list(alphabet[: len(names)])
         rng.shuffle(fresh)
         mapping = dict(zip(names, fresh))
         order = list(range(len(problem.constraints)))
@@ -419,10 +459,22 @@ def rename_candidates(problem: Problem, rng: random.Random) -> list[tuple[list[d
         constraints = tuple(_rewrite_names(problem.constraints[i], mapping) for i in order)
         # declare the variables in the fresh alphabet's order, as a statement would list them
         variables = {mapping[n]: problem.variables[n] for n in sorted(names, key=lambda n: alphabet.index(mapping[n]))}
-        variant = replace(problem, variables=variables, constraints=constraints,
-                          objective=_rewrite_names(problem.objective, mapping), statement=None, source=None)
-        transformation = [{"field": "variables", "old": ", ".join(names),
-                           "new": ", ".join(f"{n}→{mapping[n]}" for n in names), "mapping": mapping}]
+        variant = replace(
+            problem,
+            variables=variables,
+            constraints=constraints,
+            objective=_rewrite_names(problem.objective, mapping),
+            statement=None,
+            source=None,
+        )
+        transformation = [
+            {
+                "field": "variables",
+                "old": ", ".join(names),
+                "new": ", ".join(f"{n}→{mapping[n]}" for n in names),
+                "mapping": mapping,
+            }
+        ]
         if len(order) > 1:
             transformation.append({"field": "constraints", "old": "order 0..n", "new": f"order {order}"})
         out.append((transformation, variant))
@@ -441,8 +493,10 @@ def render_phrasing(problem: Problem, phrasing: str) -> str:
     joined = constraints_latex(problem.constraints, names)
     objective = "$" + sympy.latex(parse_expression(problem.objective, names)) + "$"
     word, small, least = _WORDS[problem.sense]
-    subjects = " and ".join(f"${listed}$ {'are' if plural else 'is'} {domain_phrase(domain, plural)}"
-                            for listed, domain, plural in variable_groups(problem.variables))
+    subjects = " and ".join(
+        f"${listed}$ {'are' if plural else 'is'} {domain_phrase(domain, plural)}"
+        for listed, domain, plural in variable_groups(problem.variables)
+    )
     if phrasing == "suppose":
         condition = f", with {joined}" if joined else ""
         return f"Suppose {subjects}{condition}. Find the {word} value of {objective}."
@@ -473,8 +527,14 @@ def _objective_at(problem: Problem, witness: dict[str, float]) -> float:
     return float(value) if value.is_real else math.nan
 
 
-def variants_of(parent: Problem, settings: Settings, *, check: Callable[[Problem], object],
-                search: Callable[[Problem], object], parent_witness: dict | None) -> list[Candidate]:
+def variants_of(
+    parent: Problem,
+    settings: Settings,
+    *,
+    check: Callable[[Problem], object],
+    search: Callable[[Problem], object],
+    parent_witness: dict | None,
+) -> list[Candidate]:
     """Every candidate tried for one confirmed parent (confirmed and dropped), in a fixed order.
     `check(problem)` is the validator (returns a CheckResult), `search(problem)` its numeric
     optimum search (a SearchResult); both are given by the caller so its settings apply."""
@@ -496,8 +556,7 @@ def variants_of(parent: Problem, settings: Settings, *, check: Callable[[Problem
         elif kind == "rephrase":
             others = list(PHRASINGS[1:])
             rng.shuffle(others)
-            plans = [("phrasing", [{"field": "statement", "old": "paper", "new": name}], base)
-                     for name in others]
+            plans = [("phrasing", [{"field": "statement", "old": "paper", "new": name}], base) for name in others]
         else:
             raise ValueError(f"unknown variant kind {kind!r}; known: {KINDS}")
         budget = attempts + (settings.per_problem if kind == "constants" else 0)
@@ -514,8 +573,7 @@ def variants_of(parent: Problem, settings: Settings, *, check: Callable[[Problem
     return out
 
 
-def _finish(candidate: Candidate, variant: Problem, kind: str, parent_answer, parent_witness,
-            check, search) -> None:
+def _finish(candidate: Candidate, variant: Problem, kind: str, parent_answer, parent_witness, check, search) -> None:
     if kind == "rephrase":
         phrasing = candidate.transformation[0]["new"]
         candidate.problem = replace(variant, statement=render_phrasing(variant, phrasing))
@@ -553,8 +611,14 @@ def _finish(candidate: Candidate, variant: Problem, kind: str, parent_answer, pa
             return
         candidate.technique = f"stationary ({how})"
         variant = replace(variant, answer=str(value))
-        candidate.transformation.append({"field": "answer", "old": str(parent_answer), "new": variant.answer,
-                                         "why": f"exact value at the {how} the search found"})
+        candidate.transformation.append(
+            {
+                "field": "answer",
+                "old": str(parent_answer),
+                "new": variant.answer,
+                "why": f"exact value at the {how} the search found",
+            }
+        )
     candidate.problem = variant
     new_answer = parse_problem(variant).answer
     if _same_value(new_answer, parent_answer):
@@ -572,9 +636,21 @@ def _finish(candidate: Candidate, variant: Problem, kind: str, parent_answer, pa
 
 
 # --- the rule's job: read artifacts, run this stage per problem, write its artifact
-def vary_shard(parent_problems: Path, problem_files: Sequence[str], outputs: dict[str, Path], *, benchmark: str,
-               variant_benchmark: str, per_problem: int, seed: int, kinds: Sequence[str], dag_node: str,
-               check, search, share: float = 1.0) -> None:
+def vary_shard(
+    parent_problems: Path,
+    problem_files: Sequence[str],
+    outputs: dict[str, Path],
+    *,
+    benchmark: str,
+    variant_benchmark: str,
+    per_problem: int,
+    seed: int,
+    kinds: Sequence[str],
+    dag_node: str,
+    check,
+    search,
+    share: float = 1.0,
+) -> None:
     """Variants of every confirmed problem of one shard (extrembench.sources.variants): every candidate to
     outputs['variants'] (confirmed and dropped, with why), the confirmed ones as the problem table
     of `variant_benchmark` (outputs['problems']), which generate and grade read like any other.
@@ -585,8 +661,11 @@ def vary_shard(parent_problems: Path, problem_files: Sequence[str], outputs: dic
     settings = Settings(per_problem=per_problem, seed=seed, kinds=tuple(kinds))
     known = {str(Path(p)) for p in problem_files}
     rows, asked = [], []
-    parents = [r for r in read_artifact(parent_problems, "problems").to_pylist()
-               if r["status"] == "confirmed" and in_share(r["problem_id"], share, seed)]
+    parents = [
+        r
+        for r in read_artifact(parent_problems, "problems").to_pylist()
+        if r["status"] == "confirmed" and in_share(r["problem_id"], share, seed)
+    ]
     for number, parent_row in enumerate(sorted(parents, key=lambda r: r["problem_id"]), start=1):
         if str(Path(parent_row["source_path"])) not in known:
             continue  # no problem file to vary (a formalized spec): nothing to re-derive from
@@ -595,41 +674,75 @@ def vary_shard(parent_problems: Path, problem_files: Sequence[str], outputs: dic
         candidates = variants_of(parent, settings, check=check, search=search, parent_witness=witness)
         for c in candidates:
             problem = c.problem
-            spec = None if problem is None else {
-                "id": c.variant_id, "sense": problem.sense, "variables": problem.variables,
-                "constraints": list(problem.constraints), "objective": problem.objective}
+            spec = (
+                None
+                if problem is None
+                else {
+                    "id": c.variant_id,
+                    "sense": problem.sense,
+                    "variables": problem.variables,
+                    "constraints": list(problem.constraints),
+                    "objective": problem.objective,
+                }
+            )
             row = {
-                "benchmark": benchmark, "variant_benchmark": variant_benchmark, "problem_id": c.variant_id,
-                "parent_id": parent.id, "parent_source_path": parent_row["source_path"],
-                "parent_sha256": parent_row["source_sha256"], "kind": c.kind, "technique": c.technique,
+                "benchmark": benchmark,
+                "variant_benchmark": variant_benchmark,
+                "problem_id": c.variant_id,
+                "parent_id": parent.id,
+                "parent_source_path": parent_row["source_path"],
+                "parent_sha256": parent_row["source_sha256"],
+                "kind": c.kind,
+                "technique": c.technique,
                 "transformation": c.transformation_text(),
                 "transformation_json": json.dumps(c.transformation, sort_keys=True, ensure_ascii=False),
                 "content_sha256": content_hash(problem) if problem is not None else None,
                 "statement": problem.statement if problem is not None else None,
-                "answer": problem.answer if problem is not None else None, "sense": parent.sense,
-                "spec_json": json.dumps(spec, sort_keys=True) if spec else None, "status": c.status,
-                "drop_reason": c.drop_reason, "validation_status": c.validation_status,
-                "validation_reason": c.validation_reason, "best_value": c.best_value,
+                "answer": problem.answer if problem is not None else None,
+                "sense": parent.sense,
+                "spec_json": json.dumps(spec, sort_keys=True) if spec else None,
+                "status": c.status,
+                "drop_reason": c.drop_reason,
+                "validation_status": c.validation_status,
+                "validation_reason": c.validation_reason,
+                "best_value": c.best_value,
                 "witness_json": json.dumps(c.witness, sort_keys=True) if c.witness is not None else None,
-                "seed": seed, "dag_node": dag_node,
+                "seed": seed,
+                "dag_node": dag_node,
             }
             rows.append(row)
             if c.status == "confirmed":
-                asked.append({
-                    "benchmark": variant_benchmark, "problem_id": c.variant_id,
-                    "source_path": parent_row["source_path"], "source_sha256": row["content_sha256"],
-                    "statement": problem.statement, "answer": gold_text(problem.answer, "confirmed"),
-                    "answer_type": "number", "sense": parent.sense, "technique": list(parent.technique),
-                    "difficulty": parent.difficulty, "spec_json": row["spec_json"], "status": "confirmed",
-                    "reason": f"{c.kind} variant of {parent.id} ({c.technique}): {c.transformation_text()}",
-                    "best_value": c.best_value, "witness_json": row["witness_json"],
-                    "certificate": certificate_json(c.certificate),
-                    "certificate_kind": c.certificate["kind"] if c.certificate else None,
-                    "certificate_verifier": VERIFIER_VERSION if c.certificate else None, "dag_node": dag_node,
-                })
+                asked.append(
+                    {
+                        "benchmark": variant_benchmark,
+                        "problem_id": c.variant_id,
+                        "source_path": parent_row["source_path"],
+                        "source_sha256": row["content_sha256"],
+                        "statement": problem.statement,
+                        "answer": gold_text(problem.answer, "confirmed"),
+                        "answer_type": "number",
+                        "sense": parent.sense,
+                        "technique": list(parent.technique),
+                        "difficulty": parent.difficulty,
+                        "spec_json": row["spec_json"],
+                        "status": "confirmed",
+                        "reason": f"{c.kind} variant of {parent.id} ({c.technique}): {c.transformation_text()}",
+                        "best_value": c.best_value,
+                        "witness_json": row["witness_json"],
+                        "certificate": certificate_json(c.certificate),
+                        "certificate_kind": c.certificate["kind"] if c.certificate else None,
+                        "certificate_verifier": VERIFIER_VERSION if c.certificate else None,
+                        "dag_node": dag_node,
+                    }
+                )
         counts = Counter((c.kind, c.status) for c in candidates)
-        log.info("[%d/%d] %s: %s", number, len(parents), parent.id,
-                 ", ".join(f"{k} {s} {n}" for (k, s), n in sorted(counts.items())))
+        log.info(
+            "[%d/%d] %s: %s",
+            number,
+            len(parents),
+            parent.id,
+            ", ".join(f"{k} {s} {n}" for (k, s), n in sorted(counts.items())),
+        )
     write_artifact(rows, outputs["variants"], "variants", inputs=[parent_problems, *problem_files])
     write_artifact(asked, outputs["problems"], "problems", inputs=[outputs["variants"]])
     log.info("vary: %d candidates, %d confirmed variants", len(rows), len(asked))

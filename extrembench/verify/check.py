@@ -15,16 +15,31 @@ from extrembench.verify.validate import DEFAULT_IGNORED_KEYS, Effort, check_prob
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("files", nargs="+", type=Path, help="problem YAML files")
     parser.add_argument("--seed", type=int, default=0, help="search seed (default 0)")
-    parser.add_argument("--starts", type=int, default=Effort.starts,
-                        help=f"random local searches per problem (default {Effort.starts}); the search is bounded by counts, never by time")
-    parser.add_argument("--time-cap", type=float, default=Effort.time_cap_s,
-                        help=f"safety net in seconds (default {Effort.time_cap_s:g}): a check running longer is inconclusive")
-    parser.add_argument("--ignore-key", action="append", default=list(DEFAULT_IGNORED_KEYS),
-                        help="top-level key to ignore in problem files (repeatable; expected_status is always ignored)")
+    parser.add_argument(
+        "--starts",
+        type=int,
+        default=Effort.starts,
+        help=f"random local searches per problem (default {Effort.starts}); the search is bounded by counts, never by time",
+    )
+    parser.add_argument(
+        "--time-cap",
+        type=float,
+        default=Effort.time_cap_s,
+        help=f"safety net in seconds (default {Effort.time_cap_s:g}): a check running longer is inconclusive",
+    )
+    parser.add_argument(
+        "--ignore-key",
+        action="append",
+        default=list(DEFAULT_IGNORED_KEYS),
+        help="top-level key to ignore in problem files (repeatable; expected_status is always ignored)",
+    )
     expect = parser.add_mutually_exclusive_group()
     expect.add_argument("--expect-confirmed", action="store_true", help="exit 1 unless every problem is confirmed")
-    expect.add_argument("--expect-declared", action="store_true",
-                        help="exit 1 unless each file gets the status in its expected_status key (confirmed when absent)")
+    expect.add_argument(
+        "--expect-declared",
+        action="store_true",
+        help="exit 1 unless each file gets the status in its expected_status key (confirmed when absent)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:

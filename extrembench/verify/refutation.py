@@ -57,13 +57,14 @@ from extrembench.verify.certificates.reduce import PlanError, apply_plan, choose
 from extrembench.verify.certificates.witness import sign
 
 VERIFIER = "extrembench.verify.refutation/1"
-PRECISION_BITS = 200          # working precision of the enclosures
-ROOT_WIDTH = Fraction(1, 2 ** 190)  # isolating interval of an algebraic coordinate, refined to this width
-SNAP_DENOMINATORS = (12, 1000, 10 ** 6)  # nice rationals first; the float's exact binary value last
-MAX_SOLVE_ATTEMPTS = 40       # (unknowns chosen, snapping) pairs tried when building a witness
+PRECISION_BITS = 200  # working precision of the enclosures
+ROOT_WIDTH = Fraction(1, 2**190)  # isolating interval of an algebraic coordinate, refined to this width
+SNAP_DENOMINATORS = (12, 1000, 10**6)  # nice rationals first; the float's exact binary value last
+MAX_SOLVE_ATTEMPTS = 40  # (unknowns chosen, snapping) pairs tried when building a witness
 
 
 # ---------------------------------------------------------------- interval enclosures
+
 
 def _rational(value: Fraction | sympy.Rational) -> Any:
     return ctx.mpf(int(value.numerator)) / int(value.denominator)
@@ -81,6 +82,7 @@ def _text(x: Any) -> list[str]:
 
 
 # ---------------------------------------------------------------- exact points
+
 
 def _fraction(text: str) -> Fraction:
     if not isinstance(text, str) or len(text) > 20000:
@@ -204,7 +206,11 @@ def _holds(lhs, op: str, rhs, exact: dict, algebraic, box: dict) -> tuple[bool, 
         return False, f"{shown}: {error}"
     del sides
     if op == "=":
-        return (True, "") if _exactly_zero(lhs - rhs, exact, algebraic, box) else (False, f"{shown} is not shown to hold exactly")
+        return (
+            (True, "")
+            if _exactly_zero(lhs - rhs, exact, algebraic, box)
+            else (False, f"{shown} is not shown to hold exactly")
+        )
     if difference.a > 0:
         return True, ""
     if difference.b < 0:
@@ -232,6 +238,7 @@ def _in_domain(value_box: Any, domain, exact_value) -> bool:
 
 
 # ---------------------------------------------------------------- verification
+
 
 def _parsed(spec: Any, claim: str):
     """ParsedProblem of a spec given as a Problem, a ParsedProblem or a spec dict (spec_json form)."""
@@ -264,7 +271,10 @@ def verify_refutation(certificate: dict, spec: Any) -> tuple[bool, str]:
         if sympy.simplify(claim - parsed.answer) != 0:
             return False, f"the certificate refutes {claim_text}, but the problem claims {parsed.answer}"
         if certificate.get("sense") != parsed.sense:
-            return False, f"the certificate is for a {certificate.get('sense')} problem, this one asks for the {parsed.sense}"
+            return (
+                False,
+                f"the certificate is for a {certificate.get('sense')} problem, this one asks for the {parsed.sense}",
+            )
         if certificate["kind"] == "unbounded":
             return _verify_unbounded(certificate, parsed, claim)
         if certificate["method"] in ("bound", "sos"):
@@ -311,8 +321,10 @@ def _verify_witness(certificate: dict, parsed, claim: sympy.Expr) -> tuple[bool,
     if not margin > 0:
         return False, f"the objective's enclosure {_text(value)} does not beat the claim {claim}"
     word = "below" if parsed.sense == "min" else "above"
-    return True, (f"exactly feasible point; objective in [{_text(value)[0]}, {_text(value)[1]}], {word} the "
-                  f"claimed {claim} by more than {to_str(margin._mpi_[0], 3)}")
+    return True, (
+        f"exactly feasible point; objective in [{_text(value)[0]}, {_text(value)[1]}], {word} the "
+        f"claimed {claim} by more than {to_str(margin._mpi_[0], 3)}"
+    )
 
 
 def point_floats(point: dict) -> dict[str, float]:
@@ -322,22 +334,28 @@ def point_floats(point: dict) -> dict[str, float]:
         if isinstance(entry, str) and _is_rational_text(entry):
             floats[name] = float(Fraction(entry))
         elif isinstance(entry, str):
-
             floats[name] = float(parse_expression(entry, ()).evalf(30))
         else:
             lo, hi = (Fraction(v) for v in entry["interval"])
-            floats[name] = float(_refine([Fraction(c) for c in entry["root_of"]], lo, hi, Fraction(1, 2 ** 60))[0])
+            floats[name] = float(_refine([Fraction(c) for c in entry["root_of"]], lo, hi, Fraction(1, 2**60))[0])
     return floats
 
 
 # ---------------------------------------------------------------- building a witness
 
+
 def witness_certificate(parsed, claim_text: str, x: dict[str, float]) -> tuple[dict | None, str]:
     """A verified witness certificate near the float point x, or (None, why not)."""
     why = "no exactly feasible point was found near the float point"
     for point in exact_points(parsed, x):
-        certificate = {"kind": "refutation", "method": "witness", "sense": parsed.sense, "claim": claim_text,
-                       "point": point, "verifier": VERIFIER}
+        certificate = {
+            "kind": "refutation",
+            "method": "witness",
+            "sense": parsed.sense,
+            "claim": claim_text,
+            "point": point,
+            "verifier": VERIFIER,
+        }
         ok, detail = verify_refutation(certificate, parsed)
         if ok:
             certificate["summary"] = detail
@@ -399,8 +417,10 @@ def _closed_form_points(parsed, x: dict[str, float]):
                     break
                 point[str(v)] = value
             if ok and set(point) == {str(s) for s in parsed.symbols}:
-                yield {str(s): sympy.sstr(point[str(s)]) if not isinstance(point[str(s)], str) else point[str(s)]
-                       for s in parsed.symbols}
+                yield {
+                    str(s): sympy.sstr(point[str(s)]) if not isinstance(point[str(s)], str) else point[str(s)]
+                    for s in parsed.symbols
+                }
 
 
 def _rational_points(parsed, x: dict[str, float]):
@@ -456,7 +476,7 @@ def _solve(equalities: list, chosen: tuple, free: dict, x: dict) -> dict | None:
         factor_poly = sympy.Poly(factor, s, domain="QQ")
         if factor_poly.degree() < 1 or factor_poly.degree() > 12:
             continue
-        for (lo, hi), _ in factor_poly.intervals(eps=sympy.Rational(1, 10 ** 12) * max(1, abs(Fraction(target)))):
+        for (lo, hi), _ in factor_poly.intervals(eps=sympy.Rational(1, 10**12) * max(1, abs(Fraction(target)))):
             distance = abs((lo + hi) / 2 - Fraction(target))
             if best is None or distance < best[0]:
                 best = (distance, factor_poly, lo, hi)
@@ -496,8 +516,12 @@ def _solve_system(polys: list, chosen: tuple, point: dict, x: dict) -> dict | No
             solved[lead] = -poly.nth(0) / poly.nth(1)
     if len(univariate) != 1 or len(solved) != len(chosen) - 1:
         return None
-    roots = [r for factor, _ in sympy.factor_list(univariate[0], last)[1] if sympy.degree(factor, last) <= 2
-             for r in sympy.roots(factor, last, filter="R")]
+    roots = [
+        r
+        for factor, _ in sympy.factor_list(univariate[0], last)[1]
+        if sympy.degree(factor, last) <= 2
+        for r in sympy.roots(factor, last, filter="R")
+    ]
     for root in sorted(roots, key=lambda r: abs(float(r) - x[str(last)]))[:1]:
         for v, expr in [*solved.items(), (last, last)]:
             value = sympy.radsimp(expr.xreplace({last: root}))
@@ -544,9 +568,11 @@ def _bound_branches(parsed, level: Fraction, plan: list):
 
 def _extra_points_hold(parsed, branches, target) -> bool:
 
-    for extra in (branches[0].extra_points if branches else ()):
+    for extra in branches[0].extra_points if branches else ():
         try:
-            value = compile_enclosure(_min_form_sign(parsed) * parsed.objective, list(extra))([interval_point(0)] * len(extra))
+            value = compile_enclosure(_min_form_sign(parsed) * parsed.objective, list(extra))(
+                [interval_point(0)] * len(extra)
+            )
         except (ArithmeticError, ValueError):
             continue  # undefined there: not a feasible point
         if not value.a >= target.b:
@@ -584,8 +610,10 @@ def _verify_level(certificate: dict, parsed, claim: sympy.Expr) -> tuple[bool, s
     if not _extra_points_hold(parsed, branches, target):
         return False, "the origin (checked on its own) is past the level"
     boxes = sum(len(t) for t in trees)
-    return True, (f"interval branch and bound over {boxes} boxes proves every feasible value is {word} {level}, "
-                  f"strictly past the claimed {claim}")
+    return True, (
+        f"interval branch and bound over {boxes} boxes proves every feasible value is {word} {level}, "
+        f"strictly past the claimed {claim}"
+    )
 
 
 def _level(parsed, claim: sympy.Expr, best_value: float) -> Fraction | None:
@@ -598,7 +626,7 @@ def _level(parsed, claim: sympy.Expr, best_value: float) -> Fraction | None:
         return None
     c, v = Fraction(c), Fraction(v)  # exact from here: a float middle rounds onto a short decimal
     for digits in range(1, 13):  # the shortest decimal in [c + gap/16, c + gap/4]
-        level = Fraction(math.ceil((c + (v - c) / 16) * 10 ** digits), 10 ** digits)
+        level = Fraction(math.ceil((c + (v - c) / 16) * 10**digits), 10**digits)
         if level <= c + (v - c) / 4 and _beyond(parsed, sign * level, claim):
             return sign * level
     return None
@@ -613,8 +641,9 @@ def _snapped_value(parsed, claim: sympy.Expr, best_value: float) -> Fraction | N
     return None
 
 
-def level_certificate(parsed, claim_text: str, best_value: float, witness: dict[str, float] | None,
-                      max_nodes: int = LEVEL_MAX_NODES) -> tuple[dict | None, str]:
+def level_certificate(
+    parsed, claim_text: str, best_value: float, witness: dict[str, float] | None, max_nodes: int = LEVEL_MAX_NODES
+) -> tuple[dict | None, str]:
     """A certificate that no feasible point reaches a claim the search never approached: by scaling
     when the problem is homogeneous; else a level just past the claim and a proof that every
     feasible value is on the far side of it (an exact sum of squares, or branch and bound with the
@@ -642,8 +671,10 @@ def level_certificate(parsed, claim_text: str, best_value: float, witness: dict[
             if plan is None:
                 raise PlanError("no reduction plan (an equality could not be solved for one variable)")
             branches, target = _bound_branches(parsed, level, plan)
-            trees = [bound.search(b, target, _reference(b, None, approx, plan) if approx else None, max_nodes=max_nodes)
-                     for b in branches]
+            trees = [
+                bound.search(b, target, _reference(b, None, approx, plan) if approx else None, max_nodes=max_nodes)
+                for b in branches
+            ]
             certificate = {**base, "method": "bound", "level": str(level), "plan": plan, "trees": trees}
             ok, detail = verify_refutation(certificate, parsed)
             if ok:
@@ -673,6 +704,7 @@ def _sos_at(parsed, base: dict, level: Fraction) -> tuple[dict | None, str]:
 
 # ---------------------------------------------------------------- homogeneous objectives on cones
 
+
 def _verify_scaling(certificate: dict, parsed, claim: sympy.Expr) -> tuple[bool, str]:
     """method 'scaling': when inf f = m on a feasible set F with t*F = F for t > 0 and f(t*x) =
     t^d f(x), d != 0: m < 0 gives a point with f < 0, which scaling sends to -oo; m > 0 gives f > 0
@@ -690,8 +722,10 @@ def _verify_scaling(certificate: dict, parsed, claim: sympy.Expr) -> tuple[bool,
     if degree is None or degree == 0 or certificate["degree"] != str(degree):
         return False, f"the objective is not homogeneous of degree {certificate['degree']} (nor of any degree but 0)"
     word = "minimum" if parsed.sense == "min" else "maximum"
-    return True, (f"the objective is homogeneous of degree {degree} on a feasible set closed under x -> t*x "
-                  f"(t > 0), which multiplies it by t^{degree}: its {word} is 0 or infinite, never the claimed {claim}")
+    return True, (
+        f"the objective is homogeneous of degree {degree} on a feasible set closed under x -> t*x "
+        f"(t > 0), which multiplies it by t^{degree}: its {word} is 0 or infinite, never the claimed {claim}"
+    )
 
 
 def scaling_certificate(parsed, claim_text: str) -> tuple[dict | None, str]:
@@ -699,8 +733,14 @@ def scaling_certificate(parsed, claim_text: str) -> tuple[dict | None, str]:
     degree = homogeneity_degree(parsed.objective, parsed.symbols, polynomial_only=True)
     if not degree:
         return None, "scaling: the objective is not homogeneous of a nonzero degree"
-    certificate = {"kind": "refutation", "method": "scaling", "sense": parsed.sense, "claim": claim_text,
-                   "degree": str(degree), "verifier": VERIFIER}
+    certificate = {
+        "kind": "refutation",
+        "method": "scaling",
+        "sense": parsed.sense,
+        "claim": claim_text,
+        "degree": str(degree),
+        "verifier": VERIFIER,
+    }
     ok, detail = verify_refutation(certificate, parsed)
     return ({**certificate, "summary": detail}, detail) if ok else (None, f"scaling: {detail}")
 
@@ -708,8 +748,8 @@ def scaling_certificate(parsed, claim_text: str) -> tuple[dict | None, str]:
 # ---------------------------------------------------------------- unbounded objectives
 
 PATH_PARAMETER = "t"
-MAX_PATH_DEGREE = 60          # numerator/denominator degrees along a path; keeps exact root counting small
-PATH_STARTS = (1, 2, 10, 100, 1000, 10 ** 6)  # t0 tried by the builder, smallest first
+MAX_PATH_DEGREE = 60  # numerator/denominator degrees along a path; keeps exact root counting small
+PATH_STARTS = (1, 2, 10, 100, 1000, 10**6)  # t0 tried by the builder, smallest first
 
 
 class _NotRational(ValueError):
@@ -778,7 +818,6 @@ def _path(certificate: dict, parsed) -> tuple[sympy.Symbol, dict, Fraction]:
 
 
 def _verify_unbounded(certificate: dict, parsed, claim: sympy.Expr) -> tuple[bool, str]:
-
     """kind 'unbounded': for every t >= t0 the point path(t) is in every domain and satisfies every
     constraint (polynomial identities and exact sign facts on the ray, never samples), and the
     objective along the path is a rational function whose degree and leading coefficients make it
@@ -818,8 +857,10 @@ def _verify_unbounded(certificate: dict, parsed, claim: sympy.Expr) -> tuple[boo
         return False, f"the objective along the path does not tend to {word}"
     growth = top.degree() - bottom.degree()
     word = "below" if parsed.sense == "min" else "above"
-    return True, (f"exactly feasible for every t >= {t0}, and along it the objective is a rational function "
-                  f"growing like {'-' if direction < 0 else ''}c*t^{growth}: unbounded {word}, past the claimed {claim}")
+    return True, (
+        f"exactly feasible for every t >= {t0}, and along it the objective is a rational function "
+        f"growing like {'-' if direction < 0 else ''}c*t^{growth}: unbounded {word}, past the claimed {claim}"
+    )
 
 
 def _offset(domain, x1: float, x2: float) -> float:
@@ -863,9 +904,11 @@ def _monomial_path(parsed, p1: dict[str, float], p2: dict[str, float]) -> dict |
             if not math.isfinite(c) or c == 0:
                 return None
             coefficient = Fraction(c).limit_denominator(12)
-        off = Fraction(offsets[s]).limit_denominator(10 ** 6)
-        path[s] = sympy.Rational(off.numerator, off.denominator) + \
-            sympy.Rational(coefficient.numerator, coefficient.denominator) * t ** n
+        off = Fraction(offsets[s]).limit_denominator(10**6)
+        path[s] = (
+            sympy.Rational(off.numerator, off.denominator)
+            + sympy.Rational(coefficient.numerator, coefficient.denominator) * t**n
+        )
     # the variables that move the least along the path are solved for: a + b = 1 with a -> 0 gives b = 1 - a
     order = sorted(parsed.symbols, key=lambda s: (abs(exponents[s]), str(s)))
     return _solve_equalities_on_path(parsed, path, order)
@@ -913,8 +956,14 @@ def unbounded_certificate(parsed, claim_text: str, far_points: list[dict[str, fl
     texts = {str(s): sympy.sstr(path[s]) for s in parsed.symbols}
     why = ""
     for t0 in PATH_STARTS:
-        certificate = {"kind": "unbounded", "sense": parsed.sense, "claim": claim_text, "path": texts,
-                       "t0": str(t0), "verifier": VERIFIER}
+        certificate = {
+            "kind": "unbounded",
+            "sense": parsed.sense,
+            "claim": claim_text,
+            "path": texts,
+            "t0": str(t0),
+            "verifier": VERIFIER,
+        }
         ok, detail = verify_refutation(certificate, parsed)
         if ok:
             return {**certificate, "summary": detail}, detail

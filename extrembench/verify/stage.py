@@ -24,8 +24,13 @@ def _validate_one(conv: dict, *, effort, seed: int) -> tuple:
     if conv["error"] is not None:
         return "invalid", f"{conv['source_path']}: {conv['error_field']}: {conv['error']}", None, None, None, None
     # The machine-checkable spec, without the answer (what the reference solver is given).
-    spec = {"id": conv["problem_id"], "sense": conv["sense"], "variables": json.loads(conv["variables_json"]),
-            "constraints": json.loads(conv["constraints_json"]), "objective": conv["objective"]}
+    spec = {
+        "id": conv["problem_id"],
+        "sense": conv["sense"],
+        "variables": json.loads(conv["variables_json"]),
+        "constraints": json.loads(conv["constraints_json"]),
+        "objective": conv["objective"],
+    }
     if conv["converted_by"] in ("curated", "inequality"):
         target = conv["source_path"]  # the problem file itself, checked as `extrembench check` does
     else:
@@ -39,13 +44,19 @@ def _validate_one(conv: dict, *, effort, seed: int) -> tuple:
         target = problem_from_dict(claimed, path=conv["source_path"])
     result = check_problem(target, seed=seed, effort=effort)
     if conv["statement"] is None and not isinstance(target, str):
-
         conv["statement"] = render_statement(target)
     return result.status, result.reason, result.best_value, result.witness, spec, result.certificate
 
 
-def validate_shard(problem_files: Sequence[str], conversions: Path, output: Path, *, benchmark: str,
-                   dag_node: str, settings: Validation) -> None:
+def validate_shard(
+    problem_files: Sequence[str],
+    conversions: Path,
+    output: Path,
+    *,
+    benchmark: str,
+    dag_node: str,
+    settings: Validation,
+) -> None:
     """settings: the config's `validation` block (seed, starts, iterations, time_cap_s)."""
 
     seed = settings.seed
@@ -61,19 +72,36 @@ def validate_shard(problem_files: Sequence[str], conversions: Path, output: Path
             raise
         except Exception as exc:  # this problem's fault: invalid, with file, field and reason
             field, why = problem_failure(exc, "validate")
-            status, reason, best, witness, gold = "invalid", f"{conv['source_path']}: {field}: {why}", None, None, conv["answer"]
+            status, reason, best, witness, gold = (
+                "invalid",
+                f"{conv['source_path']}: {field}: {why}",
+                None,
+                None,
+                conv["answer"],
+            )
             certificate = None
         log.info("%s: %s %s", conv["problem_id"], status, "" if status == "confirmed" else reason)
-        rows.append({
-            "benchmark": benchmark, "problem_id": conv["problem_id"], "source_path": conv["source_path"],
-            "source_sha256": conv["source_sha256"], "statement": conv["statement"], "answer": gold,
-            "answer_type": "number", "sense": conv["sense"], "technique": conv["technique"],
-            "difficulty": conv["difficulty"], "spec_json": json.dumps(spec, sort_keys=True) if spec else None,
-            "status": status, "reason": reason, "best_value": best,
-            "witness_json": json.dumps(witness, sort_keys=True) if witness is not None else None,
-            "certificate": certificate_json(certificate),
-            "certificate_kind": certificate["kind"] if certificate else None,
-            "certificate_verifier": VERIFIER_VERSION if certificate else None,
-            "dag_node": dag_node,
-        })
+        rows.append(
+            {
+                "benchmark": benchmark,
+                "problem_id": conv["problem_id"],
+                "source_path": conv["source_path"],
+                "source_sha256": conv["source_sha256"],
+                "statement": conv["statement"],
+                "answer": gold,
+                "answer_type": "number",
+                "sense": conv["sense"],
+                "technique": conv["technique"],
+                "difficulty": conv["difficulty"],
+                "spec_json": json.dumps(spec, sort_keys=True) if spec else None,
+                "status": status,
+                "reason": reason,
+                "best_value": best,
+                "witness_json": json.dumps(witness, sort_keys=True) if witness is not None else None,
+                "certificate": certificate_json(certificate),
+                "certificate_kind": certificate["kind"] if certificate else None,
+                "certificate_verifier": VERIFIER_VERSION if certificate else None,
+                "dag_node": dag_node,
+            }
+        )
     write_artifact(rows, output, "problems", inputs=[*problem_files, conversions])

@@ -110,8 +110,13 @@ def statement_mismatch(statement: str, parsed, points: list[dict[str, float]]) -
             if value is None:
                 continue
             tol = 1e-7 * scale
-            holds = {"=": abs(value) <= tol, ">=": value >= -tol, "<=": value <= tol,
-                     ">": value >= -tol, "<": value <= tol}[op]
+            holds = {
+                "=": abs(value) <= tol,
+                ">=": value >= -tol,
+                "<=": value <= tol,
+                ">": value >= -tol,
+                "<": value <= tol,
+            }[op]
             if not holds:
                 return f"the stated relation ${segment}$ fails at a feasible point of the spec {point}"
     stated = sum(1 for _, r in relations if not _is_sign_condition(r))

@@ -53,13 +53,13 @@ from extrembench.verify.refutation import (
 log = logging.getLogger(__name__)
 
 DEFAULT_IGNORED_KEYS = ("expected_status",)
-LOG_LIMIT = 46.0           # exp(46) ~ 1e20: the largest/smallest scale the search reaches
-REL_TOL = 1e-6             # claim vs best value: |difference| <= REL_TOL * (1 + |answer|)
-FEAS_TOL = 1e-8            # constraint residual, relative to the size of its sides
+LOG_LIMIT = 46.0  # exp(46) ~ 1e20: the largest/smallest scale the search reaches
+REL_TOL = 1e-6  # claim vs best value: |difference| <= REL_TOL * (1 + |answer|)
+FEAS_TOL = 1e-8  # constraint residual, relative to the size of its sides
 HP_DIGITS = 50
-EXACT_TOL = 1e-30          # 50-digit re-check of a rational witness
-NUMERIC_TOL = 1e-11        # 50-digit re-check of a witness that could not be made exact
-BOUNDARY_RATIO = 1e-6      # a coordinate this close to an open end (relative to the point's scale) is "at" it
+EXACT_TOL = 1e-30  # 50-digit re-check of a rational witness
+NUMERIC_TOL = 1e-11  # 50-digit re-check of a witness that could not be made exact
+BOUNDARY_RATIO = 1e-6  # a coordinate this close to an open end (relative to the point's scale) is "at" it
 
 
 @dataclass(frozen=True)
@@ -74,8 +74,14 @@ class CheckResult:
     certificate: dict | None = None
 
     def to_json(self) -> dict:
-        return {"id": self.id, "status": self.status, "best_value": self.best_value,
-                "witness": self.witness, "reason": self.reason, "certificate": self.certificate}
+        return {
+            "id": self.id,
+            "status": self.status,
+            "best_value": self.best_value,
+            "witness": self.witness,
+            "reason": self.reason,
+            "certificate": self.certificate,
+        }
 
 
 @dataclass(frozen=True)
@@ -89,6 +95,7 @@ class SearchResult:
 @dataclass(frozen=True)
 class _Coordinate:
     """x = offset + sign * g(t), t in [t_lo, t_hi]; g = exp | sinh | identity."""
+
     kind: str
     offset: float
     sign: float
@@ -140,8 +147,9 @@ class _Model:
         for lhs, op, rhs in parsed.constraints:
             diff = lhs - rhs if op in ("=", ">=", ">") else rhs - lhs
             # residuals are relative to the size of the terms, so abc = 10^-12 is as strict as abc = 1
-            scale = sum((sympy.Abs(term) for term in sympy.Add.make_args(lhs) + sympy.Add.make_args(rhs)),
-                        sympy.Float(1e-300))
+            scale = sum(
+                (sympy.Abs(term) for term in sympy.Add.make_args(lhs) + sympy.Add.make_args(rhs)), sympy.Float(1e-300)
+            )
             pair = (sympy.lambdify(self.symbols, diff, "numpy"), sympy.lambdify(self.symbols, scale, "numpy"))
             relative = sympy.lambdify(self.symbols, diff / scale, "math")
             if op == "=":
@@ -166,7 +174,9 @@ class _Model:
             f = np.asarray(self.sign * np.asarray(self.objective(*xs), dtype=complex), dtype=complex)
             violation = np.zeros(np.shape(f), dtype=float)
             for func, scale in self.equalities:
-                violation = violation + np.abs(np.asarray(func(*xs), dtype=complex)) / np.abs(np.asarray(scale(*xs), dtype=complex))
+                violation = violation + np.abs(np.asarray(func(*xs), dtype=complex)) / np.abs(
+                    np.asarray(scale(*xs), dtype=complex)
+                )
             for func, scale in self.inequalities:
                 value = np.asarray(func(*xs), dtype=complex)
                 bad = np.where(np.abs(value.imag) > 1e-12, np.inf, np.maximum(0.0, -value.real))
@@ -177,9 +187,18 @@ class _Model:
 
 
 def _model(item: Problem | ExtremalSpec) -> tuple[_Model, Any]:
-    problem = item if isinstance(item, Problem) else Problem(
-        id="spec", sense=item.sense, variables=dict(item.variables), constraints=tuple(item.constraints),
-        objective=item.objective, answer=item.answer)
+    problem = (
+        item
+        if isinstance(item, Problem)
+        else Problem(
+            id="spec",
+            sense=item.sense,
+            variables=dict(item.variables),
+            constraints=tuple(item.constraints),
+            objective=item.objective,
+            answer=item.answer,
+        )
+    )
     parsed = parse_problem(problem)
     return _Model(parsed, item.sense), parsed
 
@@ -188,7 +207,7 @@ def _model(item: Problem | ExtremalSpec) -> tuple[_Model, Any]:
 @dataclass(frozen=True)
 class _Candidate:
     t: tuple[float, ...]
-    value: float          # signed objective (the search minimises)
+    value: float  # signed objective (the search minimises)
     violation: float
 
 
@@ -217,9 +236,14 @@ def _structured_starts(model: _Model) -> list[np.ndarray]:
     where the domain allows it (optima at the origin, single-point sets like x^2 + y^2 = 0)."""
     ones = np.array([c.t(1.0) if c.kind != "box" else min(max(1.0, c.t_lo), c.t_hi) for c in model.coords])
     low = np.array([c.t_lo if c.kind == "box" else (0.0 if c.t_lo == 0.0 else c.t(1.0)) for c in model.coords])
-    zero = np.array([min(max(0.0, c.t_lo), c.t_hi) if c.kind == "box" else
-                     (c.t(0.0) if c.kind == "sinh" and c.t_lo <= c.t(0.0) <= c.t_hi else c.t(1.0))
-                     for c in model.coords])
+    zero = np.array(
+        [
+            min(max(0.0, c.t_lo), c.t_hi)
+            if c.kind == "box"
+            else (c.t(0.0) if c.kind == "sinh" and c.t_lo <= c.t(0.0) <= c.t_hi else c.t(1.0))
+            for c in model.coords
+        ]
+    )
     return [ones, low, zero]
 
 
@@ -230,8 +254,10 @@ def _penalised(model: _Model, values: np.ndarray, violation: np.ndarray) -> np.n
 
 
 def _local(model: _Model, start: np.ndarray, limit: float | None = None, iterations: int = 150) -> _Candidate | None:
-    bounds = [(c.t_lo, c.t_hi) if c.kind == "box" or limit is None else
-              (max(c.t_lo, -limit), min(c.t_hi, limit)) for c in model.coords]
+    bounds = [
+        (c.t_lo, c.t_hi) if c.kind == "box" or limit is None else (max(c.t_lo, -limit), min(c.t_hi, limit))
+        for c in model.coords
+    ]
     start = np.clip(start, [b[0] for b in bounds], [b[1] for b in bounds])
 
     def objective(t):
@@ -242,8 +268,14 @@ def _local(model: _Model, start: np.ndarray, limit: float | None = None, iterati
 
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        result = minimize(objective, start, method="SLSQP", bounds=bounds, constraints=_scalar_constraints(model),
-                          options={"maxiter": iterations, "ftol": 1e-15})
+        result = minimize(
+            objective,
+            start,
+            method="SLSQP",
+            bounds=bounds,
+            constraints=_scalar_constraints(model),
+            options={"maxiter": iterations, "ftol": 1e-15},
+        )
     t = np.clip(result.x, [b[0] for b in bounds], [b[1] for b in bounds])
     f, violation = model.values(model.x(t))
     if not np.isfinite(f):
@@ -264,13 +296,17 @@ def _scalar(func, xs: list[float]) -> float:
 
 def _scalar_constraints(model: _Model) -> list[dict]:
     """SLSQP constraints on the relative residuals; an undefined residual counts as badly violated."""
+
     def wrap(func):
         def residual(t):
             value = _scalar(func, model.x_scalar(t))
             return value if math.isfinite(value) else -1e30
+
         return residual
-    return ([{"type": "eq", "fun": wrap(f)} for f in model.scalar_equalities]
-            + [{"type": "ineq", "fun": wrap(f)} for f in model.scalar_inequalities])
+
+    return [{"type": "eq", "fun": wrap(f)} for f in model.scalar_equalities] + [
+        {"type": "ineq", "fun": wrap(f)} for f in model.scalar_inequalities
+    ]
 
 
 @dataclass(frozen=True)
@@ -278,8 +314,9 @@ class Effort:
     """How much search a check does, counted in work, never in seconds, so the same file, seed and
     code give the same verdict on any machine however busy. `time_cap_s` is only a safety net: a
     check that exceeds it stops with status inconclusive (reason "time cap"), never another verdict."""
-    starts: int = 14                 # random local searches (plus the all-ones and lower-corner starts)
-    iterations: int = 150            # SLSQP iterations per local search
+
+    starts: int = 14  # random local searches (plus the all-ones and lower-corner starts)
+    iterations: int = 150  # SLSQP iterations per local search
     samples_per_variable: int = 300  # random sample the starts are picked from
     time_cap_s: float = 300.0
 
@@ -302,9 +339,9 @@ def _search(model: _Model, seed: int, effort: Effort, deadline: float) -> list[_
     # a third of the starts nearest to feasibility, a third best by penalised value, a third random
     picked: list[int] = []
     for order in (np.argsort(violation, kind="stable"), np.argsort(merit, kind="stable")):
-        picked += [int(i) for i in order if int(i) not in picked][:starts // 3]
+        picked += [int(i) for i in order if int(i) not in picked][: starts // 3]
     rest = [i for i in rng.permutation(samples.shape[1]) if int(i) not in picked]
-    chosen = [samples[:, i] for i in picked + rest[:starts - len(picked)]]
+    chosen = [samples[:, i] for i in picked + rest[: starts - len(picked)]]
     found = []
     for start in _structured_starts(model) + chosen:
         _check_cap(deadline)
@@ -365,9 +402,11 @@ def _snap(value: float, max_denominator: int = 24) -> sympy.Expr | None:
     (the equality cases of olympiad inequalities); None when none is within 1e-4 relative."""
     tolerance = 1e-4 * max(1.0, abs(value))  # loose: a wrong snap fails the exact re-check anyway
     candidates = []
-    for transform, back in ((lambda v: v, lambda r: r),
-                            (lambda v: v * v, lambda r: sympy.sqrt(r) if value > 0 else -sympy.sqrt(r)),
-                            (lambda v: v / math.pi, lambda r: r * sympy.pi)):
+    for transform, back in (
+        (lambda v: v, lambda r: r),
+        (lambda v: v * v, lambda r: sympy.sqrt(r) if value > 0 else -sympy.sqrt(r)),
+        (lambda v: v / math.pi, lambda r: r * sympy.pi),
+    ):
         if candidates and abs(value) > 1e3:  # sqrt(p/q) and p/q*pi forms are for moderate values
             break
         fraction = Fraction(transform(value)).limit_denominator(max_denominator)
@@ -449,11 +488,15 @@ def _push_improves(model: _Model, point: dict) -> str | None:
             if end is not None and is_open and 0 < abs(value - end) <= 1e-2:
                 pushes.append((end + (value - end) / 100, f"{s} -> {end}"))
         for new_value, description in pushes:
-            moved = _newton_project(model, {**point, s: sympy.N(new_value, HP_DIGITS)},
-                                    [other for other in model.symbols if other != s])
+            moved = _newton_project(
+                model, {**point, s: sympy.N(new_value, HP_DIGITS)}, [other for other in model.symbols if other != s]
+            )
             # relative, not absolute: exp(-x) improves from 1e-(1e10) to 1e-(1e12)
-            if (_recheck_feasible(model, moved) and (there := _hp(parsed.objective, moved)) is not None
-                    and model.sign * (there - here) < -sympy.Float(10) ** (10 - HP_DIGITS) * (abs(here) + abs(there))):
+            if (
+                _recheck_feasible(model, moved)
+                and (there := _hp(parsed.objective, moved)) is not None
+                and model.sign * (there - here) < -(sympy.Float(10) ** (10 - HP_DIGITS)) * (abs(here) + abs(there))
+            ):
                 return description
     return None
 
@@ -473,8 +516,10 @@ def _recheck_feasible(model: _Model, point: dict) -> bool:
 
 
 def _is_at_closed_end(domain: Domain, value) -> bool:
-    return any(end is not None and not is_open and value == end
-               for end, is_open in ((domain.lo, domain.lo_open), (domain.hi, domain.hi_open)))
+    return any(
+        end is not None and not is_open and value == end
+        for end, is_open in ((domain.lo, domain.lo_open), (domain.hi, domain.hi_open))
+    )
 
 
 def _hp(expr: sympy.Expr, point: dict) -> sympy.Expr | None:
@@ -576,7 +621,12 @@ def _attainment(model: _Model, candidates: list[_Candidate], answer: sympy.Expr)
             notes.append(detail)
     if limit_seen:
         return "not_attained", limit_seen[0], limit_seen[1]
-    return "inconclusive", candidates[0], "best value matches the answer but no witness passed the 50-digit re-check" + (f" ({notes[0]})" if notes else "")
+    return (
+        "inconclusive",
+        candidates[0],
+        "best value matches the answer but no witness passed the 50-digit re-check"
+        + (f" ({notes[0]})" if notes else ""),
+    )
 
 
 def _best_recheck(model: _Model, x: list, answer: sympy.Expr) -> tuple[str, dict | None, str]:
@@ -609,11 +659,19 @@ def _escaping(model: _Model, candidate: _Candidate) -> str | None:
     found = []
     for name, c, t, value, s in zip(model.names, model.coords, candidate.t, x, model.symbols):
         domain = model.parsed.domains[s]
-        if (c.kind != "box" and (t >= LOG_LIMIT - 1 or abs(value) >= 1e12 * max(1.0, smallest))
-                and (c.kind != "exp" or c.sign * (value - c.offset) > 1)):
+        if (
+            c.kind != "box"
+            and (t >= LOG_LIMIT - 1 or abs(value) >= 1e12 * max(1.0, smallest))
+            and (c.kind != "exp" or c.sign * (value - c.offset) > 1)
+        ):
             found.append(f"{name} -> {'-' if value < 0 else ''}infinity")
             continue
-        if c.kind == "exp" and (t <= -LOG_LIMIT + 1 or abs(value - c.offset) <= BOUNDARY_RATIO * min(scale, 1.0)) or c.kind == "box" and _near_open_end(domain, sympy.Float(value), {0: scale}):
+        if (
+            c.kind == "exp"
+            and (t <= -LOG_LIMIT + 1 or abs(value - c.offset) <= BOUNDARY_RATIO * min(scale, 1.0))
+            or c.kind == "box"
+            and _near_open_end(domain, sympy.Float(value), {0: scale})
+        ):
             found.append(f"{name} -> {_end_text(domain, sympy.Float(value))}")
     return "; ".join(found) or None
 
@@ -637,8 +695,14 @@ def _invalid(problem_id: str, error: Exception) -> CheckResult:
     return CheckResult(problem_id, "invalid", None, None, str(error))
 
 
-def check_problem(problem: Problem | str | Path, *, seed: int = 0, effort: Effort = Effort(),
-                  ignore_keys=DEFAULT_IGNORED_KEYS, certify: bool = True) -> CheckResult:
+def check_problem(
+    problem: Problem | str | Path,
+    *,
+    seed: int = 0,
+    effort: Effort = Effort(),
+    ignore_keys=DEFAULT_IGNORED_KEYS,
+    certify: bool = True,
+) -> CheckResult:
     """Validate one problem; a path that fails to load gives status 'invalid', never an exception.
     certify=False leaves a confirmed answer without its certificate (same status: the certificate
     is built after the verdict), for callers that need only statuses."""
@@ -650,12 +714,18 @@ def check_problem(problem: Problem | str | Path, *, seed: int = 0, effort: Effor
     try:
         return _check_loaded(problem, seed, effort, certify)
     except TimeCap:
-        return CheckResult(problem.id, "inconclusive", None, None,
-                           f"time cap: the check ran longer than {effort.time_cap_s:g} s (a safety net, not a "
-                           "budget; the search is bounded by counts and should never reach it)")
+        return CheckResult(
+            problem.id,
+            "inconclusive",
+            None,
+            None,
+            f"time cap: the check ran longer than {effort.time_cap_s:g} s (a safety net, not a "
+            "budget; the search is bounded by counts and should never reach it)",
+        )
     except Exception as exc:  # a validator failure must not stop a batch; it is reported, not hidden
-        return CheckResult(problem.id, "inconclusive", None, None,
-                           f"the validator failed on this problem: {type(exc).__name__}: {exc}")
+        return CheckResult(
+            problem.id, "inconclusive", None, None, f"the validator failed on this problem: {type(exc).__name__}: {exc}"
+        )
 
 
 def _check_loaded(problem: Problem, seed: int, effort: Effort, certify: bool = True) -> CheckResult:
@@ -671,9 +741,14 @@ def _check_loaded(problem: Problem, seed: int, effort: Effort, certify: bool = T
         exact = _exactly_feasible(model, candidates, deadline)
         if exact is None:
             closest = min((c.violation for c in candidates), default=float("inf"))
-            return CheckResult(problem.id, "invalid", None, None,
-                               "feasible set appears empty: no point satisfies the constraints, and none near the "
-                               f"search's closest points does so exactly (smallest relative violation {closest:.3g})")
+            return CheckResult(
+                problem.id,
+                "invalid",
+                None,
+                None,
+                "feasible set appears empty: no point satisfies the constraints, and none near the "
+                f"search's closest points does so exactly (smallest relative violation {closest:.3g})",
+            )
         feasible = [exact]
     statement_error = _statement_mismatch(problem, model, feasible)
     if statement_error:
@@ -739,17 +814,29 @@ def _refute_by_witness(problem: Problem, model: _Model, better: list[_Candidate]
             # stopped early (a local search that left the feasible set at a larger limit)
             unbounded, detail = unbounded_certificate(model.parsed, problem.answer, points)
             if unbounded is not None:
-                return CheckResult(problem.id, "refuted", best_value, witness,
-                                   f"unbounded {word}: {detail} (numerically the objective goes {shown}, ...)",
-                                   unbounded)
+                return CheckResult(
+                    problem.id,
+                    "refuted",
+                    best_value,
+                    witness,
+                    f"unbounded {word}: {detail} (numerically the objective goes {shown}, ...)",
+                    unbounded,
+                )
             if diverging:
-                reason = (f"unbounded {word} (numerically: along feasible points with coordinates running to 0 or "
-                          f"infinity the objective goes {shown}, ...); certified by {reason}")
+                reason = (
+                    f"unbounded {word} (numerically: along feasible points with coordinates running to 0 or "
+                    f"infinity the objective goes {shown}, ...); certified by {reason}"
+                )
         return CheckResult(problem.id, "refuted", best_value, witness, reason, certificate)
     best = better[0]
-    return CheckResult(problem.id, "inconclusive", model.sign * best.value, _witness(model, best),
-                       f"a point feasible to float tolerance gives {model.sign * best.value:.12g}, {word} the claimed "
-                       f"{answer:.12g}, but no exactly feasible point near it beats the claim ({why})")
+    return CheckResult(
+        problem.id,
+        "inconclusive",
+        model.sign * best.value,
+        _witness(model, best),
+        f"a point feasible to float tolerance gives {model.sign * best.value:.12g}, {word} the claimed "
+        f"{answer:.12g}, but no exactly feasible point near it beats the claim ({why})",
+    )
 
 
 def _refute_unreachable(problem: Problem, model: _Model, best: _Candidate) -> CheckResult:
@@ -760,19 +847,33 @@ def _refute_unreachable(problem: Problem, model: _Model, best: _Candidate) -> Ch
     best_value = model.sign * best.value
     certificate, detail = level_certificate(model.parsed, problem.answer, best_value, _witness(model, best))
     if certificate is None:
-        return CheckResult(problem.id, "inconclusive", best_value, _witness(model, best),
-                           f"the claimed {answer:.12g} is never reached nor approached by the search (best feasible "
-                           f"value {best_value:.12g}), but no proof that no feasible point reaches it was found ({detail})")
-    return CheckResult(problem.id, "refuted", best_value, _witness(model, best),
-                       f"the claimed {answer:.12g} is never reached nor approached: the best feasible value found is "
-                       f"{best_value:.12g}, and {detail}", certificate)
+        return CheckResult(
+            problem.id,
+            "inconclusive",
+            best_value,
+            _witness(model, best),
+            f"the claimed {answer:.12g} is never reached nor approached by the search (best feasible "
+            f"value {best_value:.12g}), but no proof that no feasible point reaches it was found ({detail})",
+        )
+    return CheckResult(
+        problem.id,
+        "refuted",
+        best_value,
+        _witness(model, best),
+        f"the claimed {answer:.12g} is never reached nor approached: the best feasible value found is "
+        f"{best_value:.12g}, and {detail}",
+        certificate,
+    )
 
 
 def _statement_mismatch(problem: Problem, model: _Model, feasible: list[_Candidate]) -> str | None:
     if problem.statement is None:
         return None
     from extrembench.verify.statement_check import statement_mismatch  # the LaTeX grammar is only needed here
-    points = [_witness(model, c) for c in _spread_feasible_points(model, seed=1, count=6)] + [_witness(model, feasible[0])]
+
+    points = [_witness(model, c) for c in _spread_feasible_points(model, seed=1, count=6)] + [
+        _witness(model, feasible[0])
+    ]
     return statement_mismatch(problem.statement, model.parsed, points)
 
 
@@ -791,11 +892,15 @@ def _spread_feasible_points(model: _Model, seed: int, count: int) -> list[_Candi
         constraints = _scalar_constraints(model)
         with np.errstate(all="ignore"), warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            result = minimize(lambda t, start=start: float(np.sum((t - start) ** 2)), start, method="SLSQP",
-                              bounds=bounds, constraints=constraints, options={"maxiter": 200})
+            result = minimize(
+                lambda t, start=start: float(np.sum((t - start) ** 2)),
+                start,
+                method="SLSQP",
+                bounds=bounds,
+                constraints=constraints,
+                options={"maxiter": 200},
+            )
         value, violation = model.values(model.x(result.x))
         if np.isfinite(value) and violation <= FEAS_TOL:
             points.append(_Candidate(tuple(float(v) for v in result.x), float(value), float(violation)))
     return points
-
-

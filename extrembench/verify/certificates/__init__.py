@@ -1,7 +1,7 @@
 """Certificates for confirmed answers (docs/problem-format.md, "Certificates for confirmed answers").
 
-    certify(problem, witness) -> dict     # sos, else bound, else numeric
-    verify(certificate, spec) -> (ok, reason)
+certify(problem, witness) -> dict     # sos, else bound, else numeric
+verify(certificate, spec) -> (ok, reason)
 """
 
 from extrembench.verify.certificates.certify import certificate_json, certify

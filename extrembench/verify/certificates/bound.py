@@ -49,7 +49,7 @@ from extrembench.verify.certificates.reduce import Reduced
 MAX_NODES = 3000  # the largest proof among the shipped problems has ~2500 boxes
 MAX_DEPTH = 64
 CONVEX_DEPTH = 10
-MAX_CUTS = 2   # constraints cutting a box tried for a multiplier (ineq-0163 has 15)
+MAX_CUTS = 2  # constraints cutting a box tried for a multiplier (ineq-0163 has 15)
 
 
 class BoundFailure(ValueError):
@@ -65,17 +65,17 @@ class Infeasible(Exception):
 
 @dataclass
 class _Compiled:
-    program: Program    # objective, constraints and their derivatives over symbols + auxiliaries
+    program: Program  # objective, constraints and their derivatives over symbols + auxiliaries
     f: int
     grad: list
-    hess: list | None   # lower triangle rows of handles
-    cons: list          # (handle, strict)
-    cons_grad: list     # per constraint: handles of its gradient
-    cons_hess: list     # per constraint: lower-triangle handles of its Hessian, or None
+    hess: list | None  # lower triangle rows of handles
+    cons: list  # (handle, strict)
+    cons_grad: list  # per constraint: handles of its gradient
+    cons_hess: list  # per constraint: lower-triangle handles of its Hessian, or None
     aux_program: Program  # the solved forms over the symbols
-    aux: list           # (handle of the solved form, of its numerator, of its denominator, Domain)
+    aux: list  # (handle of the solved form, of its numerator, of its denominator, Domain)
     n: int
-    exact: dict         # (point, handle) -> exact value there (`_exact`)
+    exact: dict  # (point, handle) -> exact value there (`_exact`)
 
 
 class _At:
@@ -100,15 +100,19 @@ def total_derivative(expr: sympy.Expr, y: sympy.Symbol, aux) -> sympy.Expr:
 def _real(reduced: Reduced) -> Reduced:
     """The same problem over real-declared symbols: d|x|/dx is then sign(x), not re/im terms."""
     real = {s: sympy.Symbol(s.name, real=True) for s in list(reduced.symbols) + [v for v, _, _ in reduced.aux]}
-    return Reduced(tuple(real[s] for s in reduced.symbols), reduced.bounds, reduced.objective.xreplace(real),
-                   tuple((c.xreplace(real), strict) for c, strict in reduced.nonneg),
-                   tuple((real[v], phi.xreplace(real), d) for v, phi, d in reduced.aux), reduced.extra_points)
+    return Reduced(
+        tuple(real[s] for s in reduced.symbols),
+        reduced.bounds,
+        reduced.objective.xreplace(real),
+        tuple((c.xreplace(real), strict) for c, strict in reduced.nonneg),
+        tuple((real[v], phi.xreplace(real), d) for v, phi, d in reduced.aux),
+        reduced.extra_points,
+    )
 
 
 def _hessian(program: Program, grads: list, syms: list, aux) -> list | None:
     try:
-        return [[program.add(total_derivative(grads[i], syms[j], aux)) for j in range(i + 1)]
-                for i in range(len(syms))]
+        return [[program.add(total_derivative(grads[i], syms[j], aux)) for j in range(i + 1)] for i in range(len(syms))]
     except Unsupported:
         return None  # a kink (Abs, Max): no second derivative, so no convexity test
 
@@ -166,8 +170,13 @@ def _with_aux(comp: _Compiled, xs: list, closed: bool = False) -> list:
         lo = _end(domain.lo).a if domain.lo is not None else v.a
         hi = _end(domain.hi).b if domain.hi is not None else v.b
         low, high = max(v.a, lo), min(v.b, hi)
-        if low > high or (not closed and ((domain.lo is not None and domain.lo_open and v.b <= lo) or
-                                           (domain.hi is not None and domain.hi_open and v.a >= hi))):
+        if low > high or (
+            not closed
+            and (
+                (domain.lo is not None and domain.lo_open and v.b <= lo)
+                or (domain.hi is not None and domain.hi_open and v.a >= hi)
+            )
+        ):
             raise Infeasible(f"v{k}")
         out.append(make(low, high))
     return out
@@ -210,7 +219,7 @@ def _raw(comp: _Compiled, xs: list) -> _At | None:
 
 def _raw_of(comp: _Compiled, at: _At) -> _At | None:
     """`_raw` of a box already evaluated: the same evaluation when nothing is eliminated."""
-    return at if not comp.aux else _raw(comp, at.xs[:comp.n])
+    return at if not comp.aux else _raw(comp, at.xs[: comp.n])
 
 
 def _ivpoint(comp: _Compiled, values: list[Fraction]) -> _At | None:
@@ -240,7 +249,12 @@ def _infeasible(comp: _Compiled, at: _At, only: int | None = None) -> str | None
         v = _safe(at, c)
         if v is not None and (v.b < 0 or (strict and v.b <= 0)):
             return f"x{j}"
-        if v is not None and v.a < 0 and not all(map(_bounded, at.xs)) and _tail_sign(comp, at, -comp.program.exprs[c], not strict):
+        if (
+            v is not None
+            and v.a < 0
+            and not all(map(_bounded, at.xs))
+            and _tail_sign(comp, at, -comp.program.exprs[c], not strict)
+        ):
             return f"x{j}"
     return None
 
@@ -272,13 +286,16 @@ def _tail_sign(comp: _Compiled, at: _At, expr, strict: bool) -> bool:
         parts, factor = [((), coefficient)], point(1)
         for index, (v, k) in enumerate(zip(at.xs, exponents)):
             if _bounded(v) or k == 0:
-                factor = factor * v ** k
+                factor = factor * v**k
                 continue
             if v.a == -_INF and v.b == _INF:
                 return False
             end, sign = (Fraction(v.a), 1) if v.b == _INF else (Fraction(v.b), -1)
-            parts = [(t + (((index, j),) if j else ()), c * comb(k, j) * end ** (k - j) * sign ** j)
-                     for t, c in parts for j in range(k + 1)]
+            parts = [
+                (t + (((index, j),) if j else ()), c * comb(k, j) * end ** (k - j) * sign**j)
+                for t, c in parts
+                for j in range(k + 1)
+            ]
         for t, c in parts:  # t: the monomial in the s's as (variable, power) pairs
             total[t] = total[t] + point(c) * factor if t in total else point(c) * factor
     constant = total.pop((), point(0))
@@ -363,7 +380,7 @@ def _exact(comp, ref: list[Fraction]):
     float enclosures cannot prove the sign of an exact 0, such as f and grad f at a minimum when the
     proof must reach the answer exactly (epsilon 0)."""
     values = {s: sympy.Rational(r.numerator, r.denominator) for s, r in zip(comp.program.symbols, ref)}
-    for (phi, *_), v in zip(comp.aux, comp.program.symbols[comp.n:]):
+    for (phi, *_), v in zip(comp.aux, comp.program.symbols[comp.n :]):
         values[v] = comp.aux_program.exprs[phi].xreplace(values)
 
     def get(handle):
@@ -375,6 +392,7 @@ def _exact(comp, ref: list[Fraction]):
             except (Unsupported, ArithmeticError, ValueError, TypeError):
                 comp.exact[key] = None
         return comp.exact[key]
+
     return get
 
 
@@ -389,7 +407,7 @@ def _tangent_bound(comp, box, at, target, ref, entry, linear) -> bool:
     if not _finite(box):
         return False
     free = _free(box)
-    rows = [[entry(i, k) for k in free[:a + 1]] for a, i in enumerate(free)]
+    rows = [[entry(i, k) for k in free[: a + 1]] for a, i in enumerate(free)]
     if any(h is None or not _bounded(h) for row in rows for h in row):
         return False
     d = [at.xs[i] - point(ref[i]) for i in range(comp.n)]
@@ -422,10 +440,13 @@ def _convex(comp, box, at, target, ref: list[Fraction]) -> bool:
 
     def linear(get):
         return get(comp.f), [get(g) for g in comp.grad]
+
     return _tangent_bound(comp, box, at, target, ref, lambda i, k: _safe(at, comp.hess[i][k]), linear)
 
 
-def _lagrangian(comp, box, at, target, j: int, mu: Fraction, rho: Fraction, hbar: Fraction, ref: list[Fraction]) -> bool:
+def _lagrangian(
+    comp, box, at, target, j: int, mu: Fraction, rho: Fraction, hbar: Fraction, ref: list[Fraction]
+) -> bool:
     """Constraint j (H >= 0) cuts the box, with H <= hbar on it. For feasible x in the box
     0 <= H <= hbar, so  g >= L = g - mu*H - rho*H*(hbar - H)  (mu, rho >= 0; of any sign when
     hbar = 0, as H = 0 on every feasible point then), and L is closed by
@@ -444,8 +465,11 @@ def _lagrangian(comp, box, at, target, j: int, mu: Fraction, rho: Fraction, hbar
     def entry(i, k):
         hg, hh = _safe(at, comp.hess[i][k]), _safe(at, comp.cons_hess[j][i][k])
         # d2/dxi dxk of  g - (mu + rho*hbar) H + rho H^2
-        return None if hg is None or hh is None else (
-            hg - (mu_i + rho_i * hbar_i) * hh + rho_i * 2 * (grad_h[i] * grad_h[k] + h_enc * hh))
+        return (
+            None
+            if hg is None or hh is None
+            else (hg - (mu_i + rho_i * hbar_i) * hh + rho_i * 2 * (grad_h[i] * grad_h[k] + h_enc * hh))
+        )
 
     def linear(get):
         gp, hp = get(comp.f), get(comp.cons[j][0])
@@ -454,7 +478,9 @@ def _lagrangian(comp, box, at, target, j: int, mu: Fraction, rho: Fraction, hbar
         grads = [(gi, hi) for gi, hi in zip((get(g) for g in comp.grad), (get(h) for h in comp.cons_grad[j]))]
         return gp - mu_i * hp - rho_i * hp * (hbar_i - hp), [
             None if gi is None or hi is None else gi - (mu_i + rho_i * hbar_i) * hi + 2 * rho_i * hp * hi
-            for gi, hi in grads]
+            for gi, hi in grads
+        ]
+
     return _tangent_bound(comp, box, at, target, ref, entry, linear)
 
 
@@ -500,14 +526,21 @@ def _lagrangian_choice(comp, box, at, target, ref) -> str | None:
             continue
         if h.b <= 0:
             # H = 0 on every feasible point of the box: any multiplier, and any weight on H^2
-            choices = [(Fraction(multiplier).limit_denominator(2 ** 30), Fraction(4) ** k, Fraction(0)) for k in (0, 3, 6)]
+            choices = [
+                (Fraction(multiplier).limit_denominator(2**30), Fraction(4) ** k, Fraction(0)) for k in (0, 3, 6)
+            ]
         elif multiplier > 0:
-            hbar = Fraction(float(h.b)).limit_denominator(2 ** 40)
+            hbar = Fraction(float(h.b)).limit_denominator(2**40)
             hbar = hbar if point(hbar).a >= h.b else Fraction(float(h.b)) * 2
             # half the multiplier on H^2 convexifies; none leaves a small Hessian for the Taylor term
-            choices = [(Fraction(multiplier / 2).limit_denominator(2 ** 30),
-                        Fraction(multiplier / (2 * float(hbar))).limit_denominator(2 ** 30), hbar),
-                       (Fraction(multiplier).limit_denominator(2 ** 30), Fraction(0), hbar)]
+            choices = [
+                (
+                    Fraction(multiplier / 2).limit_denominator(2**30),
+                    Fraction(multiplier / (2 * float(hbar))).limit_denominator(2**30),
+                    hbar,
+                ),
+                (Fraction(multiplier).limit_denominator(2**30), Fraction(0), hbar),
+            ]
         else:
             continue
         for mu, rho, hbar in choices:
@@ -536,7 +569,9 @@ def _face_ok(comp, box, at, i: int, side: str, gi) -> bool:
 
 def _monotone_face(comp, box, at, grads=None) -> tuple[int, str] | None:
     grads = grads if grads is not None else _gradient(comp, at)
-    return next(((i, side) for i, gi in enumerate(grads) for side in ("lo", "hi") if _face_ok(comp, box, at, i, side, gi)), None)
+    return next(
+        ((i, side) for i, gi in enumerate(grads) for side in ("lo", "hi") if _face_ok(comp, box, at, i, side, gi)), None
+    )
 
 
 def _concave(comp, box, at, i: int) -> bool:
@@ -552,8 +587,8 @@ def _face(box: Box, i: int, side: str) -> Box:
     return [(end, end) if k == i else b for k, b in enumerate(box)]
 
 
-FAR = Fraction(2 ** 12)          # an unbounded side this far out is split only after the finite ones
-FINE = Fraction(1, 2 ** 8)       # ... have been narrowed to this width
+FAR = Fraction(2**12)  # an unbounded side this far out is split only after the finite ones
+FINE = Fraction(1, 2**8)  # ... have been narrowed to this width
 
 
 def _split_choice(box: Box) -> tuple[int, Fraction] | None:
@@ -610,8 +645,9 @@ def _anchor(refs: list, box: Box) -> list[Fraction]:
     return [min(max(r, lo), hi) for r, (lo, hi) in zip(best, box)]
 
 
-def search(reduced: Reduced, target, ref: list[Fraction] | None, max_nodes: int = MAX_NODES,
-           others: tuple = ()) -> list[str]:
+def search(
+    reduced: Reduced, target, ref: list[Fraction] | None, max_nodes: int = MAX_NODES, others: tuple = ()
+) -> list[str]:
     """The proof tree's tokens, or BoundFailure when it does not close within max_nodes. ref and
     `others` (more optima: symmetric copies of the witness) anchor the convexity tests."""
     comp = compile_reduced(reduced)
@@ -647,7 +683,18 @@ def search(reduced: Reduced, target, ref: list[Fraction] | None, max_nodes: int 
             close(_face(box, *face), depth + 1)
             return
         # only where a face is a domain face: two faces at inner split points double the work
-        concave = next((i for i in range(comp.n) if (box0[i][0] == box[i][0] or box0[i][1] == box[i][1]) and _concave(comp, box, xs, i)), None) if xs is not None else None
+        concave = (
+            next(
+                (
+                    i
+                    for i in range(comp.n)
+                    if (box0[i][0] == box[i][0] or box0[i][1] == box[i][1]) and _concave(comp, box, xs, i)
+                ),
+                None,
+            )
+            if xs is not None
+            else None
+        )
         if concave is not None:
             tokens.append(f"e{concave}")
             close(_face(box, concave, "lo"), depth + 1)
@@ -677,7 +724,7 @@ def search(reduced: Reduced, target, ref: list[Fraction] | None, max_nodes: int 
     return tokens
 
 
-def replay(reduced: Reduced, target, tokens: list[str]) -> None:
+def replay(reduced: Reduced, target, tokens: list[str]) -> None:  # noqa: C901 — the trusted proof-tree replay: every token kind checked in one place, so the checker reads as one rule table
     """Re-check a proof tree; raises BoundFailure naming the first token that does not hold."""
     comp = compile_reduced(reduced)
     position = 0
@@ -685,7 +732,7 @@ def replay(reduced: Reduced, target, tokens: list[str]) -> None:
     def fail(message):
         raise BoundFailure(f"token {position} ({tokens[position - 1] if position else ''}): {message}")
 
-    def check(box, depth):
+    def check(box, depth):  # noqa: C901 — the replay's per-node rule table (see replay)
         nonlocal position
         if depth > MAX_DEPTH:
             fail("tree deeper than allowed")
@@ -713,7 +760,11 @@ def replay(reduced: Reduced, target, tokens: list[str]) -> None:
             check([(p, b[1]) if k == i else b for k, b in enumerate(box)], depth + 1)
         elif head.startswith("f"):
             i = int(head[1:])
-            if not 0 <= i < comp.n or arg not in ("lo", "hi") or not _face_ok(comp, box, raw, i, arg, _safe(raw, comp.grad[i])):
+            if (
+                not 0 <= i < comp.n
+                or arg not in ("lo", "hi")
+                or not _face_ok(comp, box, raw, i, arg, _safe(raw, comp.grad[i]))
+            ):
                 fail(f"objective not monotone towards the {arg} face of variable {i}, or a constraint shrinks that way")
             check(_face(box, i, arg), depth + 1)
         elif head.startswith("e"):

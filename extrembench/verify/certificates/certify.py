@@ -34,10 +34,18 @@ def target_interval(parsed, epsilon: Fraction):
     return compile_enclosure(sign * parsed.answer, [])([]) - point(epsilon_abs(epsilon, parsed.answer))
 
 
-def _document(problem: Problem, kind: str, witness: dict[str, str] | None, body: dict, size: int,
-              epsilon: Fraction | None = None) -> dict:
-    doc = {"format": FORMAT, "verifier": VERIFIER_VERSION, "kind": kind, "spec": embed_spec(problem),
-           "witness": witness, "size": size, "body": body}
+def _document(
+    problem: Problem, kind: str, witness: dict[str, str] | None, body: dict, size: int, epsilon: Fraction | None = None
+) -> dict:
+    doc = {
+        "format": FORMAT,
+        "verifier": VERIFIER_VERSION,
+        "kind": kind,
+        "spec": embed_spec(problem),
+        "witness": witness,
+        "size": size,
+        "body": body,
+    }
     if kind in ("bound", "sos"):
         doc["epsilon"] = str(epsilon) if kind == "bound" else "0"  # sos identities are exact
     return doc
@@ -63,7 +71,7 @@ def _try_bound(parsed, witness_point: dict | None, approx: dict, max_nodes: int)
             trees.append(bound.search(branch, target, ref, max_nodes=max_nodes, others=others))
         except (bound.BoundFailure, Unsupported) as exc:
             return None, f"branch-and-bound: {exc}"
-    for extra in (branches[0].extra_points if branches else ()):
+    for extra in branches[0].extra_points if branches else ():
         value = compile_enclosure(sign * parsed.objective, list(extra))([point(0)] * len(extra))
         if not value.a >= target.b:
             return None, "the origin (outside the normalised simplex) is below the answer"
@@ -101,8 +109,10 @@ def _copies(parsed, approx: dict) -> list[dict]:
         here = values(perm)
         if here is None or abs(here[0] - base[0]) > tol or perm == [approx[n] for n in names]:
             continue
-        ok = all(abs(v) <= tol if op == "=" else (v >= -tol if op in (">=", ">") else v <= tol)
-                 for v, (_, op, _) in zip(here[1:], parsed.constraints))
+        ok = all(
+            abs(v) <= tol if op == "=" else (v >= -tol if op in (">=", ">") else v <= tol)
+            for v, (_, op, _) in zip(here[1:], parsed.constraints)
+        )
         ok = ok and all(parsed.domains[s].contains(v) for s, v in zip(parsed.symbols, perm))
         if ok:
             out.append(dict(zip(names, perm)))
@@ -122,11 +132,12 @@ def _reference(branch, witness_point, approx, plan) -> list[Fraction] | None:
     return [Fraction(v).limit_denominator(10**12) for v in values.values()]
 
 
-MAX_SUBSTITUTED = 4   # a work bound: 5-10 cos variables (Putnam 2018 A3 family) spent 25-60 s failing the box budget
+MAX_SUBSTITUTED = 4  # a work bound: 5-10 cos variables (Putnam 2018 A3 family) spent 25-60 s failing the box budget
 
 
-def certify(problem: Problem, witness: dict[str, float] | None, reason: str = "",
-            max_nodes: int = bound.MAX_NODES) -> dict:
+def certify(
+    problem: Problem, witness: dict[str, float] | None, reason: str = "", max_nodes: int = bound.MAX_NODES
+) -> dict:
     """The certificate (a dict; `canonical` gives its bytes) of a confirmed problem. Never raises:
     a failure inside a proof attempt leaves the numeric certificate, with the error named."""
     try:
@@ -155,13 +166,20 @@ def _certify(problem: Problem, witness, reason: str, max_nodes: int) -> dict:
             return _document(problem, "sos", witness_text(exact), {**body, **extra}, sos.size(body))
         notes.append(f"sos: {why}")
         if steps and len(steps) > MAX_SUBSTITUTED:
-            body, why = None, (f"{len(steps)} substituted variables (the box search after a cos/sin substitution is "
-                               f"tried up to {MAX_SUBSTITUTED}: past that {max_nodes} boxes did not close)")
+            body, why = (
+                None,
+                (
+                    f"{len(steps)} substituted variables (the box search after a cos/sin substitution is "
+                    f"tried up to {MAX_SUBSTITUTED}: past that {max_nodes} boxes did not close)"
+                ),
+            )
         else:
             body, why = _try_bound(proof, exact, proof_approx, max_nodes)
         if body is not None:
             epsilon = body.pop("epsilon")
-            return _document(problem, "bound", witness_text(exact), {**body, **extra}, sum(len(t) for t in body["trees"]), epsilon)
+            return _document(
+                problem, "bound", witness_text(exact), {**body, **extra}, sum(len(t) for t in body["trees"]), epsilon
+            )
         notes.append(f"bound: {why}")
         # after bound, so a problem bound already proves keeps its certificate
         body, why = sos.attempt(parsed, exact, squared=True)
@@ -171,9 +189,13 @@ def _certify(problem: Problem, witness, reason: str, max_nodes: int) -> dict:
         # last: sorted copies of a symmetric group (Max/Min become its ends, Abs differences fixed signs)
         chains = symmetry.groups(proof)
         for squared in (False, True) if chains else ():
-            body, why = sos.attempt(symmetry.ordered(proof, chains), symmetry.sorted_witness(exact, chains), squared=squared)
+            body, why = sos.attempt(
+                symmetry.ordered(proof, chains), symmetry.sorted_witness(exact, chains), squared=squared
+            )
             if body is not None:
-                return _document(problem, "sos", witness_text(exact), {**body, **extra, "ordered": chains}, sos.size(body))
+                return _document(
+                    problem, "sos", witness_text(exact), {**body, **extra, "ordered": chains}, sos.size(body)
+                )
             notes.append(f"sos, ordered{', squared' if squared else ''}: {why}")
     else:
         notes.append("no exact witness found")

@@ -37,8 +37,12 @@ def check_row(row: dict) -> tuple[bool, str]:
     if spec is not None:
         spec = {k: spec.get(k) for k in ("sense", "variables", "constraints", "objective")}
     ok, reason = verify(doc, spec)
-    if (ok and doc.get("kind") in ("bound", "sos", "numeric") and row.get("answer") is not None
-            and answer_latex(doc["spec"]["answer"]) != row["answer"]):
+    if (
+        ok
+        and doc.get("kind") in ("bound", "sos", "numeric")
+        and row.get("answer") is not None
+        and answer_latex(doc["spec"]["answer"]) != row["answer"]
+    ):
         return False, f"the certificate proves the answer {doc['spec']['answer']}, the row's gold is {row['answer']}"
     return ok, reason
 

@@ -10,12 +10,12 @@ from fractions import Fraction
 from extrembench.problems.problem import Problem, ProblemError, parse_problem
 
 FORMAT = "extrembench-certificate/1"
-VERIFIER_VERSION = "8"   # 2: float-interval replay; 3: epsilon 0 after normalising a homogeneous objective;
+VERIFIER_VERSION = "8"  # 2: float-interval replay; 3: epsilon 0 after normalising a homogeneous objective;
 # 4: acos/asin witnesses, real coordinates, sos blocks times inequalities, Polya powers; 5: bound steps (concave ends,
 # constraint-monotone faces, Taylor tails, exact anchors); 6: branch-and-bound refutations retired;
 # 7: cos/sin substitutions; 8: sos targets K - (objective - a)^2, Abs signs fixed by x <= y chains or a symmetric
 # problem's sorting, sorted symmetric groups (body.ordered)
-EPSILON = Fraction(1, 10**9)   # relative: the bound proven is answer - EPSILON * max(1, ceil|answer|)
+EPSILON = Fraction(1, 10**9)  # relative: the bound proven is answer - EPSILON * max(1, ceil|answer|)
 SPEC_KEYS = ("sense", "variables", "constraints", "objective", "answer")
 
 
@@ -24,8 +24,13 @@ def canonical(certificate: dict) -> str:
 
 
 def embed_spec(problem: Problem) -> dict:
-    return {"sense": problem.sense, "variables": dict(problem.variables),
-            "constraints": list(problem.constraints), "objective": problem.objective, "answer": problem.answer}
+    return {
+        "sense": problem.sense,
+        "variables": dict(problem.variables),
+        "constraints": list(problem.constraints),
+        "objective": problem.objective,
+        "answer": problem.answer,
+    }
 
 
 def spec_problem(spec: dict):
@@ -34,9 +39,14 @@ def spec_problem(spec: dict):
         raise ValueError(f"certificate spec must have exactly the keys {', '.join(SPEC_KEYS)}")
     if not isinstance(spec["variables"], dict) or not isinstance(spec["constraints"], list):
         raise ValueError("certificate spec: variables must be a mapping and constraints a list")
-    problem = Problem(id="certificate", sense=spec["sense"], variables={str(k): str(v) for k, v in spec["variables"].items()},
-                      constraints=tuple(str(c) for c in spec["constraints"]), objective=str(spec["objective"]),
-                      answer=str(spec["answer"]))
+    problem = Problem(
+        id="certificate",
+        sense=spec["sense"],
+        variables={str(k): str(v) for k, v in spec["variables"].items()},
+        constraints=tuple(str(c) for c in spec["constraints"]),
+        objective=str(spec["objective"]),
+        answer=str(spec["answer"]),
+    )
     if problem.sense not in ("min", "max"):
         raise ValueError("certificate spec: sense must be min or max")
     try:

@@ -67,10 +67,10 @@ def _add_lo(x: float, y: float) -> float:
         t = s - x
         err = (x - (s - t)) + (y - t)
         return s if err >= 0 else _dn(s)
-    if s != s:            # inf - inf: an unbounded lower end
+    if s != s:  # inf - inf: an unbounded lower end
         return -_INF
     if s == _INF and x != _INF and y != _INF:
-        return _MAX       # overflow of finite ends: the exact sum is above the largest float
+        return _MAX  # overflow of finite ends: the exact sum is above the largest float
     return s
 
 
@@ -88,7 +88,7 @@ def _add_hi(x: float, y: float) -> float:
 
 
 _SPLIT = 134217729.0  # 2^27 + 1: Veltkamp's split of a double into two 26-bit halves
-_SAFE = 1e150         # below this the split and the error term neither overflow nor lose bits
+_SAFE = 1e150  # below this the split and the error term neither overflow nor lose bits
 
 
 def _product_error(x: float, y: float, p: float) -> float:
@@ -104,7 +104,7 @@ def _product_error(x: float, y: float, p: float) -> float:
 
 def _mul_lo(x: float, y: float) -> float:
     p = x * y
-    if p != p:            # 0 * inf: an end at 0 times an unbounded end; 0 times any real is 0
+    if p != p:  # 0 * inf: an end at 0 times an unbounded end; 0 times any real is 0
         return 0.0
     if x == 0 or y == 0:
         return p
@@ -112,7 +112,7 @@ def _mul_lo(x: float, y: float) -> float:
         # exact products (a sign flip, a dyadic box end times a small integer) stay exact, so
         # a difference that is exactly 0 at a box end keeps its sign
         return p if _product_error(x, y, p) >= 0 else _dn(p)
-    if p == 0:            # underflow: the sign is still known
+    if p == 0:  # underflow: the sign is still known
         return 0.0 if (x > 0) == (y > 0) else -5e-324
     if p == _INF:
         return _MAX if (x != _INF and x != -_INF and y != _INF and y != -_INF) else _INF
@@ -137,19 +137,19 @@ def _mul_hi(x: float, y: float) -> float:
 def _quotient_remainder_sign(x: float, y: float, q: float) -> float:
     """The sign of x/y - q (q = fl(x/y)) exactly, from x - q*y (TwoProduct), for moderate values."""
     p = q * y
-    remainder = (x - p) - _product_error(q, y, p)   # x - p is exact: p is within an ulp of x
+    remainder = (x - p) - _product_error(q, y, p)  # x - p is exact: p is within an ulp of x
     return remainder if y > 0 else -remainder
 
 
 def _div_lo(x: float, y: float) -> float:
     q = x / y
-    if q != q:            # inf / inf
+    if q != q:  # inf / inf
         return -_INF
     if x == 0:
         return q
     if 1e-290 < abs(q) < 1e300 and 1e-140 < abs(x) < 1e140 and 1e-140 < abs(y) < 1e140:
         return q if _quotient_remainder_sign(x, y, q) >= 0 else _dn(q)
-    if q == 0:            # underflow or a finite end over an infinite one: the sign is still known
+    if q == 0:  # underflow or a finite end over an infinite one: the sign is still known
         return 0.0 if (x > 0) == (y > 0) else -5e-324
     if q == _INF:
         return _MAX if (x != _INF and x != -_INF) else _INF
@@ -253,9 +253,9 @@ def _divide(x: Interval, y: Interval) -> Interval:
     a, b, c, d = x.a, x.b, y.a, y.b
     if c < 0 < d or (c == 0 and d == 0):
         return ENTIRE
-    if d <= 0 and c < 0:   # a nonpositive divisor: x / y = (-x) / (-y)
+    if d <= 0 and c < 0:  # a nonpositive divisor: x / y = (-x) / (-y)
         a, b, c, d = -b, -a, -d, -c
-    if c == 0:             # divisor [0, d]: values x / t for t in (0, d]
+    if c == 0:  # divisor [0, d]: values x / t for t in (0, d]
         if a >= 0:
             return Interval(_div_lo(a, d), _INF) if a > 0 else Interval(0.0, _INF)
         if b <= 0:
@@ -294,7 +294,7 @@ def _int_power(x: Interval, n: int) -> Interval:
     a, b = x.a, x.b
     if a >= 0:
         return Interval(_pow_lo(a, n), _pow_hi(b, n))
-    if n & 1:               # odd: increasing; (-v)^n = -(v^n)
+    if n & 1:  # odd: increasing; (-v)^n = -(v^n)
         lo = -_pow_hi(-a, n)
         hi = _pow_hi(b, n) if b >= 0 else -_pow_lo(-b, n)
         return Interval(lo, hi)
@@ -306,7 +306,7 @@ def _int_power(x: Interval, n: int) -> Interval:
 def _float_point(value: Fraction) -> Interval:
     """The tightest float interval around an exact rational."""
     try:
-        f = value.numerator / value.denominator   # correctly rounded (Python's int true division)
+        f = value.numerator / value.denominator  # correctly rounded (Python's int true division)
     except OverflowError:
         return Interval(_MAX, _INF) if value > 0 else Interval(-_INF, -_MAX)
     if f == _INF:
@@ -379,12 +379,14 @@ def _from_mp(v) -> Interval:
 def _libmpi_unary(func, lowest: float = -_INF, highest: float = _INF):
     """A mpmath.libmp interval function applied to float ends (exact as raw mpf) at 53 bits:
     mpmath's own software arithmetic, never libm; clipped to the function's range."""
+
     def apply(x: Interval) -> Interval:
         lo, hi = func((_from_float(x.a), _from_float(x.b)), PRECISION_BITS)
         out = _from_raw(lo, hi)
         if out.a < lowest or out.b > highest:
             out = Interval(max(out.a, lowest), min(out.b, highest))
         return out
+
     return apply
 
 
@@ -397,7 +399,7 @@ def _root_candidate(v: float, q: int) -> float:
     rounded arithmetic only (the same bits everywhere)."""
     m, e = math.frexp(v)
     k, r = divmod(e, q)
-    w = math.ldexp(m, r)            # v = w * 2^(q k), w in [1/2, 2^(q-1)): root in [1/2, 2)
+    w = math.ldexp(m, r)  # v = w * 2^(q k), w in [1/2, 2^(q-1)): root in [1/2, 2)
     x = 1.0
     for _ in range(100):
         power = 1.0
@@ -449,7 +451,7 @@ def _sqrt(x: Interval) -> Interval:
     lo = max(x.a, 0.0)
     r_lo = math.sqrt(lo)
     r_hi = math.sqrt(x.b) if x.b != _INF else _INF
-    if not _exact_root(r_lo, lo):   # sqrt is correctly rounded: one step outward unless exact
+    if not _exact_root(r_lo, lo):  # sqrt is correctly rounded: one step outward unless exact
         r_lo = _dn(r_lo)
     if r_hi != _INF and not _exact_root(r_hi, x.b):
         r_hi = _upw(r_hi)
@@ -511,9 +513,16 @@ def _general_power(base: Interval, power: Interval) -> Interval:
     return _exp(power * _log(base))
 
 
-_UNARY = {sympy.sin: _libmpi_unary(libmpi.mpi_sin, -1.0, 1.0), sympy.cos: _libmpi_unary(libmpi.mpi_cos, -1.0, 1.0),
-          sympy.tan: _libmpi_unary(libmpi.mpi_tan), sympy.exp: _exp, sympy.log: _log, sympy.Abs: _abs, sympy.sign: _sign,
-          sympy.Heaviside: _heaviside}
+_UNARY = {
+    sympy.sin: _libmpi_unary(libmpi.mpi_sin, -1.0, 1.0),
+    sympy.cos: _libmpi_unary(libmpi.mpi_cos, -1.0, 1.0),
+    sympy.tan: _libmpi_unary(libmpi.mpi_tan),
+    sympy.exp: _exp,
+    sympy.log: _log,
+    sympy.Abs: _abs,
+    sympy.sign: _sign,
+    sympy.Heaviside: _heaviside,
+}
 
 _PI = _from_mp(ctx.pi)
 _E = _from_mp(ctx.e)
@@ -538,11 +547,11 @@ class Program:
         self.symbols = list(symbols)
         self._slot = {s: i for i, s in enumerate(self.symbols)}
         self._template: list = [None] * len(self.symbols)
-        self._steps: list = []       # (slot, op, arg slot, arg slot)
-        self._needed: list = []      # per added expression: the steps it needs, in order
-        self._step_of: dict = {}     # slot -> step index
+        self._steps: list = []  # (slot, op, arg slot, arg slot)
+        self._needed: list = []  # per added expression: the steps it needs, in order
+        self._step_of: dict = {}  # slot -> step index
         self._cache: dict = {}
-        self.exprs: list = []        # per handle: the expression added
+        self.exprs: list = []  # per handle: the expression added
 
     def add(self, expr: sympy.Expr) -> int:
         """Compile `expr`; returns its handle for `Run.value`."""
@@ -630,7 +639,7 @@ class Run:
 
     def __init__(self, program: Program, xs: Sequence[Interval]):
         values = list(program._template)
-        values[:len(xs)] = xs
+        values[: len(xs)] = xs
         self.values = values
         self.program = program
         self.done = set()
@@ -687,7 +696,7 @@ def _mp_value(e: sympy.Expr, box: dict, strict: bool):  # noqa: C901 (one case p
 
     if e.is_Rational:
         return ctx.mpf(int(e.p)) / int(e.q)
-    if e is sympy.pi:   # ctx.pi is lazy (evaluated at the precision of the moment): fix it now
+    if e is sympy.pi:  # ctx.pi is lazy (evaluated at the precision of the moment): fix it now
         return ctx.pi * 1
     if e is sympy.E:
         return ctx.e * 1

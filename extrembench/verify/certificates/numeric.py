@@ -13,8 +13,11 @@ from extrembench.verify.certificates.witness import check_witness, parse_witness
 def build(witness_exact: dict | None, witness_float: dict[str, float] | None, reason: str) -> dict:
     if witness_exact is not None:
         return {"exact": True, "reason": reason}
-    return {"exact": False, "reason": reason,
-            "approximate_witness": {k: repr(float(v)) for k, v in sorted((witness_float or {}).items())}}
+    return {
+        "exact": False,
+        "reason": reason,
+        "approximate_witness": {k: repr(float(v)) for k, v in sorted((witness_float or {}).items())},
+    }
 
 
 def verify(certificate: dict, parsed) -> tuple[bool, str]:

@@ -32,12 +32,13 @@ class Reduced:
     constraints. Eliminated variables stay in objective and constraints as auxiliaries:
     `aux` = (symbol, its solved form in `symbols`, its Domain); an evaluation encloses the solved
     form and intersects it with the domain, which every feasible point satisfies."""
+
     symbols: tuple[sympy.Symbol, ...]
     bounds: tuple[tuple[Fraction | None, Fraction | None], ...]
     objective: sympy.Expr
     nonneg: tuple[tuple[sympy.Expr, bool], ...]
     aux: tuple[tuple[sympy.Symbol, sympy.Expr, Domain], ...] = ()
-    extra_points: tuple[dict, ...] = ()                 # single points checked outright (e.g. the origin)
+    extra_points: tuple[dict, ...] = ()  # single points checked outright (e.g. the origin)
 
     @property
     def substitutions(self) -> dict:
@@ -53,7 +54,7 @@ def _fraction(value: sympy.Expr | None, side: str = "lo") -> Fraction | None:
         return Fraction(int(value.p), int(value.q))
 
     enclosure = compile_enclosure(value, [])([])
-    scale = 2 ** 30
+    scale = 2**30
     if side == "lo":
         return Fraction(math.floor(Fraction(float(enclosure.a)) * scale) - 1, scale)
     return Fraction(math.ceil(Fraction(float(enclosure.b)) * scale) + 1, scale)
@@ -136,7 +137,7 @@ def needs_exact_level(parsed: ParsedProblem, plan: list[dict]) -> bool:
     return homogeneity_degree(parsed.objective, list(parsed.symbols)) not in (None, 0)
 
 
-def apply_plan(parsed: ParsedProblem, answer_signed: sympy.Expr, plan: list[dict]) -> list[Reduced]:
+def apply_plan(parsed: ParsedProblem, answer_signed: sympy.Expr, plan: list[dict]) -> list[Reduced]:  # noqa: C901 — one branch per elimination-step kind, replayed in the plan's order; each step's precondition is checked where it is applied
     """Replay `plan` on the problem; returns the branches whose union covers every feasible point
     (in min form). Raises PlanError when a step's precondition fails."""
     symbols, domains, equalities, nonneg, objective = base_problem(parsed)
@@ -170,7 +171,9 @@ def apply_plan(parsed: ParsedProblem, answer_signed: sympy.Expr, plan: list[dict
                 var = next((s for s in syms if s.name == name), None)
                 if var is None or index >= len(eqs):
                     raise PlanError(f"eliminate: no variable {name!r} or constraint {index}")
-                numerator = sympy.numer(sympy.together(eqs[index]))  # superset: also zeros of the denominator's multiples
+                numerator = sympy.numer(
+                    sympy.together(eqs[index])
+                )  # superset: also zeros of the denominator's multiples
                 try:
                     poly = sympy.Poly(sympy.expand(numerator), var)
                 except sympy.PolynomialError:  # cos(x), sqrt(x^2 + 1), ...: not solvable for it here
@@ -180,13 +183,15 @@ def apply_plan(parsed: ParsedProblem, answer_signed: sympy.Expr, plan: list[dict
                     p, q = poly.all_coeffs()
                     # p = 0 would force q = 0: a q that never vanishes keeps p nonzero on feasible points
                     if _sign_proven(p, rest, domains) == 0 and _sign_proven(q, rest, domains) == 0:
-                        raise PlanError(f"eliminate {name}: neither its coefficient {p} nor the rest {q} is provably nonzero")
+                        raise PlanError(
+                            f"eliminate {name}: neither its coefficient {p} nor the rest {q} is provably nonzero"
+                        )
                     solutions = [-q / p]
                 elif poly.degree() == 2:
                     a, b, c = poly.all_coeffs()
                     if _sign_proven(a, rest, domains) == 0:
                         raise PlanError(f"eliminate {name}: leading coefficient {a} is not provably nonzero")
-                    disc = sympy.expand(b ** 2 - 4 * a * c)
+                    disc = sympy.expand(b**2 - 4 * a * c)
                     solutions = [(-b + sympy.sqrt(disc)) / (2 * a), (-b - sympy.sqrt(disc)) / (2 * a)]
                     nn = nn + [(disc, False)]
                 else:
@@ -195,9 +200,15 @@ def apply_plan(parsed: ParsedProblem, answer_signed: sympy.Expr, plan: list[dict
                     if sympy.expand(poly.as_expr().subs(var, solution)) != 0:
                         raise PlanError(f"eliminate {name}: {solution} does not solve constraint {index}")
                     put = {var: solution}
-                    new.append((rest, [sympy.together(e.subs(put)) for k, e in enumerate(eqs) if k != index],
-                                nn + _domain_constraints(solution, domains[var]),
-                                obj, {**{k: v.subs(put) for k, v in subs.items()}, var: solution}))
+                    new.append(
+                        (
+                            rest,
+                            [sympy.together(e.subs(put)) for k, e in enumerate(eqs) if k != index],
+                            nn + _domain_constraints(solution, domains[var]),
+                            obj,
+                            {**{k: v.subs(put) for k, v in subs.items()}, var: solution},
+                        )
+                    )
             branches = new
         else:
             raise PlanError(f"unknown plan step {step!r}")
@@ -229,8 +240,12 @@ def choose_plan(parsed: ParsedProblem, answer_signed: sympy.Expr, witness: dict)
         equalities = [sympy.Add(*symbols) - 1]
     names = sorted((s.name for s in symbols), key=lambda n: (-abs(float(witness.get(n, 0))), n))
     for left in range(len(equalities), 0, -1):
-        tried = (plan + [{"op": "eliminate", "var": n, "constraint": k}] for k in range(left) for n in names
-                 if all(n != step.get("var") for step in plan))
+        tried = (
+            plan + [{"op": "eliminate", "var": n, "constraint": k}]
+            for k in range(left)
+            for n in names
+            if all(n != step.get("var") for step in plan)
+        )
         plan = next((p for p in tried if _plan_ok(parsed, answer_signed, p)), None)
         if plan is None:
             return None

@@ -67,15 +67,21 @@ def ordered(parsed: ParsedProblem, chains: list[list[str]]) -> ParsedProblem:
             if all(a in rank for a in args) and len({rank[a][0] for a in args}) == 1:
                 return (max if isinstance(e, sympy.Max) else min)(args, key=rank.get)
             return type(e)(*args)
+
         return pick(*e.args)
 
     def sub(e):
         return e.replace(lambda x: isinstance(x, (sympy.Max, sympy.Min)), resolve)
 
     links = tuple((by_name[a], "<=", by_name[b]) for chain in chains for a, b in zip(chain, chain[1:]))
-    return ParsedProblem(parsed.symbols, parsed.domains,
-                         tuple((sub(lhs), op, sub(rhs)) for lhs, op, rhs in parsed.constraints) + links,
-                         sub(parsed.objective), parsed.answer, parsed.sense)
+    return ParsedProblem(
+        parsed.symbols,
+        parsed.domains,
+        tuple((sub(lhs), op, sub(rhs)) for lhs, op, rhs in parsed.constraints) + links,
+        sub(parsed.objective),
+        parsed.answer,
+        parsed.sense,
+    )
 
 
 def checked(parsed: ParsedProblem, body: dict) -> ParsedProblem:
@@ -83,8 +89,11 @@ def checked(parsed: ParsedProblem, body: dict) -> ParsedProblem:
     (ValueError otherwise)."""
     chains = body.get("ordered")
     names = [s.name for s in parsed.symbols]
-    if (not isinstance(chains, list) or not chains
-            or not all(isinstance(c, list) and len(c) > 1 and all(n in names for n in c) for c in chains)):
+    if (
+        not isinstance(chains, list)
+        or not chains
+        or not all(isinstance(c, list) and len(c) > 1 and all(n in names for n in c) for c in chains)
+    ):
         raise ValueError("ordered: a list of groups of two or more of the spec's variables")
     flat = [n for c in chains for n in c]
     if len(set(flat)) != len(flat):

@@ -36,7 +36,7 @@ def _image(by: str, domain: Domain) -> tuple[sympy.Rational, sympy.Rational] | N
     multiples of pi (or infinite); the extremes are at the ends and at the critical points (k pi
     for cos, pi/2 + k pi for sin) inside."""
     a, b = (None, None) if domain.lo is None or domain.hi is None else (domain.lo / sympy.pi, domain.hi / sympy.pi)
-    if a is None or (a.is_Rational and b.is_Rational and b - a >= 2):   # a whole period
+    if a is None or (a.is_Rational and b.is_Rational and b - a >= 2):  # a whole period
         return sympy.Integer(-1), sympy.Integer(1)
     if not (a.is_Rational and b.is_Rational):
         return None
@@ -63,7 +63,7 @@ def plan(parsed: ParsedProblem) -> dict[str, list[str]]:
         if v in parsed.domains and k.is_Integer and k != 0:
             uses.setdefault(v, set()).add((type(atom).__name__, int(k)))
             masked[atom] = sympy.Dummy()
-    bare = set().union(*(e.xreplace(masked).free_symbols for e in exprs))   # v outside cos/sin(k v)
+    bare = set().union(*(e.xreplace(masked).free_symbols for e in exprs))  # v outside cos/sin(k v)
     out = {}
     for v in sorted(set(uses) - bare, key=str):
         for by in ("cos", "sin"):
@@ -79,7 +79,7 @@ def substituted(parsed: ParsedProblem, steps: dict[str, list[str]]) -> ParsedPro
     put, domains = {}, dict(parsed.domains)
     for atom in set().union(*(e.atoms(sympy.cos, sympy.sin) for e in _expressions(parsed))):
         k, v = atom.args[0].as_coeff_Mul()
-        if v in domains and v.name in steps:   # plan took v: every cos/sin of it has this form
+        if v in domains and v.name in steps:  # plan took v: every cos/sin of it has this form
             put[atom] = _polynomial(steps[v.name][0], type(atom).__name__, int(k), v)
     for v in parsed.symbols:
         if v.name in steps:
@@ -88,8 +88,14 @@ def substituted(parsed: ParsedProblem, steps: dict[str, list[str]]) -> ParsedPro
     def sub(e):
         return sympy.expand(e.xreplace(put))
 
-    return ParsedProblem(parsed.symbols, domains, tuple((sub(lhs), op, sub(rhs)) for lhs, op, rhs in parsed.constraints),
-                         sub(parsed.objective), parsed.answer, parsed.sense)
+    return ParsedProblem(
+        parsed.symbols,
+        domains,
+        tuple((sub(lhs), op, sub(rhs)) for lhs, op, rhs in parsed.constraints),
+        sub(parsed.objective),
+        parsed.answer,
+        parsed.sense,
+    )
 
 
 def route(parsed: ParsedProblem) -> tuple[dict, ParsedProblem, dict]:
@@ -98,10 +104,12 @@ def route(parsed: ParsedProblem) -> tuple[dict, ParsedProblem, dict]:
     steps = plan(parsed)
     if steps:
         poly = substituted(parsed, steps)
-        fields = {"substitution": steps,
-                  "polynomial": [str(poly.objective), *(f"{lhs} {op} {rhs}" for lhs, op, rhs in poly.constraints)]}
+        fields = {
+            "substitution": steps,
+            "polynomial": [str(poly.objective), *(f"{lhs} {op} {rhs}" for lhs, op, rhs in poly.constraints)],
+        }
         try:
-            return steps, checked(parsed, fields), fields   # the verifier's own re-derivation
+            return steps, checked(parsed, fields), fields  # the verifier's own re-derivation
         except ValueError:
             pass
     return {}, parsed, {}
@@ -116,7 +124,11 @@ def checked(parsed: ParsedProblem, body: dict) -> ParsedProblem:
     poly = substituted(parsed, steps)
     texts = body.get("polynomial")
     names = [s.name for s in parsed.symbols]
-    if not isinstance(texts, list) or len(texts) != 1 + len(poly.constraints) or not all(isinstance(t, str) for t in texts):
+    if (
+        not isinstance(texts, list)
+        or len(texts) != 1 + len(poly.constraints)
+        or not all(isinstance(t, str) for t in texts)
+    ):
         raise ValueError("the polynomial problem needs the objective and every constraint")
     given = [parse_relation(f"{texts[0]} = 0", names)] + [parse_relation(t, names) for t in texts[1:]]
     derived = [(poly.objective, "=", 0), *poly.constraints]

@@ -28,7 +28,7 @@ def _same_spec(embedded: dict, spec: dict | None) -> str | None:
     return None
 
 
-def verify(certificate: dict | str, spec: dict | None = None) -> tuple[bool, str]:
+def verify(certificate: dict | str, spec: dict | None = None) -> tuple[bool, str]:  # noqa: C901 — the trusted checker's dispatch over certificate kinds (the route interface replaces it)
     """(ok, reason). `spec` is the problem the certificate must be about; None checks the
     certificate on its own embedded spec."""
     try:
@@ -92,8 +92,10 @@ def _verify_bound(doc: dict, parsed, epsilon: Fraction) -> tuple[bool, str]:
     except PlanError as exc:
         return False, f"bound: plan: {exc}"
     if epsilon != 0 and needs_exact_level(parsed, list(body.get("plan") or [])):
-        return False, ("bound: a normalised homogeneous objective of nonzero degree needs epsilon 0 (scaling "
-                       "multiplies any slack on the simplex without bound)")
+        return False, (
+            "bound: a normalised homogeneous objective of nonzero degree needs epsilon 0 (scaling "
+            "multiplies any slack on the simplex without bound)"
+        )
     trees = body.get("trees")
     if not isinstance(trees, list) or len(trees) != len(branches):
         return False, f"bound: {len(branches)} branches need as many proof trees"
@@ -103,7 +105,7 @@ def _verify_bound(doc: dict, parsed, epsilon: Fraction) -> tuple[bool, str]:
             bound.replay(branch, target, [str(t) for t in tokens])
         except bound.BoundFailure as exc:
             return False, f"bound: branch {k}: {exc}"
-    for extra in (branches[0].extra_points if branches else ()):
+    for extra in branches[0].extra_points if branches else ():
         try:
             value = compile_enclosure(sign * parsed.objective, list(extra))([point(0)] * len(extra))
         except (ArithmeticError, ValueError):
@@ -111,4 +113,7 @@ def _verify_bound(doc: dict, parsed, epsilon: Fraction) -> tuple[bool, str]:
         if not value.a >= target.b:
             return False, "bound: the origin is below the answer"
     nodes = sum(len(t) for t in trees)
-    return True, f"bound: {nodes} boxes prove the objective within {epsilon} (relative) of the answer; exact witness attains it"
+    return (
+        True,
+        f"bound: {nodes} boxes prove the objective within {epsilon} (relative) of the answer; exact witness attains it",
+    )

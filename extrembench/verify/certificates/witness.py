@@ -44,7 +44,10 @@ def _inverse(atom: sympy.Expr) -> Interval:
     lo, hi = (0.0, 3.141592653) if acos else (-1.570796326, 1.570796326)  # floats inside the range
     lo, hi = max(lo, middle - 1e-9), min(hi, middle + 1e-9)
     forward = compile_enclosure(sympy.cos(_PROBE) if acos else -sympy.sin(_PROBE), [_PROBE])
-    if not (forward([Interval(lo, lo)]).a >= (r.b if acos else -r.a) and forward([Interval(hi, hi)]).b <= (r.a if acos else -r.b)):
+    if not (
+        forward([Interval(lo, lo)]).a >= (r.b if acos else -r.a)
+        and forward([Interval(hi, hi)]).b <= (r.a if acos else -r.b)
+    ):
         raise ValueError(f"{atom} is not enclosed (its argument may lie outside [-1, 1])")
     return Interval(lo, hi)
 
@@ -138,7 +141,11 @@ def _check_witness(parsed: ParsedProblem, point: dict) -> str | None:
 
 
 def _snap(value: float) -> list[sympy.Expr]:
-    out = [sympy.Rational(Fraction(value).limit_denominator(60).numerator, Fraction(value).limit_denominator(60).denominator)]
+    out = [
+        sympy.Rational(
+            Fraction(value).limit_denominator(60).numerator, Fraction(value).limit_denominator(60).denominator
+        )
+    ]
     guess = sympy.nsimplify(sympy.Float(value, 15), _SURDS, tolerance=1e-7)
     if guess not in out and guess.is_real:
         out.append(guess)
@@ -149,8 +156,9 @@ def find_witness(parsed: ParsedProblem, approximate: dict[str, float]) -> dict |
     """An exact witness near the approximate one, cheapest candidates first: each coordinate snapped
     to a short rational or surd; then the reduction plan's eliminated variables recomputed exactly
     from the snapped others; then the points of _structured_points."""
-    return _first_witness(parsed, itertools.chain(_snapped_points(parsed, approximate),
-                                                  _structured_points(parsed, approximate)))
+    return _first_witness(
+        parsed, itertools.chain(_snapped_points(parsed, approximate), _structured_points(parsed, approximate))
+    )
 
 
 def _snapped_points(parsed: ParsedProblem, approximate: dict[str, float]):
@@ -188,7 +196,7 @@ def _first_witness(parsed: ParsedProblem, candidates) -> dict | None:
 MAX_SOLVES = 12
 MAX_UNKNOWNS = 3
 MAX_DEGREE = 6
-_TOL = 1e-7   # the float proposes (relations, closed forms); only the exact check decides
+_TOL = 1e-7  # the float proposes (relations, closed forms); only the exact check decides
 
 
 def _structured_points(parsed: ParsedProblem, approximate: dict[str, float]):
@@ -197,8 +205,13 @@ def _structured_points(parsed: ParsedProblem, approximate: dict[str, float]):
     unknowns, which are recognised as closed forms or solved exactly from the equalities, the
     inequalities active at the float and objective = answer (Abs, Max, Min resolved as at the
     float). A scale-free float (coordinates ~1e12) is also tried divided by its largest one."""
-    trig = set().union(*(f.free_symbols for e in (parsed.objective, *(a - b for a, _, b in parsed.constraints))
-                         for f in e.atoms(sympy.sin, sympy.cos, sympy.tan)))
+    trig = set().union(
+        *(
+            f.free_symbols
+            for e in (parsed.objective, *(a - b for a, _, b in parsed.constraints))
+            for f in e.atoms(sympy.sin, sympy.cos, sympy.tan)
+        )
+    )
     largest = max((abs(v) for v in approximate.values()), default=0)
     scales = ([largest] if largest > 1e3 else []) + [1.0]
     solves = 0
@@ -209,13 +222,17 @@ def _structured_points(parsed: ParsedProblem, approximate: dict[str, float]):
         param, basis = _relations(x, trig)
         forms = {u: _closed_forms(v, u in trig) for u, v in basis.items()}
         for nearest in (True, False):
-            values = {u: min(forms[u], key=lambda e, v=v: abs(float(e) - v)) if nearest else forms[u][0]
-                      for u, v in basis.items()}
+            values = {
+                u: min(forms[u], key=lambda e, v=v: abs(float(e) - v)) if nearest else forms[u][0]
+                for u, v in basis.items()
+            }
             yield {s: param[s].xreplace(values) for s in parsed.symbols}
         constraints, objective = _equations(parsed, x, param)
         equations, unknowns = constraints + [objective], list(basis)
         # as few unknowns fixed as the equations allow: a solved point is exact however far its float is off
-        for fixed_count in range(max(0, len(unknowns) - len(equations), len(unknowns) - MAX_UNKNOWNS), len(unknowns) + 1):
+        for fixed_count in range(
+            max(0, len(unknowns) - len(equations), len(unknowns) - MAX_UNKNOWNS), len(unknowns) + 1
+        ):
             for fixed in itertools.combinations(unknowns, fixed_count):
                 rest = [u for u in unknowns if u not in fixed]
                 if not rest or any(u in trig for u in rest):
@@ -280,7 +297,10 @@ def _closed_forms(value: float, angle: bool) -> list[sympy.Expr]:
     if angle:
         turn = Fraction(value / math.pi).limit_denominator(12)
         near = [sympy.pi * sympy.Rational(turn.numerator, turn.denominator)]
-        for ratio, inverse, images in ((math.cos(value), sympy.acos, (1, -1)), (math.sin(value), sympy.asin, (1, None))):
+        for ratio, inverse, images in (
+            (math.cos(value), sympy.acos, (1, -1)),
+            (math.sin(value), sympy.asin, (1, None)),
+        ):
             r = Fraction(ratio).limit_denominator(60)
             base = inverse(sympy.Rational(r.numerator, r.denominator))
             for image in images:
@@ -294,7 +314,9 @@ def _closed_forms(value: float, angle: bool) -> list[sympy.Expr]:
 def _equations(parsed: ParsedProblem, x: dict, param: dict) -> tuple[list[sympy.Expr], sympy.Expr]:
     """(equalities and inequalities active at x, objective - answer) in the unknowns of `param`."""
     out = [lhs - rhs for lhs, op, rhs in parsed.constraints if op == "=" or abs(_float(lhs - rhs, x)) < 1e-6]
-    return [e for e in (e.xreplace(param) for e in out) if sympy.expand(e) != 0], (_resolve(parsed.objective, x) - parsed.answer).xreplace(param)
+    return [e for e in (e.xreplace(param) for e in out) if sympy.expand(e) != 0], (
+        _resolve(parsed.objective, x) - parsed.answer
+    ).xreplace(param)
 
 
 def _float(expr: sympy.Expr, x: dict) -> float:
@@ -335,7 +357,7 @@ def _solve(equations: list[sympy.Expr], unknowns: list, floats: dict) -> dict | 
         if poly.is_zero or poly.total_degree() > (MAX_DEGREE if poly.domain.is_QQ or poly.domain.is_ZZ else 2):
             continue
         if poly.total_degree() == 0:
-            return None   # a nonzero constant (or one sympy cannot decide): this choice fails
+            return None  # a nonzero constant (or one sympy cannot decide): this choice fails
         polys.append(poly.as_expr())
     polys = polys or radical[:1]
     if not polys:
@@ -346,7 +368,9 @@ def _solve(equations: list[sympy.Expr], unknowns: list, floats: dict) -> dict | 
         return None
     best = None
     for solution in solutions:
-        if set(solution) != set(unknowns) or any(v.free_symbols or v.has(sympy.I, sympy.RootOf) for v in solution.values()):
+        if set(solution) != set(unknowns) or any(
+            v.free_symbols or v.has(sympy.I, sympy.RootOf) for v in solution.values()
+        ):
             continue
         distance = sum(abs(complex(v.evalf(15)) - floats[u]) for u, v in solution.items())
         if best is None or distance < best[0]:
