@@ -11,6 +11,8 @@ import argparse
 import importlib
 import sys
 
+from extrembench.core.errors import InputError
+
 # subcommand -> (module, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
     "check": ("extrembench.verify.check", "validate problem files by computation"),
@@ -42,7 +44,11 @@ def main(argv: list[str] | None = None) -> int:
             module.add_arguments(sub_parser)
             sub_parser.set_defaults(_run=module.run)
     args = parser.parse_args(argv)
-    return int(args._run(args) or 0)
+    try:
+        return int(args._run(args) or 0)
+    except InputError as error:
+        print(f"extrembench {args.command}: {error}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

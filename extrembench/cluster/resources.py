@@ -10,12 +10,13 @@ from __future__ import annotations
 from typing import Any
 
 from extrembench.core.config import Cluster, Resources
+from extrembench.core.errors import InputError
 
 # A job killed for time or memory reruns with this factor per extra attempt (1×, 2×, 4×, …).
 GROWTH_PER_ATTEMPT = 2
 
 
-class ResourceError(ValueError):
+class ResourceError(InputError, ValueError):
     """A size class that would submit a wrong request; the message names the key and the fix."""
 
 

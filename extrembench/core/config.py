@@ -20,13 +20,14 @@ import yaml
 from pydantic import BeforeValidator, Field, TypeAdapter, ValidationError, field_validator, model_validator
 from pydantic_core import PydanticCustomError
 
+from extrembench.core.errors import InputError
 from extrembench.core.untrusted_yaml import StrictModel, shown
 
 KINDS = ("extremal", "ingested", "formalized", "variants")
 BACKENDS = ("sglang", "openai", "llamacpp", "reference-solver", "symmetric-guess")
 
 
-class ConfigError(ValueError):
+class ConfigError(InputError, ValueError):
     """Invalid configuration; the message names the key and the fix."""
 
 

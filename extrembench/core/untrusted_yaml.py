@@ -19,13 +19,15 @@ import yaml
 from pydantic import BaseModel, ConfigDict, model_validator
 from pydantic_core import PydanticCustomError
 
+from extrembench.core.errors import InputError
+
 MAX_FILE_BYTES = 256 * 1024  # a problem file is a few KB; expressions are capped at 1,000 characters
 MAX_DEPTH = 20  # mappings/lists inside each other; the problem format needs 3
 MAX_NODES = 20_000  # scalars + collections in one file
 SHOWN_VALUE_CHARS = 80  # an error message shows at most this much of an offending value
 
 
-class UntrustedYAMLError(ValueError):
+class UntrustedYAMLError(InputError, ValueError):
     """The file cannot be read safely; `field` says where ('(file)', '(yaml)')."""
 
     def __init__(self, field: str, reason: str):

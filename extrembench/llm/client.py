@@ -29,6 +29,7 @@ import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 import aiohttp
 from tenacity import AsyncRetrying, retry_if_exception_type, stop_after_attempt
@@ -143,6 +144,20 @@ async def _read_capped(reply: aiohttp.ClientResponse, limit: int) -> tuple[bytes
     return bytes(body), True
 
 
+def chat_url(base_url: str) -> str:
+    """The chat completions URL of an OpenAI-compatible base URL, given with or without its `/v1`
+    (providers document it with: https://api.example.com/v1)."""
+    base = base_url.rstrip("/")
+    return base + ("/chat/completions" if base.endswith("/v1") else CHAT_PATH)
+
+
+def shown_url(url: str) -> str:
+    """The URL as errors show it: without any user:password@ part (the key itself is only ever in
+    a header)."""
+    parts = urlsplit(url)
+    return urlunsplit(parts._replace(netloc=parts.hostname + (f":{parts.port}" if parts.port else "")))
+
+
 class ChatClient:
     def __init__(
         self,
@@ -158,7 +173,8 @@ class ChatClient:
     ) -> None:
         if not re.match(r"https?://[^/]", base_url):
             raise ValueError(f"base_url {base_url!r}: expected http://host[:port][/prefix] or https://...")
-        self.url = base_url.rstrip("/") + CHAT_PATH
+        self.url = chat_url(base_url)
+        self.shown_url = shown_url(self.url)
         self.api_key_env = api_key_env
         self.concurrency = concurrency
         self.timeout_s = timeout_s
@@ -191,7 +207,7 @@ class ChatClient:
         except TimeoutError:
             raise _Transient(f"no reply within {self.timeout_s:g}s") from None
         except (aiohttp.ClientError, OSError, asyncio.IncompleteReadError) as exc:
-            raise _Transient(scrub(f"{type(exc).__name__}: {exc}", self._secrets)) from None
+            raise _Transient(scrub(f"{type(exc).__name__}: {exc} (POST {self.shown_url})", self._secrets)) from None
         if reply.status == 200:
             try:
                 if not whole:
@@ -202,7 +218,8 @@ class ChatClient:
                 return failure(scrub(f"HTTP 200 with an unreadable body ({exc}): {text}", self._secrets), status=200)
             response["latency_s"] = round(time.monotonic() - started, 3)
             return response
-        message = scrub(f"HTTP {reply.status}: {data.decode('utf-8', errors='replace')}", self._secrets)
+        body = data.decode("utf-8", errors="replace")
+        message = scrub(f"HTTP {reply.status}: {body} (POST {self.shown_url})", self._secrets)
         if reply.status in RETRYABLE_STATUS:
             raise _Transient(message, status=reply.status, retry_after=reply.headers.get("Retry-After"))
         return failure(message, status=reply.status)

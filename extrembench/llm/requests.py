@@ -83,7 +83,3 @@ def produced_by(engine: str, version: str) -> dict[str, Any]:
         "engine_version": version,
         "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
     }
-
-
-class GenerationFailed(RuntimeError):
-    """Too many requests of a generate job failed; every answer received so far stays cached."""

@@ -18,6 +18,7 @@ import sympy
 from pydantic import BeforeValidator, Field, ValidationError, field_validator
 from pydantic_core import PydanticCustomError
 
+from extrembench.core.errors import InputError
 from extrembench.core.untrusted_yaml import (
     SHOWN_VALUE_CHARS,
     StrictModel,
@@ -36,7 +37,7 @@ from extrembench.problems.expr import (
 )
 
 
-class ProblemError(ValueError):
+class ProblemError(InputError, ValueError):
     """A problem that cannot be used, with the file, the field and what is wrong."""
 
     def __init__(self, file: str | None, field: str, reason: str):

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from extrembench.core.artifacts import write_artifact
+from extrembench.core.errors import InputError
 from extrembench.core.files import read_jsonl, sha256_file
 from extrembench.core.shards import shard_of, take
 
@@ -33,19 +34,28 @@ log = logging.getLogger(__name__)
 ANSWER_TYPES = ("number", "set", "variable", "description")
 
 
-def shared_data_root() -> Path:
-    """Where the local dataset copies live (see ../shared/data/*/PROVENANCE.md): the
-    EXTREMBENCH_SHARED_DATA environment variable, else ../shared/data beside the checkout."""
-    configured = os.environ.get("EXTREMBENCH_SHARED_DATA")
+SHARED_DATA_ENV = "EXTREMBENCH_SHARED_DATA"
+CHECKOUT = Path(__file__).resolve().parents[2]  # extrembench/sources/ingest.py -> the checkout
+
+
+def shared_data_root(checkout: Path | None = None) -> Path:
+    """Where the local dataset copies live (see their PROVENANCE.md files): the folder named by the
+    EXTREMBENCH_SHARED_DATA environment variable, else `shared/data` beside the checkout
+    (`<checkout>/../shared/data`)."""
+    configured = os.environ.get(SHARED_DATA_ENV)
     if configured:
         return Path(configured)
-    return Path(__file__).resolve().parents[2] / "shared" / "data"
+    return (checkout or CHECKOUT).parent / "shared" / "data"
 
 
-SHARED_DATA_ROOT = shared_data_root()
+def shared_data_places(checkout: Path | None = None) -> str:
+    """The places shared_data_root looks, in its order, for an error message."""
+    configured = os.environ.get(SHARED_DATA_ENV)
+    first = f"{SHARED_DATA_ENV}={configured}" if configured else f"{SHARED_DATA_ENV} (not set)"
+    return f"{first}, then {(checkout or CHECKOUT).parent / 'shared' / 'data'} (../shared/data beside the checkout)"
 
 
-class DatasetError(ValueError):
+class DatasetError(InputError, ValueError):
     """A dataset file is missing or does not have the documented layout."""
 
 
@@ -95,12 +105,20 @@ def verify_files(spec: DatasetSpec, root: Path) -> None:
             )
 
 
-def local_root(name: str, data_root: Path = SHARED_DATA_ROOT) -> Path:
-    """The folder of a dataset's local copy under the shared data root (offline mode)."""
+def local_root(name: str, data_root: Path | None = None) -> Path:
+    """The folder of a dataset's local copy under the shared data root (offline mode); raises
+    DatasetError naming every place looked in when it is not there."""
     spec = dataset_spec(name)
     if spec.local_dir is None:
         raise DatasetError(f"dataset {name!r} has no local copy; it can only be fetched from the Hub")
-    return Path(data_root) / spec.local_dir
+    folder = Path(data_root if data_root is not None else shared_data_root()) / spec.local_dir
+    if not folder.is_dir():
+        looked = str(folder) if data_root is not None else shared_data_places()
+        raise DatasetError(
+            f"local copy of dataset {name!r} not found: looked for {spec.local_dir}/ in {looked}. Put the "
+            f"datasets in ../shared/data beside the checkout, or set {SHARED_DATA_ENV} to their folder."
+        )
+    return folder
 
 
 def load_benchmark(name: str, root: Path) -> list[dict]:
