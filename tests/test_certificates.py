@@ -348,7 +348,7 @@ def test_check_prints_a_certificate(tmp_path, capsys):
         "objective: (1 + 1/a)*(1 + 1/b)\nanswer: 9\n",
         encoding="utf-8",
     )
-    assert cli.main(["check", str(path)]) == 0
+    assert cli.main(["check", "--json", str(path)]) == 0
     out = json.loads(capsys.readouterr().out.splitlines()[0])
     assert out["status"] == "confirmed" and out["certificate"]["kind"] in ("bound", "sos")
     assert verify(out["certificate"])[0]

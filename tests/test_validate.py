@@ -175,7 +175,7 @@ def test_to_json_keys():
 def test_cli_prints_json_lines_and_runs_no_code(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     files = [str(FIXTURES / "pwned.yaml"), str(FIXTURES / "titu-cyclic.yaml")]
-    assert cli.main(["check", *files]) == 0
+    assert cli.main(["check", "--json", *files]) == 0
     lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert [(r["id"], r["status"]) for r in lines] == [("pwned", "invalid"), ("titu-cyclic", "confirmed")]
     assert set(lines[1]) == {"id", "status", "best_value", "witness", "reason", "certificate"}
@@ -266,3 +266,17 @@ def test_projection_through_a_square_root_of_a_negative_number_is_not_a_crash():
     )
     result = check_problem(problem)
     assert result.status == "confirmed", result.reason
+
+
+def test_cli_prints_a_short_line_per_file_progress_and_a_total(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr("extrembench.verify.check.HEARTBEAT_S", 0.05)  # a check of a second shows a heartbeat
+    files = [str(FIXTURES / "pwned.yaml"), str(FIXTURES / "titu-cyclic.yaml")]
+    assert cli.main(["check", *files]) == 0
+    captured = capsys.readouterr()
+    out = captured.out.splitlines()
+    assert out[0].startswith("pwned: invalid (certificate: none, ")
+    assert out[1].startswith("titu-cyclic: confirmed (certificate: ")
+    assert out[2] == "2 file(s): 1 confirmed, 1 invalid"
+    assert all(len(line) < 400 for line in out)
+    assert f"[1/2] checking {files[0]}" in captured.err and "[2/2] checking" in captured.err
+    assert "still checking titu-cyclic.yaml" in captured.err
