@@ -30,7 +30,7 @@ config.clear()
 config.update(CONFIG.model_dump(mode="json"))
 
 BASE = Path(workflow.basedir)
-RESULTS = "results"
+RESULTS = CONFIG.results_dir.rstrip("/")  # results/ for the default run, results/<experiment> for the others
 BENCHMARKS = CONFIG.evaluate.benchmarks
 MODELS = CONFIG.evaluate.models
 EXTREMAL = [b for b in BENCHMARKS if CONFIG.benchmarks[b].kind == "extremal"]

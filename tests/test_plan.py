@@ -16,8 +16,8 @@ import pytest
 import yaml
 from conftest import require_shared_data
 
-from extrembench.core.config import Cluster, Resources, model_entry
-from extrembench.report.plan import job_gpu_seconds, layered_config, plan_cost
+from extrembench.core.config import Cluster, Resources, layered_config, model_entry
+from extrembench.report.plan import job_gpu_seconds, plan_cost
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURES = REPO / "tests" / "fixtures" / "pipeline"

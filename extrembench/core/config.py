@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping
-from pathlib import Path
+import re
+from collections.abc import Iterable, Mapping
+from pathlib import Path, PurePosixPath
 from typing import Annotated, Any, Literal
 
 import yaml
@@ -391,11 +392,26 @@ class Config(Section):
     cache_dir: str = Field(
         "cache", description="content-addressed response cache; kept outside declared outputs so reruns reuse it"
     )
+    results_dir: str = Field(
+        "results",
+        description="where this experiment's outputs go, relative to the working directory: each experiment "
+        "file names its own (results/<experiment>), so a failed run of one never touches another's",
+    )
     validation: Validation = Field(default_factory=Validation)
     aggregate: Aggregate = Field(default_factory=Aggregate)
     grading: Grading = Field(default_factory=Grading)
     translate: Translate = Field(default_factory=Translate)
     convert: Convert = Field(default_factory=Convert)
+
+    @field_validator("results_dir")
+    @classmethod
+    def _relative_results_dir(cls, value: str) -> str:
+        parts = PurePosixPath(value).parts
+        if not value or value.startswith("/") or ".." in parts or not re.fullmatch(r"[A-Za-z0-9._/-]+", value):
+            raise ValueError(
+                f"{value!r} must be a relative path inside the working directory, e.g. results/my-experiment"
+            )
+        return value.rstrip("/")
 
     @model_validator(mode="after")
     def _derive_and_check(self) -> Config:
@@ -542,6 +558,21 @@ def load_config_file(path: str | Path) -> Config:
     if not isinstance(raw, dict):
         raise ConfigError(f"{path}: the top level must be a mapping")
     return validate_config(raw)
+
+
+def layered_config(base: Path | None, overlays: Iterable[Path]) -> Config:
+    """config.yaml, then each --configfile merged key by key (lists replaced), as Snakemake does
+    for the Snakefile's `configfile:` plus `--configfile`; then validated with defaults filled."""
+    from snakemake.utils import update_config  # deferred: snakemake costs start-up time and only this path needs it
+
+    merged: dict[str, Any] = {}
+    for path in [*([base] if base else []), *overlays]:
+        with open(path, encoding="utf-8") as handle:
+            layer = yaml.safe_load(handle) or {}
+        if not isinstance(layer, dict):
+            raise ConfigError(f"{path}: the top level must be a mapping")
+        update_config(merged, layer)
+    return validate_config(merged)
 
 
 def config_hash(config: Config) -> str:

@@ -25,15 +25,12 @@ import json
 import math
 import os
 import sys
-from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from extrembench.core.artifacts import read_artifact
-from extrembench.core.config import Cluster, Config, ConfigError, Model, Resources, validate_config
+from extrembench.core.config import Cluster, Config, ConfigError, Model, Resources, layered_config
 from extrembench.core.files import read_jsonl
 from extrembench.core.shards import shard_of, take
 from extrembench.generation.requests import ASKED_STATUSES
@@ -42,7 +39,6 @@ from extrembench.llm.backends import SOLVER_BACKENDS
 from extrembench.llm.cache import GenerationCache
 from extrembench.sources.ingest import load_benchmark, local_root
 
-RESULTS = "results"
 RECORDED_SAMPLE = 2000  # cached responses read per (benchmark, model) for the token mean
 
 
@@ -64,26 +60,10 @@ class PlanRow:
     cost: float | None  # None: no price configured
 
 
-# ---------------------------------------------------------------- config, as Snakemake layers it
-def layered_config(base: Path | None, overlays: Iterable[Path]) -> Config:
-    """config.yaml, then each --configfile merged key by key (lists replaced), as Snakemake does
-    for the Snakefile's `configfile:` plus `--configfile`; then validated with defaults filled."""
-    from snakemake.utils import update_config  # deferred: snakemake costs start-up time and only this path needs it
-
-    merged: dict[str, Any] = {}
-    for path in [*([base] if base else []), *overlays]:
-        with open(path, encoding="utf-8") as handle:
-            layer = yaml.safe_load(handle) or {}
-        if not isinstance(layer, dict):
-            raise ConfigError(f"{path}: the top level must be a mapping")
-        update_config(merged, layer)
-    return validate_config(merged)
-
-
 # ---------------------------------------------------------------- problems per shard
-def problems_table(workdir: Path, benchmark: str, shard: int) -> Path:
+def problems_table(workdir: Path, results_dir: str, benchmark: str, shard: int) -> Path:
     """The path rules/common.smk gives the shard's problems table."""
-    return workdir / RESULTS / benchmark / "problems" / f"shard-{shard}.parquet"
+    return workdir / results_dir / benchmark / "problems" / f"shard-{shard}.parquet"
 
 
 def unbuilt_problem_counts(benchmark: str, config: Config, workdir: Path) -> dict[int, int]:
@@ -164,7 +144,7 @@ def plan_pair(benchmark: str, model: str, config: Config, workdir: Path) -> Plan
     unbuilt = None
     tokens: list[int] = []
     for shard in range(bench.shards):
-        table = problems_table(workdir, benchmark, shard)
+        table = problems_table(workdir, config.results_dir, benchmark, shard)
         if table.exists():
             statuses = read_artifact(table, "problems").column("status").to_pylist()
             planned = sum(s in ASKED_STATUSES for s in statuses) * bench.trials
