@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from extrembench.core.config import ConfigError, config_hash, load_config_file, validate_config
+from extrembench.core.config import ConfigError, config_hash, layered_config, load_config_file, validate_config
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT = yaml.safe_load((REPO / "config.yaml").read_text())
@@ -242,6 +242,7 @@ def test_variants_benchmark_errors_name_the_fix(change, message):
                 "resources",
                 "cluster",
                 "cache_dir",
+                "results_dir",
                 "validation",
                 "aggregate",
                 "grading",
@@ -290,3 +291,21 @@ def test_config_schema_documents_each_kind_backend_and_default():
         "symmetric-guess",
     }
     assert defs["Sampling"]["properties"]["temperature"]["default"] == 0.6
+
+
+@pytest.mark.parametrize("value", ["/abs/results", "../results", "results/../../x", "has space", ""])
+def test_results_dir_must_stay_inside_the_working_directory(value):
+    base = yaml.safe_load((REPO / "config.yaml").read_text())
+    with pytest.raises(ConfigError, match="results_dir: .*must be a relative path inside the working directory"):
+        validate_config({**base, "results_dir": value})
+
+
+def test_every_experiment_has_its_own_results_dir():
+    seen = {}
+    for path in sorted((REPO / "experiments").glob("*.yaml")):
+        # amo-bench.yaml is layered on paper.yaml (its model registry); the last layer names the folder
+        config = layered_config(REPO / "config.yaml", [REPO / "experiments" / "paper.yaml", path])
+        assert config.results_dir == f"results/{path.stem}", path.name
+        seen[config.results_dir] = path.name
+    assert validate_config(yaml.safe_load((REPO / "config.yaml").read_text())).results_dir == "results"
+    assert len(seen) == len(list((REPO / "experiments").glob("*.yaml")))
