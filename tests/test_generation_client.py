@@ -15,7 +15,7 @@ import pytest
 
 from extrembench.core.artifacts import write_artifact
 from extrembench.core.config import validate_config
-from extrembench.generation.requests import clamp_max_tokens, plan_samples, render_messages
+from extrembench.generation.requests import plan_samples, render_messages
 from extrembench.generation.run import generate_shard
 from extrembench.llm.client import (
     ChatClient,
@@ -25,6 +25,7 @@ from extrembench.llm.client import (
     retry_delay,
     scrub,
 )
+from extrembench.llm.requests import clamp_max_tokens
 
 
 def chat_body(content: str) -> dict:
