@@ -73,6 +73,7 @@ def plan(workdir: Path, *configfiles: Path) -> dict:
     return json.loads(result.stdout)
 
 
+@pytest.mark.slow  # ~2 s
 def test_paper_grid_plan_counts_every_job_and_request_from_the_sources(tmp_path):
     for name in ("config.yaml", "data"):
         (tmp_path / name).symlink_to(REPO / name)
@@ -185,6 +186,7 @@ def test_planned_missing_requests_equal_what_the_default_config_then_sends(tmp_p
     assert (tmp_path / "results" / "figures" / "accuracy_vs_cost.png").stat().st_size > 0
 
 
+@pytest.mark.slow  # ~2 s
 def test_variants_are_planned_as_an_upper_bound_before_vary_runs(tmp_path):
     """Before vary: per_problem variants of each kind for every parent in the varied share."""
     shutil.copytree(FIXTURES, tmp_path / "problems")

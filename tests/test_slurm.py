@@ -523,6 +523,7 @@ def snapshot_code(destination: Path) -> Path:
     return destination
 
 
+@pytest.mark.slow  # ~4 s
 def test_dry_run_through_slurm_profile_without_slurm_shows_each_models_resources(tmp_path):
     tiny_config(tmp_path)
     bare = tmp_path / "bin"  # a PATH with no SLURM command at all; the plugin still needs `which`
