@@ -205,6 +205,7 @@ SOS_CASES = [
 
 
 @pytest.mark.parametrize("problem, witness", SOS_CASES)
+@pytest.mark.slow  # ~5 s
 def test_sos_certifies_and_tampering_fails(problem, witness):
     certificate = certify(problem, witness)
     assert certificate["kind"] == "sos", certificate["body"]
@@ -401,6 +402,7 @@ def _perturbed_solver(seed: int, size: float):
 
 
 @pytest.mark.parametrize("problem, witness", SOS_CASES)
+@pytest.mark.slow  # ~18 s
 def test_sos_certificate_bytes_survive_solver_noise(problem, witness):
     """The stored rationals do not depend on float noise within solver tolerance (1e-8)."""
     from extrembench.verify.certificates import sos
@@ -445,6 +447,7 @@ def test_sos_certificate_bytes_survive_solver_noise(problem, witness):
         ),
     ],
 )
+@pytest.mark.slow  # ~3 s
 def test_certifier_never_fails_on_non_polynomial_constraints_or_complex_candidates(problem, witness):
     certificate = certify(problem, witness)
     assert "the certifier failed" not in certificate["body"].get("not_certified", ""), certificate["body"]
@@ -668,6 +671,7 @@ def bound_only(monkeypatch):
 
 
 @pytest.mark.parametrize("problem, witness, head", ROUTE_CASES)
+@pytest.mark.slow  # ~3 s
 def test_new_routes_certify_and_a_tampered_step_fails(problem, witness, head, bound_only):
     certificate = certify(problem, witness)
     assert certificate["kind"] == "bound", certificate["body"]

@@ -41,7 +41,13 @@ def _module_name(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-@pytest.mark.parametrize("script", SCRIPTS, ids=str)
+# a subprocess per script, ~1-2 s each (idle 2 cores): the fast tier checks one, the full suite all
+FAST_SCRIPT = Path("scripts/translate.py")
+
+
+@pytest.mark.parametrize(
+    "script", [pytest.param(s, marks=[] if s == FAST_SCRIPT else [pytest.mark.slow]) for s in SCRIPTS], ids=str
+)
 def test_closure_covers_every_module_the_script_loads(script):
     closure = {_module_name(p) for p in import_closure([script], base=ROOT) if p.parts[-2:] != script.parts}
     missing = _loaded_by_imports(script) - closure

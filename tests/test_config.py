@@ -133,6 +133,7 @@ def test_load_config_file_rejects_non_mapping(tmp_path):
         load_config_file(path)
 
 
+@pytest.mark.slow  # ~3 s
 def test_snakemake_stops_before_any_job_on_a_bad_key(tmp_path):
     bad = tmp_path / "bad.yaml"
     bad.write_text(yaml.safe_dump({"grading": {"mode": "lenient"}}))

@@ -109,6 +109,7 @@ def test_renamed_and_scaled_copy_is_flagged(problem_id, scales, factor, constant
 KNOWN_MISSES = {"ineq-0140", "ineq-0151", "ineq-0152", "ineq-0161", "ineq-0188"}
 
 
+@pytest.mark.slow  # ~42 s
 def test_copy_of_every_shipped_problem_is_flagged():
     """Renamed (reverse order) with the objective doubled and shifted: the detector must see
     through that for every shipped problem."""
@@ -124,6 +125,7 @@ def test_copy_of_every_shipped_problem_is_flagged():
     assert sorted(set(missed) - KNOWN_MISSES) == [], f"renamed copies not flagged: {missed}"
 
 
+@pytest.mark.slow  # ~17 s
 def test_shipped_set_has_no_near_duplicates():
     """The shipped set passes the detector. Until issue 17's clean-up of data/problems lands, the
     current files fail this; the message lists every pair."""

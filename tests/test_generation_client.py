@@ -9,9 +9,9 @@ import json
 import logging
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
+from support.loopback import LoopbackServer, Reply, Request
 
 from extrembench.core.artifacts import write_artifact
 from extrembench.core.config import validate_config
@@ -35,7 +35,7 @@ def chat_body(content: str) -> dict:
     }
 
 
-class ScriptedEndpoint:
+class ScriptedEndpoint(LoopbackServer):
     """A loopback OpenAI-style endpoint that answers each POST from a script of (status, delay_s)
     steps (the last step repeats), recording every request's headers and body."""
 
@@ -44,48 +44,19 @@ class ScriptedEndpoint:
         self.extra_headers = headers or {}
         self.requests: list[dict] = []
         self.lock = threading.Lock()
-        endpoint = self
+        super().__init__(self.answer)
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def do_POST(self):
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                with endpoint.lock:
-                    endpoint.requests.append({"headers": dict(self.headers), "body": body})
-                    step = endpoint.script.pop(0) if len(endpoint.script) > 1 else endpoint.script[0]
-                status, delay = step
-                time.sleep(delay)
-                data = json.dumps(
-                    chat_body(f"\\boxed{{{body.get('seed')}}}")
-                    if status == 200
-                    else {"error": {"message": f"status {status}"}}
-                ).encode()
-                self.send_response(status)
-                for name, value in endpoint.extra_headers.items():
-                    self.send_header(name, value)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def log_message(self, *args):
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.thread = threading.Thread(target=self.server.serve_forever, args=(0.05,), daemon=True)
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.server.server_address[1]}"
-
-    def __enter__(self):
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        self.server.shutdown()
-        self.server.server_close()
+    def answer(self, request: Request) -> Reply:
+        body = request.json()
+        with self.lock:
+            self.requests.append({"headers": request.headers, "body": body})
+            step = self.script.pop(0) if len(self.script) > 1 else self.script[0]
+        status, delay = step
+        time.sleep(delay)
+        reply = (
+            chat_body(f"\\boxed{{{body.get('seed')}}}") if status == 200 else {"error": {"message": f"status {status}"}}
+        )
+        return Reply(status, reply, headers=self.extra_headers)
 
 
 def run_client(client: ChatClient, payloads: list[dict]) -> list[dict]:
@@ -166,21 +137,11 @@ def test_every_request_is_answered_once_under_concurrency():
     assert all(r["prompt_tokens"] == 7 and r["completion_tokens"] == 3 for r in responses)
 
 
-class RawEndpoint(ScriptedEndpoint):
+class RawEndpoint(LoopbackServer):
     """Answers every POST with one fixed status and body."""
 
     def __init__(self, status: int, body: bytes) -> None:
-        super().__init__([(status, 0)])
-
-        def do_POST(handler):
-            handler.rfile.read(int(handler.headers["Content-Length"]))
-            handler.send_response(status)
-            handler.send_header("Content-Type", "application/json")
-            handler.send_header("Content-Length", str(len(body)))
-            handler.end_headers()
-            handler.wfile.write(body)
-
-        self.server.RequestHandlerClass.do_POST = do_POST
+        super().__init__(lambda request: Reply(status, body))
 
 
 def test_reasoning_content_and_token_counts_are_kept():

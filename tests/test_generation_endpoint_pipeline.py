@@ -5,19 +5,16 @@ recovers, `--forcerun generate` sends exactly that request again."""
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
-import subprocess
-import sys
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 import yaml
+from support.loopback import LoopbackServer, Reply, Request
+from support.workflow import run_snakemake
 
 from extrembench.llm.cache import GenerationCache
 
@@ -27,77 +24,39 @@ REPO = Path(__file__).resolve().parents[1]
 SECRET = "sk-pipeline-SECRET-0123456789abcdef"
 
 
-class Endpoint:
+class Endpoint(LoopbackServer):
     """`mode` decides every answer: 'unauthorized' (401 echoing the Authorization header),
     'flaky' (500 for the first seed it ever saw, 200 otherwise), 'healthy' (200)."""
 
     def __init__(self) -> None:
         self.mode, self.seeds, self.flaky_seed = "unauthorized", [], None
-        endpoint = self
+        super().__init__(self.answer)
+        self.start()
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def do_POST(self):
-                seed = json.loads(self.rfile.read(int(self.headers["Content-Length"])))["seed"]
-                endpoint.seeds.append(seed)
-                if endpoint.flaky_seed is None and endpoint.mode == "flaky":
-                    endpoint.flaky_seed = seed
-                if endpoint.mode == "unauthorized":
-                    status, body = (
-                        401,
-                        {
-                            "error": {
-                                "message": "Incorrect API key",
-                                "echo": {"Authorization": self.headers.get("Authorization")},
-                            }
-                        },
-                    )
-                elif endpoint.mode == "flaky" and seed == endpoint.flaky_seed:
-                    status, body = 500, {"error": {"message": "upstream crashed"}}
-                else:
-                    status, body = (
-                        200,
-                        {
-                            "choices": [{"message": {"content": "So \\boxed{4}"}, "finish_reason": "stop"}],
-                            "usage": {"prompt_tokens": 30, "completion_tokens": 5},
-                        },
-                    )
-                data = json.dumps(body).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def log_message(self, *args):
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.thread = threading.Thread(target=self.server.serve_forever, args=(0.05,), daemon=True)
-        self.thread.start()
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
-
-
-def snakemake(workdir: Path, *args: str) -> subprocess.CompletedProcess:
-    command = [
-        sys.executable,
-        "-m",
-        "snakemake",
-        "--snakefile",
-        str(REPO / "Snakefile"),
-        "--directory",
-        str(workdir),
-        "--profile",
-        str(REPO / "profiles" / "local"),
-        *args,
-    ]
-    return subprocess.run(
-        command, capture_output=True, text=True, timeout=900, env={**os.environ, "EXTREMBENCH_PIPELINE_KEY": SECRET}
-    )
+    def answer(self, request: Request) -> Reply:
+        seed = request.json()["seed"]
+        self.seeds.append(seed)
+        if self.flaky_seed is None and self.mode == "flaky":
+            self.flaky_seed = seed
+        if self.mode == "unauthorized":
+            return Reply(
+                401,
+                {
+                    "error": {
+                        "message": "Incorrect API key",
+                        "echo": {"Authorization": request.headers.get("Authorization")},
+                    }
+                },
+            )
+        if self.mode == "flaky" and seed == self.flaky_seed:
+            return Reply(500, {"error": {"message": "upstream crashed"}})
+        return Reply(
+            200,
+            {
+                "choices": [{"message": {"content": "So \\boxed{4}"}, "finish_reason": "stop"}],
+                "usage": {"prompt_tokens": 30, "completion_tokens": 5},
+            },
+        )
 
 
 def no_secret_anywhere(root: Path) -> None:
@@ -120,7 +79,7 @@ def test_failing_endpoint_through_snakemake(tmp_path):
                     "max_retries": 0,
                     "max_failure_rate": 0.5,
                     "openai": {
-                        "base_url": f"http://127.0.0.1:{endpoint.server.server_address[1]}",
+                        "base_url": endpoint.base_url,
                         "api_key_env": "EXTREMBENCH_PIPELINE_KEY",
                     },
                 }
@@ -131,9 +90,10 @@ def test_failing_endpoint_through_snakemake(tmp_path):
         }
         (tmp_path / "config.yaml").write_text(yaml.safe_dump(config))
         cache = GenerationCache(tmp_path / "cache")
+        env = {**os.environ, "EXTREMBENCH_PIPELINE_KEY": SECRET}
 
         # 1. Every request is refused: the run fails with the server's message, key scrubbed.
-        result = snakemake(tmp_path)
+        result = run_snakemake(tmp_path, env=env)
         assert result.returncode != 0
         log = (tmp_path / "results/logs/generate/b/api/shard-0.log").read_text()
         for text in (result.stderr, log):
@@ -145,7 +105,7 @@ def test_failing_endpoint_through_snakemake(tmp_path):
 
         # 2. The key is fixed; one request fails with 500 (within max_failure_rate).
         endpoint.mode, endpoint.seeds = "flaky", []
-        result = snakemake(tmp_path)
+        result = run_snakemake(tmp_path, env=env)
         assert result.returncode == 0, result.stderr[-5000:]
         assert len(endpoint.seeds) == 4 and len(set(endpoint.seeds)) == 4  # 2 asked problems x 2 trials
         generations = pq.read_table(tmp_path / "results/b/generate/api/shard-0.parquet").to_pylist()
@@ -159,7 +119,7 @@ def test_failing_endpoint_through_snakemake(tmp_path):
 
         # 3. The endpoint recovers: rerunning generate sends exactly the failed request.
         endpoint.mode, endpoint.seeds = "healthy", []
-        result = snakemake(tmp_path, "--forcerun", "generate")
+        result = run_snakemake(tmp_path, "--forcerun", "generate", env=env)
         assert result.returncode == 0, result.stderr[-5000:]
         assert endpoint.seeds == [endpoint.flaky_seed]
         board = pd.read_csv(tmp_path / "results/leaderboard.csv")

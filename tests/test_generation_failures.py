@@ -5,13 +5,11 @@ body echoing the key never reaches a log, a cache entry or a Parquet file."""
 
 from __future__ import annotations
 
-import json
 import logging
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+from support.loopback import LoopbackServer, Reply, Request
 
 from extrembench.core.artifacts import read_artifact, write_artifact
 from extrembench.core.config import validate_config
@@ -21,46 +19,19 @@ from extrembench.llm.cache import GenerationCache
 SECRET = "sk-test-ECHOED-KEY-0123456789abcdef"
 
 
-class StandIn:
+class StandIn(LoopbackServer):
     """An OpenAI-style endpoint on 127.0.0.1 whose answer is decided per request by `decide(seed)`
     -> (status, body dict); it records every seed it was sent."""
 
     def __init__(self, decide) -> None:
         self.decide = decide
         self.seeds: list[int] = []
-        stand_in = self
+        super().__init__(self.answer)
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def do_POST(self):
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                stand_in.seeds.append(body["seed"])
-                status, reply = stand_in.decide(body["seed"], dict(self.headers))
-                data = json.dumps(reply).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def log_message(self, *args):
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.thread = threading.Thread(target=self.server.serve_forever, args=(0.05,), daemon=True)
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.server.server_address[1]}"
-
-    def __enter__(self):
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        self.server.shutdown()
-        self.server.server_close()
+    def answer(self, request: Request) -> Reply:
+        seed = request.json()["seed"]
+        self.seeds.append(seed)
+        return Reply(*self.decide(seed, request.headers))
 
 
 def answer(seed: int) -> dict:

@@ -12,12 +12,11 @@ import re
 import signal
 import subprocess
 import sys
-import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+from support.loopback import LoopbackServer, Reply, Request
 
 from extrembench.core.artifacts import read_artifact, write_artifact
 from extrembench.core.config import model_entry, validate_config
@@ -172,48 +171,24 @@ def test_prompt_over_the_context_fails_the_job_by_default(gguf, tmp_path):
     assert not (tmp_path / "out.parquet").exists()
 
 
-class CountingProxy:
+class CountingProxy(LoopbackServer):
     """Loopback HTTP proxy in front of the llama.cpp server: records the seed of every chat request
     that reaches the server."""
 
     def __init__(self, upstream_port: int) -> None:
         self.seeds: list[int] = []
-        proxy = self
+        self.upstream_port = upstream_port
+        super().__init__(self.forward)
+        self.start()
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def do_POST(self):
-                body = self.rfile.read(int(self.headers["Content-Length"]))
-                proxy.seeds.append(json.loads(body)["seed"])
-                upstream = http.client.HTTPConnection("127.0.0.1", upstream_port, timeout=120)
-                upstream.request("POST", self.path, body, {"Content-Type": "application/json"})
-                reply = upstream.getresponse()
-                data = reply.read()
-                upstream.close()
-                try:
-                    self.send_response(reply.status)
-                    self.send_header("Content-Type", "application/json")
-                    self.send_header("Content-Length", str(len(data)))
-                    self.end_headers()
-                    self.wfile.write(data)
-                except OSError:
-                    pass  # the client was killed while the server was still answering
-
-            def log_message(self, *args):
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.thread = threading.Thread(target=self.server.serve_forever, args=(0.05,), daemon=True)
-        self.thread.start()
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.server.server_address[1]}"
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+    def forward(self, request: Request) -> Reply:
+        self.seeds.append(request.json()["seed"])
+        upstream = http.client.HTTPConnection("127.0.0.1", self.upstream_port, timeout=120)
+        upstream.request("POST", request.path, request.body, {"Content-Type": "application/json"})
+        reply = upstream.getresponse()
+        data = reply.read()
+        upstream.close()
+        return Reply(reply.status, data)  # a client killed meanwhile: the server drops the answer
 
 
 @pytest.fixture(scope="module")

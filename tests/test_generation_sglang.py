@@ -28,9 +28,11 @@ PY = sys.executable
 # Stands in for `python -m sglang.launch_server`: /health answers 503 for the first
 # FAKE_UNHEALTHY probes, then 200; chat requests are answered until FAKE_CHAT_LIMIT, when the
 # process dies the way a crashing GPU server does.
-FAKE_SERVER = r"""
-import json, os, subprocess, sys
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+FAKE_SERVER = (
+    f"import sys\nsys.path.insert(0, {str(REPO / 'tests')!r})\n"
+    + r"""
+import json, os, subprocess
+from support.loopback import Reply, serve
 
 args = sys.argv[1:]
 port = int(args[args.index("--port") + 1])
@@ -46,39 +48,25 @@ if os.environ.get("FAKE_WORKER"):
     print("worker pid %d" % worker.pid, flush=True)
 state = {"health": 0, "chat": 0}
 
-class Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-
-    def reply(self, code, body):
-        data = json.dumps(body).encode()
-        self.send_response(code)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def do_GET(self):
+def respond(request):
+    if request.method == "GET":
         state["health"] += 1
         code = 503 if state["health"] <= unhealthy else 200
         print("health %d" % code, flush=True)
-        self.reply(code, {})
+        return Reply(code, {})
+    body = request.json()
+    if state["chat"] == chat_limit:
+        print("fatal: CUDA error: an illegal memory access was encountered (fake)", flush=True)
+        os._exit(1)
+    state["chat"] += 1
+    return Reply(200, {"choices": [{"message": {"content": "\\boxed{%d}" % body["seed"],
+                                                "reasoning_content": "thinking..."},
+                                    "finish_reason": "stop"}],
+                       "usage": {"prompt_tokens": 12, "completion_tokens": 5}})
 
-    def do_POST(self):
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        if state["chat"] == chat_limit:
-            print("fatal: CUDA error: an illegal memory access was encountered (fake)", flush=True)
-            os._exit(1)
-        state["chat"] += 1
-        self.reply(200, {"choices": [{"message": {"content": "\\boxed{%d}" % body["seed"],
-                                                  "reasoning_content": "thinking..."},
-                                      "finish_reason": "stop"}],
-                         "usage": {"prompt_tokens": 12, "completion_tokens": 5}})
-
-    def log_message(self, *args):
-        pass
-
-ThreadingHTTPServer(("127.0.0.1", port), Handler).serve_forever(0.05)
+serve(respond, port)
 """
+)
 
 
 def merged(base: dict, overlay: dict) -> dict:

@@ -50,6 +50,7 @@ def test_table_covers_every_rule_with_right_and_wrong_answers():
     assert {"correct", "wrong", "no_answer"} <= statuses
 
 
+@pytest.mark.slow  # ~2 s
 def test_case_table():
     results = grade_many(CASES, workers=2)
     mismatches = [
@@ -80,6 +81,7 @@ def test_amo_reference_solutions_all_correct(mode):
     assert [row["question_id"] for (row, _), r in zip(rows, results) if r.correct is not True] == []
 
 
+@pytest.mark.slow  # ~11 s
 def test_amo_no_false_positive_against_other_gold():
     rows = _amo_rows()
     extracted = {row["question_id"]: extract_answer(solution, row["answer_type"]).answer for row, solution in rows}

@@ -5,13 +5,11 @@ The slow tests drive the real llama.cpp server (gemma3-270m GGUF from its packag
 
 from __future__ import annotations
 
-import json
 import socket
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+from support.loopback import LoopbackServer, Reply, Request
 
 from extrembench.core.config import model_entry, validate_config
 from extrembench.llm.backends import Endpoint, open_endpoint
@@ -127,42 +125,24 @@ def test_unreachable_endpoint_raises_and_records_nothing(tmp_path):
     assert not (tmp_path / "cache" / NAMESPACE).exists()
 
 
-class StatusServer:
+class StatusServer(LoopbackServer):
     """A loopback chat endpoint answering every POST with the next status of `statuses` (the last
     repeats); 200s carry a fixed reply, other statuses an error body echoing the Authorization."""
 
     def __init__(self, statuses: list[int]) -> None:
         self.statuses, self.hits = list(statuses), 0
-        owner = self
+        super().__init__(self.answer)
+        self.start()
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def do_POST(self):
-                self.rfile.read(int(self.headers["Content-Length"]))
-                status = owner.statuses.pop(0) if len(owner.statuses) > 1 else owner.statuses[0]
-                owner.hits += 1
-                body = (
-                    {"choices": [{"message": {"content": "hello"}, "finish_reason": "stop"}]}
-                    if status == 200
-                    else {"error": f"rejected; you sent {self.headers.get('Authorization')}"}
-                )
-                data = json.dumps(body).encode()
-                self.send_response(status)
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def log_message(self, *args):
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        threading.Thread(target=self.server.serve_forever, args=(0.05,), daemon=True).start()
-        self.base_url = f"http://127.0.0.1:{self.server.server_address[1]}"
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+    def answer(self, request: Request) -> Reply:
+        status = self.statuses.pop(0) if len(self.statuses) > 1 else self.statuses[0]
+        self.hits += 1
+        body = (
+            {"choices": [{"message": {"content": "hello"}, "finish_reason": "stop"}]}
+            if status == 200
+            else {"error": f"rejected; you sent {request.headers.get('Authorization')}"}
+        )
+        return Reply(status, body, content_type=None)
 
 
 def test_client_error_is_returned_scrubbed_and_not_recorded(tmp_path, monkeypatch):

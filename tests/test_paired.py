@@ -153,6 +153,7 @@ def _simulate_pair(rng, n_problems, n_trials, shift_a, shift_b):
     return a, b
 
 
+@pytest.mark.slow  # ~2 s
 def test_paired_bootstrap_covers_the_true_difference_in_93_to_97_percent():
     shift_a, shift_b = 0.4, -0.1
     truth = stats.norm.cdf(shift_b / math.sqrt(2)) - stats.norm.cdf(shift_a / math.sqrt(2))

@@ -13,6 +13,7 @@ import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 import yaml
+from support.workflow import run_snakemake
 
 from extrembench.core.shards import shard_of
 
@@ -43,22 +44,6 @@ TINY_CONFIG = {
 }
 
 
-def snakemake(workdir: Path, *args: str) -> subprocess.CompletedProcess:
-    command = [
-        sys.executable,
-        "-m",
-        "snakemake",
-        "--snakefile",
-        str(REPO / "Snakefile"),
-        "--directory",
-        str(workdir),
-        "--profile",
-        str(REPO / "profiles" / "local"),
-        *args,
-    ]
-    return subprocess.run(command, capture_output=True, text=True, timeout=900)
-
-
 def sent_counts(output: str) -> tuple[int, int]:
     match = re.search(
         r"(\d+) LLM request\(s\) sent, \d+ reference-solver answer\(s\) computed, (\d+) served from cache", output
@@ -83,7 +68,7 @@ def workdir(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("pipeline")
     shutil.copytree(FIXTURES, root / "problems")
     (root / "config.yaml").write_text(yaml.safe_dump(TINY_CONFIG, sort_keys=False))
-    result = snakemake(root)
+    result = run_snakemake(root)
     assert result.returncode == 0, result.stderr[-5000:]
     assert sent_counts(result.stderr) == (3 * TRIALS, 0)
     return root
@@ -104,7 +89,7 @@ def test_first_run_writes_leaderboard_and_figure(workdir):
 
 
 def test_report_builds_with_every_figure_and_caption(workdir):
-    result = snakemake(workdir, "--report", "results/report.html")
+    result = run_snakemake(workdir, "--report", "results/report.html")
     assert result.returncode == 0, result.stderr[-3000:]
     html = (workdir / "results" / "report.html").read_text(errors="replace")
     for name in (
@@ -129,9 +114,9 @@ def test_generation_rows_carry_provenance(workdir):
 
 
 def test_nothing_to_do_and_touch_reruns_nothing(workdir):
-    assert "Nothing to be done" in snakemake(workdir, "-n").stdout
+    assert "Nothing to be done" in run_snakemake(workdir, "-n").stdout
     (workdir / "problems" / "tiny-parabola.yaml").touch()
-    assert "Nothing to be done" in snakemake(workdir, "-n").stdout
+    assert "Nothing to be done" in run_snakemake(workdir, "-n").stdout
 
 
 def test_audit_passes_then_names_a_changed_grade_file(workdir):
@@ -157,7 +142,7 @@ def test_editing_one_problem_reruns_its_shard_and_sends_models_times_trials(work
     # a real change of the problem (the rendered statement, hence the prompt, changes too)
     text = edited.read_text().replace('objective: "a^2 + b^2"', 'objective: "a^2 + b^2 + 1"')
     edited.write_text(text.replace('answer: "2"', 'answer: "3"'))
-    plan = planned_jobs(snakemake(workdir, "-n").stdout)
+    plan = planned_jobs(run_snakemake(workdir, "-n").stdout)
     for rule in ("translate", "convert", "validate"):
         assert plan[rule] == [f"benchmark=extrem, shard={shard}"], plan
     for rule in ("generate", "grade"):
@@ -176,7 +161,7 @@ def test_editing_one_problem_reruns_its_shard_and_sends_models_times_trials(work
         "compare",
         "all",
     }
-    rerun = snakemake(workdir)
+    rerun = run_snakemake(workdir)
     assert rerun.returncode == 0, rerun.stderr[-5000:]
     n_llm_models = 1
     sent, cached = sent_counts(rerun.stderr)
@@ -192,7 +177,7 @@ def test_malformed_problem_is_invalid_and_the_run_goes_on(workdir):
         "objective: \"__import__('os').system('touch pwned')\"\nanswer: \"0\"\n"
     )
     try:
-        result = snakemake(workdir)
+        result = run_snakemake(workdir)
         assert result.returncode == 0, result.stderr[-5000:]
         assert re.search(r"problem tiny-broken is invalid \(not asked\): .*tiny-broken\.yaml: objective", result.stderr)
         assert not (workdir / "pwned").exists()

@@ -19,6 +19,7 @@ import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 import yaml
+from support.workflow import run_snakemake
 
 pytestmark = pytest.mark.slow
 
@@ -74,24 +75,6 @@ BAD = {
 }
 
 
-def snakemake(checkout: Path, *args: str, config_args: tuple[str, ...] = ()) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONPATH": str(checkout)}
-    command = [
-        sys.executable,
-        "-m",
-        "snakemake",
-        "--snakefile",
-        str(checkout / "Snakefile"),
-        "--directory",
-        str(checkout),
-        "--profile",
-        str(checkout / "profiles" / "local"),
-        *args,
-        *config_args,
-    ]
-    return subprocess.run(command, capture_output=True, text=True, timeout=1200, cwd=checkout, env=env)
-
-
 def make_checkout(root: Path) -> Path:
     """The workflow as a user has it: its own directory, run in place."""
     checkout = root / "checkout"
@@ -113,7 +96,7 @@ def make_checkout(root: Path) -> Path:
 @pytest.fixture(scope="module")
 def first_run(tmp_path_factory):
     checkout = make_checkout(tmp_path_factory.mktemp("adversarial"))
-    result = snakemake(checkout, *TARGETS)
+    result = run_snakemake(checkout, *TARGETS, code=checkout, cwd=checkout, timeout=1200)
     return checkout, result
 
 
@@ -179,13 +162,15 @@ def test_failed_job_removes_old_leaderboard_and_logs_traceback_then_rerun_restor
         "id: tiny-new\n" + GOOD.replace("a/b + b/a", "a/b + b/a + 1").replace('"2"', '"3"')
     )
     (checkout / "blocked").write_text("a file where the cache directory should be")
-    failed = snakemake(checkout, *TARGETS, config_args=("--config", "cache_dir=blocked"))
+    failed = run_snakemake(
+        checkout, *TARGETS, "--config", "cache_dir=blocked", code=checkout, cwd=checkout, timeout=1200
+    )
     assert failed.returncode != 0
     assert not board.exists() and not (checkout / "results" / "leaderboard.parquet").exists()
     assert "removed results/leaderboard" in failed.stderr
     logs = list((checkout / "results" / "logs" / "generate").rglob("shard-*.log"))
     assert any("Traceback (most recent call last)" in p.read_text() for p in logs if "server" not in p.name)
-    fixed = snakemake(checkout, *TARGETS)
+    fixed = run_snakemake(checkout, *TARGETS, code=checkout, cwd=checkout, timeout=1200)
     assert fixed.returncode == 0, fixed.stderr[-5000:]
     assert pd.read_csv(board).iloc[0]["n_problems"] == 4
 
@@ -195,7 +180,7 @@ def test_moving_the_checkout_reruns_nothing(first_run):
     moved = checkout.with_name("moved-checkout")
     checkout.rename(moved)
     try:
-        dry = snakemake(moved, "-n", *TARGETS)
+        dry = run_snakemake(moved, "-n", *TARGETS, code=moved, cwd=moved, timeout=1200)
         assert dry.returncode == 0, dry.stderr[-3000:]
         assert "Nothing to be done" in dry.stdout + dry.stderr, (dry.stdout + dry.stderr)[-3000:]
     finally:

@@ -4,13 +4,12 @@ rerun with the endpoint unreachable rebuilds the same artifacts, byte for byte, 
 from __future__ import annotations
 
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
 import yaml
+from support.workflow import run_snakemake
 
 pytestmark = pytest.mark.slow
 
@@ -39,25 +38,10 @@ BUILT = [
 ]
 
 
-def snakemake(workdir: Path) -> subprocess.CompletedProcess:
-    command = [
-        sys.executable,
-        "-m",
-        "snakemake",
-        "--snakefile",
-        str(REPO / "Snakefile"),
-        "--directory",
-        str(workdir),
-        "--profile",
-        str(REPO / "profiles" / "local"),
-    ]
-    return subprocess.run(command, capture_output=True, text=True, timeout=900)
-
-
 def test_llm_translate_convert_recorded_and_replayed_offline(tmp_path):
     shutil.copytree(REPO / "tests" / "fixtures" / "llm-stages", tmp_path / "problems")
     (tmp_path / "config.yaml").write_text(yaml.safe_dump(CONFIG))
-    first = snakemake(tmp_path)
+    first = run_snakemake(tmp_path)
     assert first.returncode == 0, first.stderr[-5000:]
 
     translations = {r["problem_id"]: r for r in pq.read_table(tmp_path / BUILT[0]).to_pylist()}
@@ -86,7 +70,7 @@ def test_llm_translate_convert_recorded_and_replayed_offline(tmp_path):
         },
     )
     (tmp_path / "config.yaml").write_text(yaml.safe_dump(offline))
-    second = snakemake(tmp_path)
+    second = run_snakemake(tmp_path)
     assert second.returncode == 0, second.stderr[-5000:]
     for path, content in recorded.items():
         assert (tmp_path / path).read_bytes() == content, f"{path} differs when replayed from the record"

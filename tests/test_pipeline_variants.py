@@ -13,7 +13,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import yaml
-from test_pipeline import FIXTURES, planned_jobs, snakemake
+from support.workflow import run_snakemake
+from test_pipeline import FIXTURES, planned_jobs
 
 from extrembench.core.artifacts import read_artifact
 from extrembench.core.shards import shard_of
@@ -47,7 +48,7 @@ def workdir(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("variants")
     shutil.copytree(FIXTURES, root / "problems")
     (root / "config.yaml").write_text(yaml.safe_dump(CONFIG, sort_keys=False))
-    result = snakemake(root)
+    result = run_snakemake(root)
     assert result.returncode == 0, result.stderr[-5000:]
     return root
 
@@ -129,14 +130,14 @@ def test_editing_one_problem_reruns_only_its_variants_shard(workdir):
     edited.write_text(
         edited.read_text().replace('objective: "x + 1/x"', 'objective: "x + 4/x"').replace('answer: "2"', 'answer: "4"')
     )
-    plan = planned_jobs(snakemake(workdir, "-n").stdout)
+    plan = planned_jobs(run_snakemake(workdir, "-n").stdout)
     assert plan["vary"] == [f"benchmark=extrem, shard={shard}"], plan
     assert sorted(plan["generate"]) == sorted(
         f"benchmark={b}, model={m}, shard={shard}"
         for b in ("extrem", "extrem-variants")
         for m in CONFIG["evaluate"]["models"]
     ), plan
-    rerun = snakemake(workdir)
+    rerun = run_snakemake(workdir)
     assert rerun.returncode == 0, rerun.stderr[-5000:]
     table = _variants(workdir)
     renamed = table[(table["parent_id"] == "tiny-x-plus-inverse") & (table["kind"] == "rename")]

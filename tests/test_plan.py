@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 import yaml
 from conftest import require_shared_data
+from support.workflow import run_snakemake
 
 from extrembench.core.config import Cluster, Resources, layered_config, model_entry
 from extrembench.report.plan import job_gpu_seconds, plan_cost
@@ -72,6 +73,7 @@ def plan(workdir: Path, *configfiles: Path) -> dict:
     return json.loads(result.stdout)
 
 
+@pytest.mark.slow  # ~2 s
 def test_paper_grid_plan_counts_every_job_and_request_from_the_sources(tmp_path):
     for name in ("config.yaml", "data"):
         (tmp_path / name).symlink_to(REPO / name)
@@ -98,26 +100,6 @@ OVERLAY = {  # on the repository's config.yaml: its models and benchmark, three 
     "models": {"reference-solver": {"reference": {"starts": 4}}, "gemma3-270m": {"sampling": {"max_tokens": 8}}},
     "evaluate": {"benchmarks": ["extrem"]},  # variants: an upper bound until vary ran (test below)
 }
-
-
-def snakemake(workdir: Path, *args: str) -> subprocess.CompletedProcess:
-    command = [
-        sys.executable,
-        "-m",
-        "snakemake",
-        "--snakefile",
-        str(REPO / "Snakefile"),
-        "--directory",
-        str(workdir),
-        "--profile",
-        str(REPO / "profiles" / "local"),
-        "--configfile",
-        str(workdir / "overlay.yaml"),
-        *args,
-    ]
-    result = subprocess.run(command, capture_output=True, text=True, timeout=900)
-    assert result.returncode == 0, result.stderr[-5000:]
-    return result
 
 
 def requests_served(workdir: Path, since: float) -> dict[tuple[str, str], int]:
@@ -157,11 +139,11 @@ def test_planned_missing_requests_equal_what_the_default_config_then_sends(tmp_p
         "gemma3-270m": "max_tokens",
     }
 
-    snakemake(tmp_path, "--until", "validate")
+    run_snakemake(tmp_path, "--until", "validate", configfile=overlay, check=True)
     first_plan = plan(tmp_path, overlay)
     assert first_plan["totals"]["exact"] is True
     started = time.time()
-    snakemake(tmp_path)
+    run_snakemake(tmp_path, configfile=overlay, check=True)
     assert requests_served(tmp_path, started) == planned_missing(first_plan)
     assert sum(planned_missing(first_plan).values()) > 0
 
@@ -169,7 +151,7 @@ def test_planned_missing_requests_equal_what_the_default_config_then_sends(tmp_p
     edited = tmp_path / "problems" / "tiny-sum-of-squares.yaml"
     text = edited.read_text().replace('objective: "a^2 + b^2"', 'objective: "a^2 + b^2 + 1"')
     edited.write_text(text.replace('answer: "2"', 'answer: "3"'))
-    snakemake(tmp_path, "--until", "validate")
+    run_snakemake(tmp_path, "--until", "validate", configfile=overlay, check=True)
     second_plan = plan(tmp_path, overlay)
     assert planned_missing(second_plan) == {
         ("extrem", "reference-solver"): trials,
@@ -177,7 +159,7 @@ def test_planned_missing_requests_equal_what_the_default_config_then_sends(tmp_p
         ("extrem", "gemma3-270m"): trials,
     }
     started = time.time()
-    snakemake(tmp_path)
+    run_snakemake(tmp_path, configfile=overlay, check=True)
     assert requests_served(tmp_path, started) == planned_missing(second_plan)
 
     after = plan(tmp_path, overlay)
@@ -204,6 +186,7 @@ def test_planned_missing_requests_equal_what_the_default_config_then_sends(tmp_p
     assert (tmp_path / "results" / "figures" / "accuracy_vs_cost.png").stat().st_size > 0
 
 
+@pytest.mark.slow  # ~2 s
 def test_variants_are_planned_as_an_upper_bound_before_vary_runs(tmp_path):
     """Before vary: per_problem variants of each kind for every parent in the varied share."""
     shutil.copytree(FIXTURES, tmp_path / "problems")

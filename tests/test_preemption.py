@@ -79,6 +79,7 @@ def test_signal_stops_the_server_by_pid_and_exits_non_zero(tmp_path, signum):
     assert f"{signal.Signals(signum).name} received" in job.stderr.read()
 
 
+@pytest.mark.slow  # ~5 s
 def test_interrupted_job_keeps_what_it_received_and_the_next_attempt_sends_only_the_rest(tmp_path):
     problems = tmp_path / "problems.parquet"
     write_artifact([problem_row(f"p{i}", f"{i}+1?") for i in range(PROBLEMS)], problems, "problems")

@@ -290,6 +290,7 @@ def _validated_bytes(tmp_path: Path, files: list[str]) -> bytes:
     return (out / "p.parquet").read_bytes()
 
 
+@pytest.mark.slow  # ~8 s
 def test_validation_is_byte_identical_under_load(tmp_path):
     files = sorted(str(p) for p in (ROOT / "data" / "problems").glob("*.yaml"))[:4]
     for name in ("wrong-answer-high", "wrong-answer-low"):  # refutations too, without the expected_status key

@@ -27,6 +27,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 import yaml
+from support.workflow import run_snakemake, snakemake_command
 
 from extrembench.cluster.resources import ResourceError, job_request, scaled
 from extrembench.core.config import Cluster, Resources
@@ -506,24 +507,8 @@ def tiny_config(workdir: Path) -> dict:
     return config
 
 
-def snakemake(workdir: Path, *args: str, env: dict | None = None, code: Path = REPO) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [
-            str(SNAKEMAKE),
-            "--snakefile",
-            str(code / "Snakefile"),
-            "--directory",
-            str(workdir),
-            "--configfile",
-            str(workdir / "config.yaml"),
-            *args,
-        ],
-        cwd=workdir,
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=1800,
-    )
+# every run: no default profile (each run names its SLURM profiles), by the venv's `snakemake` script
+SLURM_RUN = {"profile": None, "command": [str(SNAKEMAKE)]}
 
 
 def snapshot_code(destination: Path) -> Path:
@@ -538,12 +523,23 @@ def snapshot_code(destination: Path) -> Path:
     return destination
 
 
+@pytest.mark.slow  # ~4 s
 def test_dry_run_through_slurm_profile_without_slurm_shows_each_models_resources(tmp_path):
     tiny_config(tmp_path)
     bare = tmp_path / "bin"  # a PATH with no SLURM command at all; the plugin still needs `which`
     bare.mkdir()
     (bare / "which").symlink_to(shutil.which("which"))
-    result = snakemake(tmp_path, "-n", "--profile", str(SLURM_PROFILE), env={**os.environ, "PATH": str(bare)})
+    result = run_snakemake(
+        tmp_path,
+        "-n",
+        "--profile",
+        str(SLURM_PROFILE),
+        configfile=tmp_path / "config.yaml",
+        env={**os.environ, "PATH": str(bare)},
+        cwd=tmp_path,
+        timeout=1800,
+        **SLURM_RUN,
+    )
     assert result.returncode == 0, result.stderr[-3000:]
     out = result.stdout + result.stderr
     assert "gpu=2, gpu_model=b200, cpus_per_gpu=4" in out and "slurm_partition=b200" in out
@@ -583,7 +579,19 @@ def run_on_slurm(workdir: Path, code: Path) -> tuple[subprocess.CompletedProcess
     # PYTHONPATH puts the snapshot's package before the editable install, here and (sbatch
     # --export=ALL) inside every job
     env = {**os.environ, "PYTHONPATH": str(code)}
-    result = snakemake(workdir, "--profile", str(SLURM_PROFILE), "--profile", str(CI_OVERLAY), env=env, code=code)
+    result = run_snakemake(
+        workdir,
+        "--profile",
+        str(SLURM_PROFILE),
+        "--profile",
+        str(CI_OVERLAY),
+        code=code,
+        configfile=workdir / "config.yaml",
+        env=env,
+        cwd=workdir,
+        timeout=1800,
+        **SLURM_RUN,
+    )
     log = result.stdout + result.stderr
     assert result.returncode == 0, log[-5000:]
     run_id = re.search(r"SLURM run ID: (\S+)", log).group(1)
@@ -715,19 +723,16 @@ def test_requeued_generate_job_resumes_from_the_cache_with_no_duplicate_request(
     code = snapshot_code(Path(tempfile.mkdtemp(prefix="code-", dir=tmp_path)))
     cache_dir = Path(config["cache_dir"])
     env = {**os.environ, "PYTHONPATH": str(code)}
-    command = [
-        str(SNAKEMAKE),
-        "--snakefile",
-        str(code / "Snakefile"),
-        "--directory",
-        str(tmp_path),
-        "--configfile",
-        str(tmp_path / "config.yaml"),
+    command = snakemake_command(
+        tmp_path,
         "--profile",
         str(SLURM_PROFILE),
         "--profile",
         str(CI_OVERLAY),
-    ]
+        code=code,
+        configfile=tmp_path / "config.yaml",
+        **SLURM_RUN,
+    )
     with open(tmp_path / "snakemake.log", "w") as log:
         workflow = subprocess.Popen(command, cwd=tmp_path, env=env, stdout=log, stderr=subprocess.STDOUT)
     try:

@@ -133,6 +133,7 @@ def test_planned_like_the_reference_solver(backend, engine_fields):
     assert "+" in planned[0].identity["engine_version"]  # package version + code hash
 
 
+@pytest.mark.slow  # ~9 s
 def test_guess_is_the_same_under_every_hash_seed():
     """A tie between an exact and a numeric candidate was broken by the order of a sympy set,
     which follows Python's hash seed: ineq-0212's guess read "4" in one process, "4.00000000" in another."""

@@ -81,6 +81,7 @@ CASES = [  # (problem, approximate witness): each certifies only on the sorted g
 
 
 @pytest.mark.parametrize("problem, witness", CASES)
+@pytest.mark.slow  # ~3 s
 def test_ordered_certificates_verify_and_a_wrong_group_fails(problem, witness):
     certificate = certify(problem, witness)
     assert certificate["kind"] == "sos", certificate["body"].get("not_certified")

@@ -36,7 +36,7 @@ def make(sense, variables, objective, answer, constraints=(), statement=None):
         ("schur-corner.yaml", "confirmed"),  # several optima, one on the boundary
         ("single-point.yaml", "confirmed"),  # feasible set is one point
         ("nonsmooth-max.yaml", "confirmed"),  # Max/Abs objective
-        ("huge-scale.yaml", "confirmed"),  # abc = 10^12
+        pytest.param("huge-scale.yaml", "confirmed", marks=pytest.mark.slow),  # abc = 10^12; ~1.5 s
         ("circle-irrational.yaml", "confirmed"),  # witness (1/sqrt5, 2/sqrt5)
         ("cyclic-sum-not-attained.yaml", "not_attained"),  # sup approached at infinity
         ("unbounded.yaml", "refuted"),
@@ -149,6 +149,7 @@ def test_path_errors_become_invalid_results(tmp_path):
     assert f"{bad}: objective: column 5: unknown name 'b'" in result.reason
 
 
+@pytest.mark.slow  # ~1.4 s
 def test_deterministic_for_a_seed():
     item = load_problem(FIXTURES / "titu-cyclic.yaml")
     assert check_problem(item, seed=3) == check_problem(item, seed=3)

@@ -133,7 +133,12 @@ def _search(problem):
 
 
 @pytest.mark.parametrize(
-    "path", ["tests/fixtures/slurm/ineq-0001.yaml", "data/problems/ineq-0033.yaml", "data/problems/ineq-0077.yaml"]
+    "path",
+    [
+        "tests/fixtures/slurm/ineq-0001.yaml",
+        "data/problems/ineq-0033.yaml",
+        pytest.param("data/problems/ineq-0077.yaml", marks=pytest.mark.slow),  # ~8 s
+    ],
 )
 def test_variants_of_shipped_problems(path):
     parent = load_problem(REPO / path)

@@ -1,0 +1,56 @@
+"""The one way the tests run the Snakemake workflow: a subprocess on the Snakefile of the repository
+(or of a copy of it, `code`), in a work directory of the test's own, output captured."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+PYTHON_SNAKEMAKE = (sys.executable, "-m", "snakemake")
+
+
+def snakemake_command(
+    workdir: Path,
+    *args: str,
+    code: Path = REPO,
+    profile: str | None = "local",
+    configfile: Path | None = None,
+    command: Sequence[str] = PYTHON_SNAKEMAKE,
+) -> list[str]:
+    """`snakemake --snakefile <code>/Snakefile --directory <workdir> [--profile <code>/profiles/<profile>]
+    [--configfile <configfile>] <args>`, for a test that must start it in the background."""
+    argv = [*command, "--snakefile", str(code / "Snakefile"), "--directory", str(workdir)]
+    if profile is not None:
+        argv += ["--profile", str(code / "profiles" / profile)]
+    if configfile is not None:
+        argv += ["--configfile", str(configfile)]
+    return argv + list(args)
+
+
+def run_snakemake(
+    workdir: Path,
+    *args: str,
+    code: Path = REPO,
+    profile: str | None = "local",
+    configfile: Path | None = None,
+    command: Sequence[str] = PYTHON_SNAKEMAKE,
+    env: Mapping[str, str] | None = None,
+    cwd: Path | None = None,
+    timeout: float = 900,
+    check: bool = False,
+) -> subprocess.CompletedProcess:
+    """Snakemake run to its end (`snakemake_command`), output captured as text. A copy of the
+    workflow (`code` other than the repository) runs with its own package first on PYTHONPATH;
+    `env` None otherwise inherits this process's environment. `check`: fail the test, with the
+    tail of stderr, unless Snakemake exits 0."""
+    argv = snakemake_command(workdir, *args, code=code, profile=profile, configfile=configfile, command=command)
+    if Path(code).resolve() != REPO:
+        env = {**(os.environ if env is None else env), "PYTHONPATH": str(code)}
+    result = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, cwd=cwd, env=env)
+    if check:
+        assert result.returncode == 0, result.stderr[-5000:]
+    return result
