@@ -6,6 +6,7 @@ server that dies while loading fails fast with the tail of its log instead of a 
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import ctypes.util
 import logging
@@ -124,7 +125,14 @@ class ManagedServer:
             )
         log.info("server pid %d", self.process.pid)
 
-    def check_alive(self) -> None:
+    def check_alive(self, settle_s: float = 2.0) -> None:
+        """Raise ServerError when the server is gone. Called after a failed request: a server that
+        crashed closes its sockets a moment before it is reaped (a core dump takes a while), so it
+        gets `settle_s` to finish dying; otherwise the job would report a bare disconnect instead of
+        the signal and its diagnosis. Only liveness waits on the clock, never a result."""
+        if self.process is not None and self.process.poll() is None and settle_s > 0:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.process.wait(timeout=settle_s)
         if self.process is None or self.process.poll() is not None:
             code = None if self.process is None else self.process.returncode
             raise ServerError(exit_message(code, self.log_path, self.crash_hint))
@@ -133,7 +141,7 @@ class ManagedServer:
         deadline = time.monotonic() + self.startup_timeout_s
         url = self.base_url + self.ready_path
         while True:
-            self.check_alive()
+            self.check_alive(settle_s=0)
             try:
                 if httpx.get(url, timeout=5.0).status_code == 200:
                     log.info("server ready at %s (pid %d)", self.base_url, self.process.pid)
