@@ -152,6 +152,27 @@ def test_audit_of_the_run_passes(first_run):
     assert "recomputed from 3 grade rows" in audit.stdout
 
 
+def test_a_failed_run_of_another_experiment_leaves_this_ones_results_intact(first_run):
+    """Each experiment writes into its own results_dir: a second experiment that fails (its generate
+    job cannot write the cache) removes nothing of the first's leaderboard, figures or audit."""
+    checkout, _ = first_run
+    kept = [checkout / "results" / "leaderboard.csv", checkout / "results" / "leaderboard.parquet"]
+    before = {path: path.read_bytes() for path in kept}
+    (checkout / "blocked-other").write_text("a file where the cache directory should be")
+    other = checkout / "other.yaml"
+    other.write_text("results_dir: results/other\ncache_dir: blocked-other\n")
+    failed = run_snakemake(
+        checkout, "results/other/leaderboard.csv", configfile=other, code=checkout, cwd=checkout, timeout=1200
+    )
+    assert failed.returncode != 0
+    assert "removed results/leaderboard" not in failed.stderr
+    assert {path: path.read_bytes() for path in kept} == before
+    assert (checkout / "results" / "extrem" / "problems").is_dir() and (
+        checkout / "results" / "other" / "extrem"
+    ).is_dir()
+    test_audit_of_the_run_passes(first_run)
+
+
 def test_failed_job_removes_old_leaderboard_and_logs_traceback_then_rerun_restores(first_run):
     checkout, _ = first_run
     board = checkout / "results" / "leaderboard.csv"

@@ -23,11 +23,14 @@ def snakemake_command(
 ) -> list[str]:
     """`snakemake --snakefile <code>/Snakefile --directory <workdir> [--profile <code>/profiles/<profile>]
     [--configfile <configfile>] <args>`, for a test that must start it in the background."""
-    argv = [*command, "--snakefile", str(code / "Snakefile"), "--directory", str(workdir)]
+    argv = list(command)
+    if configfile is not None:
+        # first: --configfile takes every word up to the next option, so a target after it would be
+        # read as a second config file
+        argv += ["--configfile", str(configfile)]
+    argv += ["--snakefile", str(code / "Snakefile"), "--directory", str(workdir)]
     if profile is not None:
         argv += ["--profile", str(code / "profiles" / profile)]
-    if configfile is not None:
-        argv += ["--configfile", str(configfile)]
     return argv + list(args)
 
 
