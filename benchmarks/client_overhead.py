@@ -135,7 +135,7 @@ def measure_llamacpp(work: Path, per_round: int, rounds: int) -> None:
             write_artifact(chunk, work / "problems.parquet", "problems")
             config = openai_config(work / f"cache-{round_}", base_url, trials=trials, max_tokens=48, concurrency=1)
             planned = plan_samples(chunk, benchmark="bench", model="m", model_cfg=config.models["m"], trials=trials)
-            bodies = [json.dumps(chat_payload(s, "model")).encode() for s in planned]
+            bodies = [json.dumps(chat_payload(s.identity, "model")).encode() for s in planned]
             direct_s, direct_tokens = direct_client(port, bodies)
             pipeline_s = run_pipeline(work, config)
             rows = read_artifact(work / "out.parquet", "generations").to_pylist()
