@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from extrembench.build.ingest import shared_data_root
+
 ROOT = Path(__file__).resolve().parents[1]
 # Where one machine's checkouts, homes and data live (system folders such as /usr, /var/lib or
 # /run that the SLURM setup script manages are the same on every Debian machine).
@@ -49,3 +51,12 @@ def test_no_tracked_file_names_a_machine_path():
             if MACHINE_PATH.search(line):
                 offenders.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()}")
     assert offenders == [], "absolute machine paths (use a relative path or EXTREMBENCH_SHARED_DATA):\n" + "\n".join(offenders)
+
+
+def test_shared_data_root_defaults_beside_the_checkout(monkeypatch):
+    # ../shared/data, as docs/datasets.md and .ci/run say (moving ingest.py into build/ once made it
+    # the checkout's own shared/data, where no copy is)
+    monkeypatch.delenv("EXTREMBENCH_SHARED_DATA", raising=False)
+    assert shared_data_root() == ROOT.parent / "shared" / "data"
+    monkeypatch.setenv("EXTREMBENCH_SHARED_DATA", "elsewhere")
+    assert shared_data_root() == Path("elsewhere")

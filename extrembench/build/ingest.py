@@ -38,7 +38,7 @@ def shared_data_root() -> Path:
     configured = os.environ.get("EXTREMBENCH_SHARED_DATA")
     if configured:
         return Path(configured)
-    return Path(__file__).resolve().parents[2] / "shared" / "data"
+    return Path(__file__).resolve().parents[3] / "shared" / "data"  # extrembench/build/ -> checkout -> beside it
 
 
 SHARED_DATA_ROOT = shared_data_root()
