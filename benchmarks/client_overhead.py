@@ -12,6 +12,12 @@
     Needs `pip install openai` (the `bench` extra); skipped without it.
 
     .venv/bin/python benchmarks/client_overhead.py [--requests 20000] [--llama-requests 4 --rounds 8]
+    .venv/bin/python benchmarks/client_overhead.py --quick
+
+--quick: (a) one request of 8 tokens per round, one round after the warm-up (skipped, saying so, only
+when llama_cpp is not installed); (b) 2,000 requests once; (c) 200 requests per library. It judges
+that every part ran and answered every request; the ratio and rate targets need the full run's
+sizes (and an unloaded machine), so quick mode does not judge them.
 """
 
 from __future__ import annotations
@@ -27,12 +33,15 @@ import tempfile
 import time
 from pathlib import Path
 
+from _verdict import run, verdict
+
 from extrembench.core.artifacts import read_artifact, write_artifact
 from extrembench.core.config import validate_config
-from extrembench.generation.requests import chat_payload, plan_samples
+from extrembench.generation.requests import plan_samples
 from extrembench.generation.run import generate_shard
 from extrembench.llm import llamacpp
 from extrembench.llm.client import ChatClient, ChatRequest
+from extrembench.llm.requests import chat_payload
 from extrembench.llm.server import ManagedServer, free_port
 
 REPO = Path(__file__).resolve().parents[1]
@@ -156,10 +165,14 @@ def direct_client(port: int, bodies: list[bytes]) -> tuple[float, int]:
     return elapsed, tokens
 
 
-def measure_llamacpp(work: Path, per_round: int, rounds: int) -> None:
+def measure_llamacpp(
+    work: Path, per_round: int, rounds: int, *, trials: int = 2, max_tokens: int = 48
+) -> tuple[float, int, int]:
     """Alternate direct and pipeline in short rounds, each on new problems: a shared box's load
-    drifts over minutes, and fine alternation makes both sides see the same drift."""
-    trials = 2
+    drifts over minutes, and fine alternation makes both sides see the same drift.
+    (pipeline/direct tokens per second, tokens of the direct client, tokens of the pipeline)."""
+    if per_round < trials:
+        raise ValueError(f"--llama-requests {per_round} is fewer than the {trials} trials of one problem")
     model = validate_config(
         {
             "benchmarks": {"b": {"kind": "ingested", "dataset": "x"}},
@@ -183,9 +196,11 @@ def measure_llamacpp(work: Path, per_round: int, rounds: int) -> None:
         for round_ in range(rounds + 1):
             chunk = all_problems[round_ * per_round // trials : (round_ + 1) * per_round // trials]
             write_artifact(chunk, work / "problems.parquet", "problems")
-            config = openai_config(work / f"cache-{round_}", base_url, trials=trials, max_tokens=48, concurrency=1)
+            config = openai_config(
+                work / f"cache-{round_}", base_url, trials=trials, max_tokens=max_tokens, concurrency=1
+            )
             planned = plan_samples(chunk, benchmark="bench", model="m", model_cfg=config.models["m"], trials=trials)
-            bodies = [json.dumps(chat_payload(s, "model")).encode() for s in planned]
+            bodies = [json.dumps(chat_payload(s.identity, "model")).encode() for s in planned]
             direct_s, direct_tokens = direct_client(port, bodies)
             pipeline_s = run_pipeline(work, config)
             rows = read_artifact(work / "out.parquet", "generations").to_pylist()
@@ -208,6 +223,7 @@ def measure_llamacpp(work: Path, per_round: int, rounds: int) -> None:
         f"{direct:.1f} tok/s, pipeline {pipeline:.1f} tok/s, ratio {ratio:.3f} "
         f"(target ≥ 0.95: {'met' if ratio >= 0.95 else 'NOT met'})"
     )
+    return ratio, totals["direct"][1], totals["pipeline"][1]
 
 
 class Responder:
@@ -234,11 +250,12 @@ class Responder:
         self.process.stdout.close()
 
 
-def measure_bookkeeping(work: Path, n_requests: int, concurrency: int, repeats: int) -> None:
-    """Best of `repeats` runs (a shared box's load only ever slows a run down), each on an empty cache."""
+def measure_bookkeeping(work: Path, n_requests: int, concurrency: int, repeats: int) -> tuple[float, int, int]:
+    """Best of `repeats` runs (a shared box's load only ever slows a run down), each on an empty cache.
+    (best requests per wall second, the fewest rows a run wrote, the requests planned per run)."""
     trials = 10
     write_artifact(problem_rows(n_requests // trials), work / "problems.parquet", "problems")
-    wall_rates, cpu_rates = [], []
+    wall_rates, cpu_rates, row_counts = [], [], []
     with Responder() as responder:
         for repeat in range(repeats):
             config = openai_config(
@@ -252,6 +269,7 @@ def measure_bookkeeping(work: Path, n_requests: int, concurrency: int, repeats: 
             elapsed = run_pipeline(work, config)
             cpu = time.process_time() - cpu
             rows = read_artifact(work / "out.parquet", "generations").num_rows
+            row_counts.append(rows)
             wall_rates.append(rows / elapsed)
             cpu_rates.append(rows / cpu)
             print(f"  run {repeat + 1}: {rows} requests in {elapsed:.2f}s wall, {cpu:.2f}s CPU")
@@ -261,6 +279,7 @@ def measure_bookkeeping(work: Path, n_requests: int, concurrency: int, repeats: 
         f"on one core: {best:,.0f} requests/s wall (best of {repeats}), {max(cpu_rates):,.0f} per "
         f"CPU-second (target ≥ 1,000/s: {'met' if best >= 1000 else 'NOT met'})"
     )
+    return best, min(row_counts), n_requests // trials * trials
 
 
 BODY = {
@@ -317,12 +336,13 @@ async def production_client(base_url: str, n: int, concurrency: int) -> None:
     await ChatClient(base_url, concurrency=concurrency, max_retries=0).run(requests, lambda _r, _a: None)
 
 
-def measure_libraries(n_requests: int, concurrency: int) -> None:
+def measure_libraries(n_requests: int, concurrency: int) -> bool:
+    """Whether (c) ran (it needs the openai SDK)."""
     try:
         import openai  # noqa: F401
     except ImportError:
-        print("(c) skipped: the openai SDK is not installed (pip install openai)")
-        return
+        print("(c) skipped: the openai SDK is not installed (pip install openai, or the `bench` extra)")
+        return False
     candidates = {
         "openai SDK (default transport)": lambda url: bare_openai(url, n_requests, concurrency, "default"),
         "openai SDK (aiohttp transport)": lambda url: bare_openai(url, n_requests, concurrency, "aiohttp"),
@@ -339,6 +359,19 @@ def measure_libraries(n_requests: int, concurrency: int) -> None:
                 f"(c) {name}: {n_requests / elapsed:,.0f} requests/s ({n_requests} requests, "
                 f"concurrency {concurrency}, one core)"
             )
+    return True
+
+
+def llama_cpp_missing() -> str | None:
+    """Why (a) cannot run here, or None."""
+    import importlib.util
+
+    if importlib.util.find_spec("llama_cpp") is None:
+        return "llama_cpp is not installed (the `cpu` extra: pip install -e '.[cpu]')"
+    return None
+
+
+QUICK = {"requests": 2000, "repeats": 1, "llama_requests": 1, "rounds": 1, "library_requests": 200}
 
 
 def main() -> int:
@@ -350,16 +383,53 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=8, help="alternating direct/pipeline rounds for (a)")
     parser.add_argument("--library-requests", type=int, default=5000, help="requests per library for (c)")
     parser.add_argument("--skip-llama", action="store_true", help="skip (a)")
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="tiny sizes (" + ", ".join(f"{k} {v}" for k, v in QUICK.items()) + "): the parts run, "
+        "their targets are not judged",
+    )
     args = parser.parse_args()
+    if args.quick:
+        for name, value in QUICK.items():
+            setattr(args, name, value)
+    failures, not_judged, parts = [], [], []
     with tempfile.TemporaryDirectory(prefix="client-overhead-") as tmp:
         (Path(tmp) / "a").mkdir()
         (Path(tmp) / "b").mkdir()
-        if not args.skip_llama:
-            measure_llamacpp(Path(tmp) / "a", args.llama_requests, args.rounds)
-        measure_bookkeeping(Path(tmp) / "b", args.requests, args.concurrency, args.repeats)
-        measure_libraries(args.library_requests, args.concurrency)
-    return 0
+        skip_llama = "--skip-llama" if args.skip_llama else (llama_cpp_missing() if args.quick else None)
+        if skip_llama:
+            print(f"(a) skipped: {skip_llama}")
+            not_judged.append("(a) skipped")
+        else:
+            # quick: one trial per problem, so one request per round; 8 tokens keep a round to seconds
+            trials, max_tokens = (1, 8) if args.quick else (2, 48)
+            ratio, direct_tokens, pipeline_tokens = measure_llamacpp(
+                Path(tmp) / "a", args.llama_requests, args.rounds, trials=trials, max_tokens=max_tokens
+            )
+            if not (direct_tokens and pipeline_tokens):
+                failures.append(f"(a) no completion tokens (direct {direct_tokens}, pipeline {pipeline_tokens})")
+            if args.quick:
+                not_judged.append("(a) ratio ≥ 0.95")
+            elif ratio < 0.95:
+                failures.append(f"(a) pipeline/direct ratio {ratio:.3f} (target ≥ 0.95)")
+            parts.append(f"(a) ratio {ratio:.3f}")
+        best, rows, planned = measure_bookkeeping(Path(tmp) / "b", args.requests, args.concurrency, args.repeats)
+        if rows != planned:
+            failures.append(f"(b) a run wrote {rows} rows for {planned} requests")
+        if args.quick:
+            not_judged.append("(b) ≥ 1,000 requests/s")
+        elif best < 1000:
+            failures.append(f"(b) {best:,.0f} requests/s (target ≥ 1,000)")
+        parts.append(f"(b) {best:,.0f} requests/s")
+        if not measure_libraries(args.library_requests, args.concurrency):
+            not_judged.append("(c) skipped: no openai SDK")
+        else:
+            parts.append("(c) ran")
+    if not args.quick and not_judged:
+        parts.append("; ".join(not_judged))
+    return verdict(failures, ", ".join(parts), not_judged=not_judged if args.quick else ())
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run(main))

@@ -1,6 +1,6 @@
 """Grader accuracy and speed, printed per source.
 
-    .venv/bin/python benchmarks/grader_accuracy.py [--skip-slow-modes]
+    .venv/bin/python benchmarks/grader_accuracy.py [--skip-slow-modes] [--quick]
 
 1. Math-Verify's own 270 test cases: agreement of our default grading (our extraction on both
    sides, our equivalence) with upstream's expected verdicts, every disagreement listed with the
@@ -11,6 +11,12 @@
 3. Our case table (tests/data/grader_cases.jsonl): accuracy per mode.
 4. Throughput on 2 cores on long realistic responses, ours vs plain Math-Verify in the same run,
    and per-sample latency (p50/p99).
+
+Verdict: no unexplained disagreement with Math-Verify's expectations, every AMO-Bench reference
+solution correct and no cross-gold false positive in each mode run, and the case table all right in
+default mode; throughput has no target. --quick (about 20 s): 1 in 3 Math-Verify cases, AMO-Bench
+in default mode with 1 in 10 cross-gold pairs, the case table in default mode, 1 in 5
+throughput responses.
 """
 
 from __future__ import annotations
@@ -24,6 +30,8 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
+from _verdict import run, verdict
+
 from extrembench.grading import MODES, grade_many
 from extrembench.grading.extract import extract_answer
 from extrembench.grading.grade import close_shared_pools, grade_math_in_process
@@ -34,6 +42,10 @@ MATH_VERIFY_CASES = shared_data_root() / "math-verify-tests" / "math_verify_test
 AMO_DIR = shared_data_root() / "amo-bench"
 CASE_TABLE = REPO / "tests" / "data" / "grader_cases.jsonl"
 WORKERS = 2
+SHARED_DATASETS = ("math-verify-tests", "amo-bench")  # tests/test_benchmarks.py skips without them
+# --quick: every k-th Math-Verify case, cross-gold pair and throughput response
+# (the throughput step is odd: the responses come in fours, alone/long x own/other gold, so every kind is sampled)
+QUICK_MATH_VERIFY_STEP, QUICK_CROSS_STEP, QUICK_THROUGHPUT_STEP = 3, 10, 5
 
 # Why our default grading differs from an upstream Math-Verify expectation, by upstream test id.
 # These are decisions, not results: the script prints UNEXPLAINED for any other disagreement.
@@ -142,9 +154,14 @@ def _read_jsonl(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
-def math_verify_section() -> None:
-    rows = _read_jsonl(MATH_VERIFY_CASES)
-    print(f"== Math-Verify's own test cases ({MATH_VERIFY_CASES}) ==")
+def _every(step: int) -> str:
+    return f", 1 in {step}" if step > 1 else ""
+
+
+def math_verify_section(step: int = 1) -> int:
+    """The number of unexplained disagreements in default mode."""
+    rows = _read_jsonl(MATH_VERIFY_CASES)[::step]
+    print(f"== Math-Verify's own test cases ({MATH_VERIFY_CASES}{_every(step)}) ==")
     # Upstream parses both sides; we extract the gold's stated answer the same way as a response's.
     cases = [{"gold": extract_answer(r["gold"]).answer or r["gold"], "response": r["pred"]} for r in rows]
     results = grade_many(cases, workers=WORKERS, timeout=5)
@@ -172,6 +189,7 @@ def math_verify_section() -> None:
         f"math-verify mode (default options for every case; upstream varies options per case): "
         f"agreement {agree}/{len(rows)}"
     )
+    return len(by_reason.get("UNEXPLAINED", []))
 
 
 def _amo_rows() -> list[tuple[dict, str]]:
@@ -182,9 +200,11 @@ def _amo_rows() -> list[tuple[dict, str]]:
     return [(row, solutions[row["question_id"]]) for row in gold if row["answer_type"] != "description"]
 
 
-def amo_section(modes: tuple[str, ...]) -> None:
+def amo_section(modes: tuple[str, ...], cross_step: int = 1) -> list[str]:
+    """What fell short, per mode: reference solutions not graded correct, cross-gold false positives."""
     rows = _amo_rows()
-    print(f"\n== AMO-Bench reference solutions ({AMO_DIR}) ==")
+    print(f"\n== AMO-Bench reference solutions ({AMO_DIR}{', cross-gold pairs' + _every(cross_step)}) ==")
+    failures = []
     own = [{"gold": row["answer"], "response": sol, "answer_type": row["answer_type"]} for row, sol in rows]
     cross = [
         {
@@ -196,7 +216,7 @@ def amo_section(modes: tuple[str, ...]) -> None:
         for row, sol in rows
         for other, _ in rows
         if other["question_id"] != row["question_id"] and other["answer"] != row["answer"]
-    ]
+    ][::cross_step]
     for mode in modes:
         results = grade_many(own, mode=mode, workers=WORKERS, timeout=10)
         wrong = [row["question_id"] for (row, _), r in zip(rows, results) if r.correct is not True]
@@ -210,12 +230,17 @@ def amo_section(modes: tuple[str, ...]) -> None:
             f"cross-gold pairs {len(cross)}: false positives {len(false_positives)} {false_positives or ''}, "
             f"ungraded (2 s timeout) {statuses['ungraded']}  [{time.monotonic() - started:.0f} s]"
         )
+        failures += [f"AMO-Bench {mode}: {len(wrong)}/{len(rows)} reference solutions not correct"] if wrong else []
+        failures += [f"AMO-Bench {mode}: {len(false_positives)} cross-gold false positives"] if false_positives else []
+    return failures
 
 
-def case_table_section() -> None:
+def case_table_section(modes: tuple[str, ...] = MODES) -> int:
+    """The number of cases default mode gets wrong (0 expected; the other modes differ on purpose)."""
     cases = _read_jsonl(CASE_TABLE)
     print(f"\n== Case table ({CASE_TABLE.relative_to(REPO)}, {len(cases)} cases) ==")
-    for mode in MODES:
+    default_misses = 0
+    for mode in modes:
         results = grade_many(cases, mode=mode, workers=WORKERS)
         hits = sum(r.status == c["expected_status"] for c, r in zip(cases, results))
         misses = collections.Counter(c["rule"] for c, r in zip(cases, results) if r.status != c["expected_status"])
@@ -223,6 +248,8 @@ def case_table_section() -> None:
             f"{mode:13s} {hits}/{len(cases)} ({100 * hits / len(cases):.1f} %)"
             f"{'  misses by rule: ' + dict(misses).__repr__() if misses else ''}"
         )
+        default_misses += (len(cases) - hits) if mode == "default" else 0
+    return default_misses
 
 
 def _long_responses() -> list[dict]:
@@ -250,11 +277,11 @@ def _plain_math_verify(case: dict) -> bool:
     return bool(verify(parse(case["gold"]), parse(case["response"])))
 
 
-def throughput_section() -> None:
-    cases = _long_responses()
+def throughput_section(step: int = 1) -> None:
+    cases = _long_responses()[::step]
     sizes = [len(c["response"]) for c in cases]
     print(
-        f"\n== Throughput on {WORKERS} cores: {len(cases)} responses, "
+        f"\n== Throughput on {WORKERS} cores: {len(cases)} responses{_every(step)}, "
         f"{min(sizes):,}-{max(sizes):,} characters (median {int(statistics.median(sizes)):,}) =="
     )
     # Fresh workers, started (imports done) on unrelated cases, so no parse is cached.
@@ -290,13 +317,26 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="AMO cross-gold check in default mode only (the others take minutes)",
     )
+    parser.add_argument(
+        "--quick", action="store_true", help="samples of each section, default mode only (about 20 s); the same targets"
+    )
     args = parser.parse_args(argv)
-    math_verify_section()
-    amo_section(("default",) if args.skip_slow_modes else MODES)
-    case_table_section()
-    throughput_section()
-    return 0
+    quick = args.quick
+    unexplained = math_verify_section(QUICK_MATH_VERIFY_STEP if quick else 1)
+    failures = [f"{unexplained} UNEXPLAINED disagreements with Math-Verify's expectations"] if unexplained else []
+    modes = ("default",) if args.skip_slow_modes or quick else MODES
+    failures += amo_section(modes, QUICK_CROSS_STEP if quick else 1)
+    case_misses = case_table_section(("default",) if quick else MODES)
+    failures += [f"case table: default mode wrong on {case_misses} cases"] if case_misses else []
+    throughput_section(QUICK_THROUGHPUT_STEP if quick else 1)
+    return verdict(
+        failures,
+        f"every Math-Verify disagreement explained, AMO-Bench all correct with no false "
+        f"positive ({', '.join(modes)}), case table all right in default mode; throughput "
+        f"has no target" + ("; on samples" if quick else ""),
+        not_judged=["math-verify and amo-official modes"] if quick else (),
+    )
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run(main))

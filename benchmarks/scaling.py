@@ -3,12 +3,18 @@
     .venv/bin/python benchmarks/scaling.py dag --configfile experiments/paper.yaml
     .venv/bin/python benchmarks/scaling.py synthetic --problems 10000 --models 20 --trials 32 --shards 1000
     .venv/bin/python benchmarks/scaling.py parquet --chars-per-row 4000
+    .venv/bin/python benchmarks/scaling.py --quick   # all three, small: config.yaml, a 2-model grid, parquet
 
 `dag` and `synthetic` time `snakemake -n --profile profiles/slurm` in a fresh working directory
 (nothing built yet: every job is planned) on a PATH without SLURM commands. `synthetic` writes a
 grid of copies of data/problems under a temp dir. `parquet` writes generation rows with the
 pipeline's own writer, each row's reasoning a distinct slice of real math prose (MATH-500, AMO-Bench
 solutions), and prints the fixed bytes per row and the stored bytes per reasoning character.
+
+The verdict checks what the figures rest on: the dry run plans jobs, a synthetic grid plans the job
+counts docs/scaling.md gives per rule, and text rows compress. Times have no target here.
+`--quick` alone runs all three at small sizes; `dag --quick` defaults --configfile to config.yaml,
+`synthetic --quick` plans an 80-problem, 2-model grid.
 """
 
 from __future__ import annotations
@@ -26,6 +32,7 @@ import time
 from pathlib import Path
 
 import yaml
+from _verdict import run, verdict
 
 from extrembench.sources.ingest import shared_data_root
 
@@ -34,6 +41,8 @@ SNAKEMAKE = Path(sys.executable).with_name("snakemake")
 SHARED_DATA = shared_data_root()
 MATH500 = SHARED_DATA / "math500" / "test.jsonl"
 AMO_SOLUTIONS = SHARED_DATA / "amo-bench" / "reference_solutions" / "example.jsonl"
+SHARED_DATASETS = ("math500", "amo-bench")  # read by `parquet` (tests/test_benchmarks.py skips without them)
+QUICK_GRID = {"problems": 80, "models": 2, "trials": 2, "shards": 4}
 
 
 def dry_run(workdir: Path, configfiles: list[Path]) -> tuple[float, dict[str, int]]:
@@ -175,41 +184,48 @@ def parquet_costs(chars_per_row: int) -> tuple[int, float, float]:
     return len(reasonings), without / len(reasonings), (with_text - without) / (len(reasonings) * chars_per_row)
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    sub = parser.add_subparsers(dest="command", required=True)
-    dag = sub.add_parser("dag")
-    dag.add_argument("--configfile", type=Path, required=True)
-    syn = sub.add_parser("synthetic")
-    for name, default in (("problems", 10000), ("models", 20), ("trials", 32), ("shards", 1000)):
-        syn.add_argument(f"--{name}", type=int, default=default)
-    par = sub.add_parser("parquet")
-    par.add_argument("--chars-per-row", type=int, default=4000)
-    args = parser.parse_args()
+def grid_count_failures(counts: dict[str, int], *, models: int, shards: int) -> list[str]:
+    """How the planned jobs of a synthetic grid (one extremal benchmark) differ from docs/scaling.md."""
+    expected = {
+        "translate": shards,
+        "convert": shards,
+        "validate": shards,
+        "generate": models * shards,
+        "grade": models * shards,
+        "aggregate": 1,
+        "all": 1,
+    }
+    return [
+        f"{rule}: {counts.get(rule, 0)} jobs planned, expected {n}"
+        for rule, n in expected.items()
+        if counts.get(rule, 0) != n
+    ]
 
-    if args.command == "parquet":
-        rows, overhead, per_char = parquet_costs(args.chars_per_row)
-        print(f"measured on {rows} generation rows of {args.chars_per_row} chars of real math prose each:")
+
+def measure_parquet(chars_per_row: int) -> list[str]:
+    rows, overhead, per_char = parquet_costs(chars_per_row)
+    print(f"measured on {rows} generation rows of {chars_per_row} chars of real math prose each:")
+    print(
+        f"  {overhead:.0f} bytes/row without reasoning text; {per_char:.3f} stored bytes per reasoning char "
+        f"({1 / per_char:.1f}x compression)"
+    )
+    for tokens in (2_000, 10_000, 30_000):
         print(
-            f"  {overhead:.0f} bytes/row without reasoning text; {per_char:.3f} stored bytes per reasoning char "
-            f"({1 / per_char:.1f}x compression)"
+            f"  projected: {tokens} completion tokens (~4 chars each) -> "
+            f"{(overhead + 4 * tokens * per_char) / 1e3:.1f} kB/row"
         )
-        for tokens in (2_000, 10_000, 30_000):
-            print(
-                f"  projected: {tokens} completion tokens (~4 chars each) -> "
-                f"{(overhead + 4 * tokens * per_char) / 1e3:.1f} kB/row"
-            )
-        return 0
+    failures = [] if rows else ["parquet: no rows (the prose corpus is shorter than one row)"]
+    if not 0 < per_char < 1:
+        failures.append(f"parquet: {per_char:.3f} stored bytes per reasoning char (expected between 0 and 1)")
+    return failures
+
+
+def measure_dag(label: str, configfile: Path | None, grid: dict[str, int] | None) -> list[str]:
+    """Dry-run a config file, or a synthetic grid (whose job counts are then checked)."""
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        if args.command == "dag":
-            configfile = args.configfile.resolve()
-            label = str(args.configfile)
-        else:
-            configfile = synthetic_grid(
-                root, problems=args.problems, models=args.models, trials=args.trials, shards=args.shards
-            )
-            label = f"{args.problems} problems x {args.models} models x {args.trials} trials, {args.shards} shards"
+        if grid is not None:
+            configfile = synthetic_grid(root, **grid)
         workdir = root / "work"
         workdir.mkdir()
         # a fresh working directory that sees the repo's config.yaml (the base layer) and data/
@@ -217,8 +233,60 @@ def main() -> int:
             (workdir / name).symlink_to(REPO / name)
         elapsed, counts = dry_run(workdir, [configfile])
         report(label, elapsed, counts)
-    return 0
+    if not counts:
+        return [f"{label}: the dry run planned no jobs"]
+    return grid_count_failures(counts, models=grid["models"], shards=grid["shards"]) if grid else []
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="without a command: all three, at small sizes")
+    sub = parser.add_subparsers(dest="command")
+    # --quick after the command too; SUPPRESS keeps a subcommand from resetting one given before it
+    quick = {"action": "store_true", "default": argparse.SUPPRESS}
+    dag = sub.add_parser("dag")
+    dag.add_argument("--configfile", type=Path, help="required, except with --quick (then config.yaml)")
+    dag.add_argument("--quick", **quick)
+    syn = sub.add_parser("synthetic")
+    for name, default in (("problems", 10000), ("models", 20), ("trials", 32), ("shards", 1000)):
+        syn.add_argument(f"--{name}", type=int, default=default)
+    syn.add_argument("--quick", **quick)
+    par = sub.add_parser("parquet")
+    par.add_argument("--chars-per-row", type=int, default=4000)
+    par.add_argument("--quick", **quick)
+    args = parser.parse_args()
+    if args.command is None and not args.quick:
+        parser.error("a command is required (dag, synthetic, parquet), or --quick")
+    if args.command == "dag" and args.configfile is None:
+        if not args.quick:
+            parser.error("dag: --configfile is required (or --quick, which takes config.yaml)")
+        args.configfile = REPO / "config.yaml"
+
+    failures: list[str] = []
+    if args.command is None:  # --quick: every part, small
+        failures += measure_dag("config.yaml", REPO / "config.yaml", None)
+        grid = QUICK_GRID
+        label = (
+            f"{grid['problems']} problems x {grid['models']} models x {grid['trials']} trials, {grid['shards']} shards"
+        )
+        failures += measure_dag(label, None, grid)
+        failures += measure_parquet(4000)
+        summary = "config.yaml and a synthetic grid planned (job counts as docs/scaling.md gives), parquet compresses"
+    elif args.command == "parquet":
+        failures += measure_parquet(args.chars_per_row)
+        summary = "generation rows written and compressed"
+    elif args.command == "dag":
+        failures += measure_dag(str(args.configfile), args.configfile.resolve(), None)
+        summary = f"{args.configfile} planned"
+    else:
+        grid = QUICK_GRID if args.quick else {name: getattr(args, name) for name in QUICK_GRID}
+        label = (
+            f"{grid['problems']} problems x {grid['models']} models x {grid['trials']} trials, {grid['shards']} shards"
+        )
+        failures += measure_dag(label, None, grid)
+        summary = "job counts as docs/scaling.md gives"
+    return verdict(failures, summary + "; times have no target")
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run(main))

@@ -12,6 +12,7 @@ that this test measures.
 
     python benchmarks/validate_all.py [--jobs 2] [--problems 'data/problems/*.yaml'] [--rejected 'data/rejected/*.yaml']
     python benchmarks/validate_all.py --mutants-only [--sample K]   # originals + mutation test only
+    python benchmarks/validate_all.py --quick   # 3 cheap problems, 7 rejected files, every section
 
 Certificates (section below, --no-certificates skips it): every confirmed problem is checked once
 more and its certificate built again; prints the count per kind and per technique, the share
@@ -32,6 +33,9 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import replace
 from fractions import Fraction
 from functools import partial
+from pathlib import Path
+
+from _verdict import run, verdict
 
 from extrembench.problems.problem import Problem, ProblemError, load_problem, parse_problem
 from extrembench.verify.refutation import verify_refutation
@@ -39,6 +43,11 @@ from extrembench.verify.validate import check_problem
 
 TOTAL_TARGET_S, PER_PROBLEM_TARGET_S, MUTANT_TARGET = 120.0, 10.0, 1.0
 MUTANT_TIME_TARGET_S = 1800.0  # the whole mutation test on 2 workers
+# --quick: three problems whose checks and mutants are cheap (the search is bounded by work counts, so
+# their cost is the code's, on any machine) yet reach bound, sos and witness certificates, and every
+# 5th rejected file (7 of them). An ordinary sample can hold a mutant that takes minutes (ineq-0004's
+# -1 % needs a 165 s sos proof).
+QUICK_PROBLEMS, QUICK_REJECTED_SAMPLE = ("ineq-0079", "ineq-0131", "ineq-0181"), 5
 
 
 def timed_check(item: Problem | str, certify: bool = True) -> tuple[str, str, float, str, bool, str]:
@@ -136,8 +145,8 @@ def certify_one(path: str) -> dict:
     return out
 
 
-def certificates_section(pool, paths: list[str], jobs: int) -> tuple[bool, dict[str, str]]:
-    """(targets met, certificate kind per problem file)."""
+def certificates_section(pool, paths: list[str], jobs: int) -> tuple[dict[str, bool], dict[str, str]]:
+    """(each certificate target -> met, certificate kind per problem file)."""
     started = time.perf_counter()
     rows = list(pool.map(certify_one, paths))
     wall = time.perf_counter() - started
@@ -178,15 +187,15 @@ def certificates_section(pool, paths: list[str], jobs: int) -> tuple[bool, dict[
     for r in confirmed:
         if r["kind"] == "numeric" or not r["verified"] or not r["same_bytes"]:
             print(f"  {r['kind']:8s} {r['path']}: {r['why'][:160]}")
-    met = (
-        proven >= CERTIFIED_TARGET
-        and min(certify_total, certify_cpu) / jobs <= CERTIFY_TOTAL_TARGET_S
-        and not failed
-        and not unstable
-        and statistics.median(check_times) <= CHECK_TYPICAL_TARGET_S
-    )
-    print("  certificate targets: " + ("met" if met else "MISSED"))
-    return met, {r["path"]: r["kind"] for r in confirmed}
+    targets = {
+        "certified share": proven >= CERTIFIED_TARGET,
+        "certification time": min(certify_total, certify_cpu) / jobs <= CERTIFY_TOTAL_TARGET_S,
+        "certificates verify": not failed,
+        "certificates identical when built twice": not unstable,
+        "median check time": statistics.median(check_times) <= CHECK_TYPICAL_TARGET_S,
+    }
+    print("  certificate targets: " + ("met" if all(targets.values()) else "MISSED"))
+    return targets, {r["path"]: r["kind"] for r in confirmed}
 
 
 # ---------------------------------------------------------------- end of certificates
@@ -220,14 +229,27 @@ def main() -> int:  # noqa: C901 — one report section after another, each prin
         metavar="K",
         help="every K-th problem file only (default 1: all), for a quick partial figure",
     )
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help=f"problems {', '.join(QUICK_PROBLEMS)} and every {QUICK_REJECTED_SAMPLE}th rejected "
+        "file, all sections: judges what a sample can show (statuses, certificates, "
+        "refutations certified), not the whole-set shares and times",
+    )
     args = parser.parse_args()
     paths = sorted(glob.glob(args.problems))[:: max(1, args.sample)]
     rejected = [] if args.mutants_only else sorted(glob.glob(args.rejected))
+    if args.quick:
+        paths = [path for path in paths if Path(path).stem in QUICK_PROBLEMS]
+        rejected = rejected[::QUICK_REJECTED_SAMPLE]
     if args.mutants_only:
         args.no_certificates, args.no_mutants = True, False
     if not paths:
         print(f"no files match {args.problems}", file=sys.stderr)
+        verdict([f"no files match {args.problems}"], "")
         return 2
+    # (target, met, judged by --quick): a sample's shares and times say nothing of the whole set's
+    checks: list[tuple[str, bool, bool]] = []
 
     original_kind: dict[str, str] = {}  # problem file -> its certificate kind, when that section ran
     with ProcessPoolExecutor(max_workers=args.jobs) as pool:
@@ -249,6 +271,12 @@ def main() -> int:  # noqa: C901 — one report section after another, each prin
             if status != "confirmed":
                 print(f"  NOT CONFIRMED {label}: {status}: {reason}")
         confirmed_share = statuses.count("confirmed") / len(statuses)
+        checks += [
+            ("originals confirmed", confirmed_share == 1.0, True),
+            ("wall-clock safety net", capped == 0, True),
+            ("total time", total <= TOTAL_TARGET_S, False),
+            ("time per problem", max(times) <= PER_PROBLEM_TARGET_S, False),
+        ]
 
         if rejected:
             verdicts = list(pool.map(timed_check, rejected))
@@ -257,11 +285,14 @@ def main() -> int:  # noqa: C901 — one report section after another, each prin
             for path, (_, status, _, reason, *_) in zip(rejected, verdicts):
                 flag = "ok " if status == expected_status(path) else "BAD"
                 print(f"  {flag} {path}: {status} (expected {expected_status(path)}): {reason[:140]}")
+            checks.append(("rejected set gets its expected_status", matches == len(rejected), True))
 
         if not args.no_certificates:
-            _, original_kind = certificates_section(pool, paths, args.jobs)
+            targets, original_kind = certificates_section(pool, paths, args.jobs)
+            integrity = ("certificates verify", "certificates identical when built twice")
+            checks += [(name, met, name in integrity) for name, met in targets.items()]
         if args.no_mutants:
-            return 0
+            return _verdict(checks, args.quick, len(paths))
         confirmed, kind_of = [], {}
         for path, status in zip(paths, statuses):
             if status == "confirmed":
@@ -336,8 +367,23 @@ def main() -> int:  # noqa: C901 — one report section after another, each prin
         and mutant_time <= MUTANT_TIME_TARGET_S
     )
     print("targets: " + ("met" if met else "MISSED"))
-    return 0
+    checks += [
+        ("mutants refuted", share >= MUTANT_TARGET, False),
+        ("refutations without a verifying certificate", uncertified == 0, True),
+        ("mutation test time", mutant_time <= MUTANT_TIME_TARGET_S, False),
+    ]
+    return _verdict(checks, args.quick, len(paths), f"{sum(refuted)}/{len(refuted)} mutants refuted")
+
+
+def _verdict(checks: list[tuple[str, bool, bool]], quick: bool, problems: int, extra: str = "") -> int:
+    judged = [(name, met) for name, met, in_quick in checks if in_quick or not quick]
+    summary = f"{problems} problems: {len(judged)} targets met" + (f", {extra}" if extra else "")
+    return verdict(
+        [f"{name} MISSED" for name, met in judged if not met],
+        summary,
+        not_judged=[name for name, _, in_quick in checks if quick and not in_quick],
+    )
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run(main))
