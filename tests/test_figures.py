@@ -70,6 +70,26 @@ def test_figure_bytes_are_reproducible(name, draw, grades, tmp_path):
     assert first.with_suffix(".pdf").read_bytes() == second.with_suffix(".pdf").read_bytes()
 
 
+CORRELATION = {"spearman": 0.6, "spearman_low": 0.1, "spearman_high": 0.9}
+
+
+@pytest.mark.parametrize(
+    ("row", "label"),
+    [
+        ({**CORRELATION, "n_models": 13}, "ρ = 0.60 [0.10, 0.90] (13 models)"),
+        ({**CORRELATION, "n_models": 5, "spearman_low": float("nan")}, "ρ = 0.60 (5 models)"),
+        # the default run's 3 models once read "ρ = 1.00 [1.00, 1.00]"
+        ({"spearman": 1.0, "spearman_low": 1.0, "spearman_high": 1.0, "n_models": 3}, "ρ: not computed: 3 models < 5"),
+        (
+            {**CORRELATION, "spearman": float("nan"), "n_models": 6},
+            "ρ: not computed: one benchmark ranks all 6 models alike",
+        ),
+    ],
+)
+def test_correlation_label(row, label):
+    assert figures.correlation_label("ρ", row, "spearman") == label
+
+
 def test_figure_output_must_be_png(grades, tmp_path):
     with pytest.raises(ValueError, match=r"must end in \.png"):
         figures.plot_main(build_leaderboard(grades), tmp_path / "main.pdf")

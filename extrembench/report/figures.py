@@ -21,6 +21,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from extrembench.report.leaderboard import build_correlations, build_problem_model_rates
+from extrembench.report.metrics import MIN_MODELS_FOR_CORRELATION, correlation_note
 
 OKABE_ITO = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000")
 MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
@@ -194,6 +195,19 @@ def _message_figure(out_png: str | Path, title: str, message: str) -> tuple[Path
     return save_figure(figure, out_png)
 
 
+def correlation_label(symbol: str, row, method: str) -> str:
+    """The legend text of one correlation row: the value with its interval, or why there is none
+    (too few models for the number to mean anything, or a constant ranking)."""
+    n_models = int(row["n_models"])
+    if n_models < MIN_MODELS_FOR_CORRELATION:
+        return f"{symbol}: {correlation_note(n_models)}"
+    if pd.isna(row[method]):
+        return f"{symbol}: not computed: one benchmark ranks all {n_models} models alike"
+    low, high = row[f"{method}_low"], row[f"{method}_high"]
+    interval = "" if pd.isna(low) else f" [{low:.2f}, {high:.2f}]"
+    return f"{symbol} = {row[method]:.2f}{interval} ({n_models} models)"
+
+
 @styled
 def plot_scatter(
     leaderboard: pd.DataFrame,
@@ -241,10 +255,7 @@ def plot_scatter(
     if not match.empty:
         c = match.iloc[0]
         for method, symbol in (("spearman", "Spearman ρ"), ("kendall", "Kendall τ")):
-            text = f"{symbol} = {c[method]:.2f} [{c[f'{method}_low']:.2f}, {c[f'{method}_high']:.2f}]"
-            if pd.isna(c[method]):
-                text = f"{symbol}: n/a ({int(c['n_models'])} models, need ≥ 3)"
-            axes.plot([], [], " ", label=text)
+            axes.plot([], [], " ", label=correlation_label(symbol, c, method))
     axes.set(
         xlim=(0, 100),
         ylim=(0, 100),
