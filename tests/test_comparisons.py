@@ -97,21 +97,35 @@ def test_pairwise_difference_holm_and_mdd():
 
 def test_rank_correlations_run_and_published():
     rows = []
-    skills = {"m1": 0.1, "m2": 0.4, "m3": 0.7, "m4": 0.95}
+    skills = {"m1": 0.1, "m2": 0.4, "m3": 0.7, "m4": 0.85, "m5": 0.95}
     for model, skill in skills.items():
         for i in range(20):
             rows.append(("x", model, f"p{i}", [int(i < 20 * skill)]))
             rows.append(("y", model, f"q{i}", [int(i < 20 * skill)]))
-    published = pd.DataFrame({"benchmark": ["pub"] * 4, "model": list(skills), "accuracy": [0.2, 0.3, 0.5, 0.9]})
+    published = pd.DataFrame({"benchmark": ["pub"] * 5, "model": list(skills), "accuracy": [0.2, 0.3, 0.5, 0.6, 0.9]})
     table = comparisons.build_rank_correlations(_grades(rows), published, n_boot=200)
     assert list(zip(table["benchmark_a"], table["benchmark_b"], table["source_b"])) == [
         ("x", "y", "run"),
         ("x", "pub", "published"),
         ("y", "pub", "published"),
     ]
-    assert (table["n_models"] == 4).all()
+    assert (table["n_models"] == 5).all()
     assert table["spearman"].tolist() == pytest.approx([1.0, 1.0, 1.0])
     assert (table["spearman_low"] <= table["spearman"] + 1e-12).all()
+    assert (table["note"] == "").all()
+
+
+def test_rank_correlations_with_three_models_say_not_computed_instead_of_one():
+    """The default run's 3 models gave rho = 1.00 [1.00, 1.00]: no number, a reason."""
+    rows = [
+        (b, m, f"p{i}", [int(i < 20 * s)])
+        for b in "xy"
+        for m, s in {"a": 0.1, "b": 0.5, "c": 0.9}.items()
+        for i in range(20)
+    ]
+    row = comparisons.build_rank_correlations(_grades(rows), n_boot=50).iloc[0]
+    assert row["n_models"] == 3 and row["note"] == "not computed: 3 models < 5"
+    assert all(math.isnan(row[c]) for c in ("spearman", "spearman_low", "kendall", "kendall_high"))
 
 
 def test_original_vs_variant_figure_is_written(tmp_path):

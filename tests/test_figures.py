@@ -4,10 +4,12 @@ beside reproduced ones."""
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 
 import pandas as pd
 import pytest
+from matplotlib.backends.backend_agg import FigureCanvasAgg
 from PIL import Image
 from test_leaderboard import grade_row, grades_table, mixed_rows
 
@@ -68,6 +70,149 @@ def test_figure_bytes_are_reproducible(name, draw, grades, tmp_path):
     second, _ = draw(leaderboard, grades, tmp_path / "b" / f"{name}.png")
     assert first.read_bytes() == second.read_bytes()
     assert first.with_suffix(".pdf").read_bytes() == second.with_suffix(".pdf").read_bytes()
+
+
+CORRELATION = {"spearman": 0.6, "spearman_low": 0.1, "spearman_high": 0.9}
+
+
+@pytest.mark.parametrize(
+    ("row", "label"),
+    [
+        ({**CORRELATION, "n_models": 13}, "ρ = 0.60 [0.10, 0.90] (13 models)"),
+        ({**CORRELATION, "n_models": 5, "spearman_low": float("nan")}, "ρ = 0.60 (5 models)"),
+        # the default run's 3 models once read "ρ = 1.00 [1.00, 1.00]"
+        ({"spearman": 1.0, "spearman_low": 1.0, "spearman_high": 1.0, "n_models": 3}, "ρ: not computed: 3 models < 5"),
+        (
+            {**CORRELATION, "spearman": float("nan"), "n_models": 6},
+            "ρ: not computed: one benchmark ranks all 6 models alike",
+        ),
+    ],
+)
+def test_correlation_label(row, label):
+    assert figures.correlation_label("ρ", row, "spearman") == label
+
+
+@pytest.mark.parametrize(
+    ("values", "span", "scale"),
+    [
+        ([41.8, 42.8], 10, "linear"),  # the default run: a log axis printed 4.2 × 10¹ … 4.28 × 10¹
+        ([500, 30000], 10, "log"),
+        ([500, 4000], 10, "linear"),
+        ([0.0026, 0.017, 0.17], 100, "linear"),  # the default run's wall-hours: 65×
+        ([0.001, 0.5], 100, "log"),
+        ([0, 0, 12.0], 10, "linear"),  # zeros are not plotted and do not count
+        ([], 10, "linear"),
+    ],
+)
+def test_x_scale(values, span, scale):
+    assert figures.x_scale(values, span=span) == scale
+
+
+def house2_leaderboard() -> pd.DataFrame:
+    """The default run's leaderboard, cut to what the figures read: one LLM with token counts on
+    two benchmarks at nearly the same length, two baselines without, wall-hours as cost."""
+    rows = []
+    for benchmark, shift in (("extrem", 0.0), ("extrem-variants", 0.01)):
+        for model, accuracy, tokens, hours, truncated in (
+            ("gemma3-270m", 0.0104 - shift, 42.8 - 100 * shift, 0.1717 - shift, 0.79),
+            ("reference-solver", 0.9896 + shift, float("nan"), 0.0162 + shift / 10, 0.0),
+            ("symmetric-guess", 0.3125 + shift / 3, float("nan"), 0.0026, 0.0),
+        ):
+            rows.append(
+                dict(
+                    benchmark=benchmark,
+                    model=model,
+                    extremal=True,
+                    accuracy_mean=accuracy,
+                    ci_low=max(0.0, accuracy - 0.1),
+                    ci_high=min(1.0, accuracy + 0.1),
+                    output_tokens_mean=tokens,
+                    truncation_rate=truncated,
+                    wall_hours=hours,
+                    gpu_hours=0.0,
+                    cost=float("nan"),
+                )
+            )
+    return pd.DataFrame(rows)
+
+
+def drawn_figure(monkeypatch, draw, leaderboard, tmp_path):
+    """Draw through `draw` and return the Figure it would have saved, laid out as when saved."""
+    captured = {}
+
+    def capture(figure, out_png):
+        FigureCanvasAgg(figure).draw()
+        captured["figure"] = figure
+        return Path(out_png), Path(out_png).with_suffix(".pdf")
+
+    monkeypatch.setattr(figures, "save_figure", capture)
+    draw(leaderboard, tmp_path / "figure.png")
+    return captured["figure"]
+
+
+def visible_texts(figure):
+    """(text, window box) of every label drawn: titles, axis labels, annotations, legend entries
+    and the tick labels inside the axes' limits (matplotlib keeps invisible ones beyond them)."""
+    renderer = figure.canvas.get_renderer()
+    texts = list(figure.texts)
+    for axes in figure.axes:
+        texts += [axes.title, axes.xaxis.label, axes.yaxis.label, *axes.texts]
+        legend = axes.get_legend()
+        texts += legend.get_texts() if legend else []
+        ticks = [
+            (axes.get_xticklabels(), sorted(axes.get_xlim()), 0),
+            (axes.get_yticklabels(), sorted(axes.get_ylim()), 1),
+        ]
+        for labels, (low, high), index in ticks if axes.axison else []:
+            texts += [t for t in labels if low <= t.get_position()[index] <= high]
+    return [(t.get_text(), t.get_window_extent(renderer)) for t in texts if t.get_visible() and t.get_text().strip()]
+
+
+@pytest.mark.parametrize("draw", [figures.plot_accuracy_vs_cost, figures.plot_accuracy_vs_tokens])
+def test_no_text_overlaps_another_or_leaves_the_figure(draw, monkeypatch, tmp_path):
+    """The default run's cost figure printed 'reference-solver' over 'reference-solver' and cut
+    'gemma3-270m' at the right edge."""
+    figure = drawn_figure(monkeypatch, draw, house2_leaderboard(), tmp_path)
+    texts = visible_texts(figure)
+    canvas = figure.bbox
+    for text, box in texts:
+        assert canvas.x0 - 0.5 <= box.x0 and box.x1 <= canvas.x1 + 0.5, f"{text!r} leaves the figure"
+        assert canvas.y0 - 0.5 <= box.y0 and box.y1 <= canvas.y1 + 0.5, f"{text!r} leaves the figure"
+    for (text_a, a), (text_b, b) in itertools.combinations(texts, 2):
+        assert not a.overlaps(b), f"{text_a!r} overlaps {text_b!r}"
+
+
+def test_tokens_figure_with_one_llm_says_why_instead_of_a_plot(monkeypatch, tmp_path):
+    figure = drawn_figure(monkeypatch, figures.plot_accuracy_vs_tokens, house2_leaderboard(), tmp_path)
+    assert not figure.axes[0].axison  # no axis: a log axis over 41.8–42.8 tokens said nothing
+    text = " ".join(t for t, _ in visible_texts(figure))
+    assert "Only gemma3-270m reports output tokens" in text
+    assert "extrem: 42.8 tokens/sample, 79 % truncated, accuracy 1.0 %" in text
+    assert "No token counts: reference-solver, symmetric-guess." in text
+
+
+@pytest.mark.parametrize(
+    ("models_with_tokens", "message_starts"),
+    [
+        ([], "No model in this run reports output tokens."),
+        (["a"], "Only a reports output tokens"),
+        (["a", "b"], None),  # two models: a plot
+    ],
+)
+def test_tokens_message(models_with_tokens, message_starts):
+    leaderboard = pd.DataFrame(
+        [
+            dict(
+                benchmark="x",
+                model=m,
+                accuracy_mean=0.5,
+                output_tokens_mean=100.0 if m in models_with_tokens else float("nan"),
+            )
+            for m in ("a", "b", "c")
+        ]
+    )
+    message = figures.tokens_message(leaderboard)
+    assert message == message_starts if message_starts is None else message.startswith(message_starts)
 
 
 def test_figure_output_must_be_png(grades, tmp_path):

@@ -262,7 +262,16 @@ def test_correlations_per_pair_of_benchmarks():
     assert list(table.index) == [("a", "b"), ("a", "c"), ("b", "c")]
     assert table.loc[("a", "b"), ["spearman", "kendall"]].tolist() == pytest.approx([1.0, 1.0])
     assert table.loc[("a", "c"), ["spearman", "kendall"]].tolist() == pytest.approx([-1.0, -1.0])
-    assert (table["n_models"] == 6).all()
+    assert (table["n_models"] == 6).all() and (table["note"] == "").all()
+
+
+def test_correlations_with_three_models_are_not_computed():
+    leaderboard = pd.DataFrame(
+        [{"benchmark": b, "model": m, "accuracy_mean": s} for b in "ab" for m, s in zip("xyz", (0.1, 0.5, 0.9))]
+    )
+    row = build_correlations(leaderboard, n_boot=50).iloc[0]
+    assert row["n_models"] == 3 and row["note"] == "not computed: 3 models < 5"
+    assert row[["spearman", "spearman_low", "spearman_high", "kendall"]].isna().all()
 
 
 def test_correlations_with_one_benchmark_are_an_empty_table():

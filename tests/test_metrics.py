@@ -11,7 +11,15 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from extrembench.report.metrics import bootstrap_ci, maj_at_k, majority_credit, pass_at_k, rank_correlation
+from extrembench.report.metrics import (
+    MIN_MODELS_FOR_CORRELATION,
+    bootstrap_ci,
+    correlation_note,
+    maj_at_k,
+    majority_credit,
+    pass_at_k,
+    rank_correlation,
+)
 
 # ---------------------------------------------------------------- pass@k
 
@@ -225,7 +233,7 @@ CORRELATION_CASES = [
     ([0.85, 0.84, 0.82, 0.81, 0.76], [0.81, 0.85, 0.90, 0.92, 0.93]),
     ([0.1, 0.2, 0.3, 0.4, 0.5, 0.6], [0.15, 0.1, 0.35, 0.3, 0.6, 0.5]),
     ([0.5, 0.5, 0.7, 0.2, 0.9], [0.3, 0.4, 0.4, 0.1, 0.8]),  # ties in both
-    ([1, 2, 3], [3, 2, 1]),
+    ([1, 2, 3, 4, 5], [5, 4, 3, 2, 1]),
 ]
 
 
@@ -245,7 +253,25 @@ def test_rank_correlation_monotone_data_has_degenerate_interval(method):
     )
 
 
-def test_rank_correlation_needs_three_pairs_and_a_known_method():
-    assert all(math.isnan(v) for v in rank_correlation([0.1, np.nan, 0.3], [0.2, 0.5, 0.4]))
+@pytest.mark.parametrize(
+    ("n_models", "computed", "note"),
+    [
+        (0, False, "not computed: 0 models < 5"),
+        (3, False, "not computed: 3 models < 5"),  # the default run: gave rho = 1.00 [1.00, 1.00]
+        (4, False, "not computed: 4 models < 5"),
+        (5, True, ""),
+        (13, True, ""),  # the paper grid
+    ],
+)
+def test_rank_correlation_needs_five_models_and_says_so(n_models, computed, note):
+    assert MIN_MODELS_FOR_CORRELATION == 5  # docs/metrics.md states this minimum
+    x = np.arange(n_models, dtype=float)
+    rho, low, high = rank_correlation(x, x[::-1], n_boot=50)
+    assert (not math.isnan(rho)) == computed and math.isnan(low) == (not computed)
+    assert correlation_note(n_models) == note
+
+
+def test_rank_correlation_needs_five_pairs_and_a_known_method():
+    assert all(math.isnan(v) for v in rank_correlation([0.1, np.nan, 0.3, 0.4, 0.5], [0.2, 0.5, 0.4, 0.1, 0.3]))
     with pytest.raises(ValueError, match="method"):
         rank_correlation([1, 2, 3], [1, 2, 3], method="pearson")

@@ -198,6 +198,8 @@ def test_rank_correlation_two_level_perfect_agreement_and_too_few_models():
     tau, *_ = paired.rank_correlation_two_level(a, a[::1], method="kendall", n_boot=50)
     assert tau == pytest.approx(1.0)
     assert math.isnan(paired.rank_correlation_two_level(a[:2], fixed_b=[1, 2])[0])
+    rho, low, high, n = paired.rank_correlation_two_level(a[:4], fixed_b=skill[:4], n_boot=50)
+    assert n == 4 and all(math.isnan(v) for v in (rho, low, high))  # 4 < MIN_MODELS_FOR_CORRELATION
 
 
 def test_rank_correlation_two_level_interval_is_wider_than_models_only():

@@ -20,6 +20,7 @@ from extrembench.report import paired
 from extrembench.report.figures import plot_original_vs_variant
 from extrembench.report.leaderboard import _graded_flags, group_seed
 from extrembench.report.leaderboard import _problem_mean_accuracy as _accuracy
+from extrembench.report.metrics import correlation_note
 from extrembench.report.published import published_for_run
 
 ALPHA = 0.05
@@ -197,6 +198,7 @@ def build_rank_correlations(
     columns = ["benchmark_a", "benchmark_b", "source_b", "n_models", "resampled"]
     for method in ("spearman", "kendall"):
         columns += [method, f"{method}_low", f"{method}_high"]
+    columns.append("note")
     rows = []
     benchmarks = sorted(grades["benchmark"].unique())
     models = sorted(grades["model"].unique())
@@ -224,6 +226,7 @@ def build_rank_correlations(
                 )
             rho, low, high, n_models = result
             row.update({"n_models": n_models, method: rho, f"{method}_low": low, f"{method}_high": high})
+        row["note"] = correlation_note(row["n_models"])
         rows.append(row)
     return pd.DataFrame(rows, columns=columns)
 

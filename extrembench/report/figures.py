@@ -21,6 +21,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from extrembench.report.leaderboard import build_correlations, build_problem_model_rates
+from extrembench.report.metrics import MIN_MODELS_FOR_CORRELATION, correlation_note
 
 OKABE_ITO = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000")
 MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
@@ -184,14 +185,27 @@ def plot_main(
 
 
 @styled
-def _message_figure(out_png: str | Path, title: str, message: str) -> tuple[Path, Path]:
+def _message_figure(out_png: str | Path, title: str, message: str, *, width: float = 4.5) -> tuple[Path, Path]:
     """A figure that says why there is nothing to plot (e.g. one benchmark, no tokens)."""
-    figure = _new_figure(4.5, 2.5)
+    figure = _new_figure(width, 2.5)
     axes = figure.add_subplot()
     axes.set_axis_off()
     axes.set_title(title)
     axes.text(0.5, 0.5, message, ha="center", va="center", wrap=True, transform=axes.transAxes)
     return save_figure(figure, out_png)
+
+
+def correlation_label(symbol: str, row, method: str) -> str:
+    """The legend text of one correlation row: the value with its interval, or why there is none
+    (too few models for the number to mean anything, or a constant ranking)."""
+    n_models = int(row["n_models"])
+    if n_models < MIN_MODELS_FOR_CORRELATION:
+        return f"{symbol}: {correlation_note(n_models)}"
+    if pd.isna(row[method]):
+        return f"{symbol}: not computed: one benchmark ranks all {n_models} models alike"
+    low, high = row[f"{method}_low"], row[f"{method}_high"]
+    interval = "" if pd.isna(low) else f" [{low:.2f}, {high:.2f}]"
+    return f"{symbol} = {row[method]:.2f}{interval} ({n_models} models)"
 
 
 @styled
@@ -241,13 +255,10 @@ def plot_scatter(
     if not match.empty:
         c = match.iloc[0]
         for method, symbol in (("spearman", "Spearman ρ"), ("kendall", "Kendall τ")):
-            text = f"{symbol} = {c[method]:.2f} [{c[f'{method}_low']:.2f}, {c[f'{method}_high']:.2f}]"
-            if pd.isna(c[method]):
-                text = f"{symbol}: n/a ({int(c['n_models'])} models, need ≥ 3)"
-            axes.plot([], [], " ", label=text)
+            axes.plot([], [], " ", label=correlation_label(symbol, c, method))
     axes.set(
-        xlim=(0, 100),
-        ylim=(0, 100),
+        xlim=(-2, 102),  # a model at 0 % or 100 % (the reference solver) is not cut by the frame
+        ylim=(-2, 102),
         xlabel=f"Accuracy on {x_benchmark} (%)",
         ylabel=f"Accuracy on {y_benchmark} (%)",
         title=title,
@@ -256,26 +267,33 @@ def plot_scatter(
     return save_figure(figure, out_png)
 
 
-@styled
-def plot_accuracy_vs_tokens(leaderboard: pd.DataFrame, out_png: str | Path) -> tuple[Path, Path]:
-    """Accuracy against mean output tokens (reasoning + answer), log x, one marker per model,
-    one colour per benchmark. Rows without positive token counts (e.g. a non-LLM baseline) are
-    listed in the title instead of plotted."""
-    benchmarks = benchmark_order(leaderboard)
-    colours = benchmark_colours(benchmarks)
-    models = sorted(leaderboard["model"].unique())
-    markers = {m: MARKERS[i % len(MARKERS)] for i, m in enumerate(models)}
-    usable = leaderboard[leaderboard["output_tokens_mean"] > 0]
-    skipped = sorted(set(leaderboard["model"]) - set(usable["model"]))
-    title = "Accuracy vs output length"
-    if usable.empty:
-        return _message_figure(out_png, title, "No model in this run reports output tokens.")
-    figure = _new_figure(5.2, 3.8)
-    axes = figure.add_subplot()
-    for row in usable.sort_values(["benchmark", "model"]).itertuples(index=False):
+def x_scale(values, *, span: float = 10.0) -> str:
+    """'log' when the positive values span more than `span`× (a log axis then separates small and
+    large), else 'linear': a log axis over 41.8–42.8 tokens only prints 4.2 × 10¹ tick labels."""
+    values = np.asarray(values, dtype=float)
+    values = values[values > 0]
+    return "log" if values.size and values.max() > span * values.min() else "linear"
+
+
+def _model_markers(models) -> dict[str, str]:
+    return {m: MARKERS[i % len(MARKERS)] for i, m in enumerate(sorted(models))}
+
+
+def _model_and_benchmark_legend(axes, markers: dict[str, str], colours: dict[str, str]) -> None:
+    """One legend beside the axes: marker = model, colour = benchmark. Replaces a text label at
+    each point, which overlapped when two points lie close (a model on two benchmarks)."""
+    for model, marker in markers.items():
+        axes.plot([], [], marker, color="#555555", label=model)
+    for benchmark, colour in colours.items():
+        axes.plot([], [], "s", color=colour, label=benchmark)
+    axes.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), frameon=False)
+
+
+def _points(axes, rows: pd.DataFrame, column: str, markers: dict[str, str], colours: dict[str, str]) -> None:
+    for row in rows.sort_values(["benchmark", "model"]).itertuples(index=False):
         value = 100 * row.accuracy_mean
         axes.errorbar(
-            row.output_tokens_mean,
+            getattr(row, column),
             value,
             yerr=_whiskers(value, row.ci_low, row.ci_high),
             fmt=markers[row.model],
@@ -283,17 +301,68 @@ def plot_accuracy_vs_tokens(leaderboard: pd.DataFrame, out_png: str | Path) -> t
             elinewidth=0.7,
             capsize=2,
         )
-        axes.annotate(row.model, (row.output_tokens_mean, value), textcoords="offset points", xytext=(4, 3), fontsize=7)
-    for benchmark in benchmarks:
-        axes.plot([], [], "s", color=colours[benchmark], label=benchmark)
+
+
+def _scale_x(axes, values, label: str, *, span: float) -> str:
+    if x_scale(values, span=span) == "log":
+        axes.set_xscale("log")
+        return label + ", log scale"
+    axes.set_xlim(0, 1.1 * float(np.max(values)))
+    return label
+
+
+def tokens_message(leaderboard: pd.DataFrame) -> str | None:
+    """Why the tokens figure draws no plot (None: it draws one): accuracy against output length
+    compares models, so it needs at least two models with token counts. The message gives the
+    numbers the plot would have shown."""
+    usable = leaderboard[leaderboard["output_tokens_mean"] > 0]
+    models = sorted(usable["model"].unique())
+    if len(models) >= 2:
+        return None
+    skipped = sorted(set(leaderboard["model"]) - set(models))
+    lines = []
+    if not models:
+        lines.append("No model in this run reports output tokens.")
+    else:
+        lines.append(f"Only {models[0]} reports output tokens: nothing to compare its length with.")
+        for row in usable.sort_values("benchmark").itertuples(index=False):
+            truncated = getattr(row, "truncation_rate", float("nan"))
+            share = "" if pd.isna(truncated) else f", {100 * truncated:.0f} % truncated"
+            lines.append(
+                f"{row.benchmark}: {row.output_tokens_mean:.1f} tokens/sample{share}, "
+                f"accuracy {100 * row.accuracy_mean:.1f} %"
+            )
+    if skipped:
+        lines.append(f"No token counts: {', '.join(skipped)}.")
+    return "\n".join(lines)
+
+
+@styled
+def plot_accuracy_vs_tokens(leaderboard: pd.DataFrame, out_png: str | Path) -> tuple[Path, Path]:
+    """Accuracy against mean output tokens (reasoning + answer), one marker per model, one colour
+    per benchmark; log x when the points span more than 10×. Rows without positive token counts
+    (e.g. a non-LLM baseline) are listed in the title instead of plotted; with fewer than two
+    models with token counts the figure says why there is no plot (tokens_message)."""
+    title = "Accuracy vs output length"
+    message = tokens_message(leaderboard)
+    if message is not None:
+        return _message_figure(out_png, title, message, width=6.4)
+    benchmarks = benchmark_order(leaderboard)
+    colours = benchmark_colours(benchmarks)
+    usable = leaderboard[leaderboard["output_tokens_mean"] > 0]
+    markers = _model_markers(usable["model"].unique())
+    skipped = sorted(set(leaderboard["model"]) - set(usable["model"]))
+    figure = _new_figure(6.4, 3.8)
+    axes = figure.add_subplot()
+    _points(axes, usable, "output_tokens_mean", markers, colours)
+    label = _scale_x(axes, usable["output_tokens_mean"], "Mean output tokens per sample (reasoning + answer)", span=10)
     axes.set(
-        xscale="log",
         ylim=(0, 105),
-        xlabel="Mean output tokens per sample (reasoning + answer, log scale)",
+        xlabel=label,
         ylabel="Accuracy (%)",
         title=title + (f"\n(not shown, no token counts: {', '.join(skipped)})" if skipped else ""),
     )
-    axes.legend(loc="lower right", frameon=False)
+    _model_and_benchmark_legend(axes, markers, colours)
     return save_figure(figure, out_png)
 
 
@@ -425,7 +494,8 @@ def cost_axis(leaderboard: pd.DataFrame) -> tuple[str, str]:
 @styled
 def plot_accuracy_vs_cost(leaderboard: pd.DataFrame, out_png: str | Path) -> tuple[Path, Path]:
     """Accuracy against what the answers cost (cost_axis picks the measure), one point per
-    (benchmark, model), colour = benchmark; log x when the points span more than 100×."""
+    (benchmark, model), marker = model, colour = benchmark; log x when the points span more than
+    100×."""
     title = "Accuracy vs cost"
     if "wall_hours" not in leaderboard:
         return _message_figure(out_png, title, "The leaderboard has no cost ledger columns.")
@@ -434,35 +504,17 @@ def plot_accuracy_vs_cost(leaderboard: pd.DataFrame, out_png: str | Path) -> tup
     skipped = sorted(set(leaderboard["model"]) - set(usable["model"]))
     if usable.empty:
         return _message_figure(out_png, title, "No generate job of this run recorded its cost.")
-    benchmarks = benchmark_order(leaderboard)
-    colours = benchmark_colours(benchmarks)
-    figure = _new_figure(5.2, 3.8)
+    colours = benchmark_colours(benchmark_order(leaderboard))
+    markers = _model_markers(usable["model"].unique())
+    figure = _new_figure(6.4, 3.8)
     axes = figure.add_subplot()
-    for row in usable.sort_values(["benchmark", "model"]).itertuples(index=False):
-        x, value = getattr(row, column), 100 * row.accuracy_mean
-        axes.errorbar(
-            x,
-            value,
-            yerr=_whiskers(value, row.ci_low, row.ci_high),
-            fmt="o",
-            color=colours[row.benchmark],
-            elinewidth=0.7,
-            capsize=2,
-        )
-        axes.annotate(row.model, (x, value), textcoords="offset points", xytext=(4, 3), fontsize=7)
-    for benchmark in benchmarks:
-        axes.plot([], [], "s", color=colours[benchmark], label=benchmark)
-    values = usable[column].astype(float)
-    if values.max() > 100 * values.min():
-        axes.set_xscale("log")
-        label += ", log scale"
-    else:
-        axes.set_xlim(left=0)
+    _points(axes, usable, column, markers, colours)
+    label = _scale_x(axes, usable[column].astype(float), label, span=100)
     axes.set(
         ylim=(0, 105),
         xlabel=label,
         ylabel="Accuracy (%)",
         title=title + (f"\n(not shown, no recorded cost: {', '.join(skipped)})" if skipped else ""),
     )
-    axes.legend(loc="lower right", frameon=False)
+    _model_and_benchmark_legend(axes, markers, colours)
     return save_figure(figure, out_png)

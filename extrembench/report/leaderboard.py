@@ -339,10 +339,12 @@ def build_technique_table(grades: pd.DataFrame) -> pd.DataFrame:
 
 def build_correlations(leaderboard: pd.DataFrame, *, seed: int = 0, n_boot: int = 2000) -> pd.DataFrame:
     """Per pair of benchmarks (a < b), across the models evaluated on both: Spearman's rho and
-    Kendall's tau-b of `accuracy_mean`, each with a 95 % interval from resampling models."""
+    Kendall's tau-b of `accuracy_mean`, each with a 95 % interval from resampling models; with
+    fewer than MIN_MODELS_FOR_CORRELATION models NaN and `note` says why."""
     columns = ["benchmark_a", "benchmark_b", "n_models"]
     for method in ("spearman", "kendall"):
         columns += [method, f"{method}_low", f"{method}_high"]
+    columns.append("note")
     wide = leaderboard.pivot(index="model", columns="benchmark", values="accuracy_mean")
     rows = []
     benchmarks = sorted(wide.columns)
@@ -355,6 +357,7 @@ def build_correlations(leaderboard: pd.DataFrame, *, seed: int = 0, n_boot: int 
                     pair[a].to_numpy(), pair[b].to_numpy(), method=method, n_boot=n_boot, seed=group_seed(seed, a, b)
                 )
                 row.update({method: rho, f"{method}_low": low, f"{method}_high": high})
+            row["note"] = metrics.correlation_note(len(pair))
             rows.append(row)
     return pd.DataFrame(rows, columns=columns)
 

@@ -155,6 +155,17 @@ def bootstrap_ci(correct_matrix, *, n_boot: int = 2000, seed: int = 0, level: fl
     return percentile_interval(resampled.mean(axis=1), level)
 
 
+MIN_MODELS_FOR_CORRELATION = 5
+"""Fewest models a rank correlation is computed from (docs/metrics.md). With 3 models Spearman's
+rho takes only 4 values (±1, ±0.5) and resampling 3 models of one consistent order gives [1, 1]
+nearly every time: the number says nothing about the benchmarks."""
+
+
+def correlation_note(n_models: int, minimum: int = MIN_MODELS_FOR_CORRELATION) -> str:
+    """'' when a correlation over n_models is computed, else why not, for tables and figures."""
+    return "" if n_models >= minimum else f"not computed: {n_models} models < {minimum}"
+
+
 def correlation(x: np.ndarray, y: np.ndarray, method: str) -> float:
     if np.all(x == x[0]) or np.all(y == y[0]):
         return float("nan")  # a constant ranking has no correlation (scipy would warn and say NaN)
@@ -167,8 +178,9 @@ def rank_correlation(
     x, y, *, method: str = "spearman", n_boot: int = 2000, seed: int = 0, level: float = 0.95
 ) -> tuple[float, float, float]:
     """(rho, low, high): Spearman's rho or Kendall's tau-b between paired scores (one pair per
-    model), with a percentile interval from resampling the pairs. All NaN with fewer than 3 pairs;
-    bootstrap resamples whose ranking is constant are skipped."""
+    model), with a percentile interval from resampling the pairs. All NaN with fewer than
+    MIN_MODELS_FOR_CORRELATION pairs (correlation_note says so); bootstrap resamples whose ranking
+    is constant are skipped."""
     if method not in ("spearman", "kendall"):
         raise ValueError(f"rank_correlation: method must be 'spearman' or 'kendall', got {method!r}")
     x = np.asarray(x, dtype=float)
@@ -178,7 +190,7 @@ def rank_correlation(
     keep = ~(np.isnan(x) | np.isnan(y))
     x, y = x[keep], y[keep]
     nan = float("nan")
-    if x.size < 3:
+    if x.size < MIN_MODELS_FOR_CORRELATION:
         return (nan, nan, nan)
     rho = correlation(x, y, method)
     rng = np.random.default_rng(seed)

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from extrembench.report.metrics import correlation, percentile_interval
+from extrembench.report.metrics import MIN_MODELS_FOR_CORRELATION, correlation, percentile_interval
 from extrembench.report.metrics import graded_values as _graded
 
 
@@ -194,7 +194,8 @@ def rank_correlation_two_level(
 
     rates_a / rates_b: models × problems arrays of per-problem solve rates (NaN = not answered);
     or `fixed_b`, one accuracy per model that is not resampled (published numbers). Models
-    without a value on either side are left out; NaN everywhere with fewer than 3 models."""
+    without a value on either side are left out; NaN everywhere with fewer than
+    MIN_MODELS_FOR_CORRELATION models."""
     if method not in ("spearman", "kendall"):
         raise ValueError(f"rank_correlation_two_level: method must be 'spearman' or 'kendall', got {method!r}")
     a = np.atleast_2d(np.asarray(rates_a, dtype=float))
@@ -210,7 +211,7 @@ def rank_correlation_two_level(
     b = b[keep] if b is not None else None
     nan = float("nan")
     n_models = int(keep.sum())
-    if n_models < 3:
+    if n_models < MIN_MODELS_FOR_CORRELATION:
         return (nan, nan, nan, n_models)
     rho = correlation(mean_a, mean_b, method)
     rng = np.random.default_rng(seed)
