@@ -41,7 +41,7 @@ import sympy
 from mpmath.libmp import to_str
 
 from extrembench.problems.expr import ExpressionError, parse_expression
-from extrembench.problems.problem import ParsedProblem, Problem, parse_problem, problem_from_dict
+from extrembench.problems.problem import ParsedProblem, Problem, min_form_sign, parse_problem, problem_from_dict
 from extrembench.verify.certificates import bound, sos
 from extrembench.verify.certificates.certify import _reference
 from extrembench.verify.certificates.interval import (
@@ -538,16 +538,12 @@ def _solve_system(polys: list, chosen: tuple, point: dict, x: dict) -> dict | No
 LEVEL_MAX_NODES = 10000
 
 
-def _min_form_sign(parsed) -> int:
-    return 1 if parsed.sense == "min" else -1
-
-
 def _beyond(parsed, level: Fraction, claim: sympy.Expr) -> bool:
     """The level lies strictly between the claim and the feasible values, i.e. past the claim in the
     direction no feasible point reaches (min: level > claim), decided exactly."""
 
     gap = sympy.Rational(level.numerator, level.denominator) - claim
-    return sign(_min_form_sign(parsed) * gap) == 1
+    return sign(min_form_sign(parsed.sense) * gap) == 1
 
 
 def _at_level(parsed, level: Fraction):
@@ -558,7 +554,7 @@ def _at_level(parsed, level: Fraction):
 
 def _bound_branches(parsed, level: Fraction, plan: list):
 
-    sign = _min_form_sign(parsed)
+    sign = min_form_sign(parsed.sense)
     signed = sign * level
     # the plan's normalise step is sound only for a level of 0 or a degree-0 objective: apply_plan
     # checks it against the level it is given, so the level (never the refuted claim) goes in
@@ -570,7 +566,7 @@ def _extra_points_hold(parsed, branches, target) -> bool:
 
     for extra in branches[0].extra_points if branches else ():
         try:
-            value = compile_enclosure(_min_form_sign(parsed) * parsed.objective, list(extra))(
+            value = compile_enclosure(min_form_sign(parsed.sense) * parsed.objective, list(extra))(
                 [interval_point(0)] * len(extra)
             )
         except (ArithmeticError, ValueError):
@@ -620,7 +616,7 @@ def _level(parsed, claim: sympy.Expr, best_value: float) -> Fraction | None:
     """A short decimal just past the claim (min form: claim < level, a sixteenth of the gap to the
     best value found): the proof's slack, best - level, is then most of the gap. Compared with the
     claim exactly: a short decimal claim (0.999) is itself a short rational the level may snap onto."""
-    sign = _min_form_sign(parsed)
+    sign = min_form_sign(parsed.sense)
     c, v = sign * float(claim.evalf(30)), sign * best_value
     if not (math.isfinite(c) and math.isfinite(v) and c < v):
         return None
@@ -664,7 +660,7 @@ def level_certificate(
         if certificate is not None:
             return certificate, why
         reasons.append(f"sos at {level}: {why}")
-        sign = _min_form_sign(parsed)
+        sign = min_form_sign(parsed.sense)
         try:
             # an equality in cos(x) or sqrt(...) is no polynomial to eliminate through: no plan, no proof
             plan = choose_plan(parsed, sympy.Rational(sign * level.numerator, level.denominator), approx)

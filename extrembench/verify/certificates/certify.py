@@ -10,7 +10,7 @@ from itertools import islice
 
 from sympy.utilities.iterables import multiset_permutations
 
-from extrembench.problems.problem import Problem
+from extrembench.problems.problem import Problem, min_form_sign
 from extrembench.verify.certificates import bound, numeric
 from extrembench.verify.certificates.document import (
     EPSILON,
@@ -30,7 +30,7 @@ log = logging.getLogger(__name__)
 
 def target_interval(parsed, epsilon: Fraction):
     """answer - eps (min form) as an interval: the objective must be proven >= its upper end."""
-    sign = 1 if parsed.sense == "min" else -1
+    sign = min_form_sign(parsed.sense)
     return compile_enclosure(sign * parsed.answer, [])([]) - point(epsilon_abs(epsilon, parsed.answer))
 
 
@@ -52,7 +52,7 @@ def _document(
 
 
 def _try_bound(parsed, witness_point: dict | None, approx: dict, max_nodes: int):
-    sign = 1 if parsed.sense == "min" else -1
+    sign = min_form_sign(parsed.sense)
     plan = choose_plan(parsed, sign * parsed.answer, approx)
     if plan is None:
         return None, "no reduction plan (an equality constraint could not be solved for one variable)"

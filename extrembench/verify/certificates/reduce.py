@@ -16,7 +16,7 @@ from fractions import Fraction
 
 import sympy
 
-from extrembench.problems.problem import Domain, ParsedProblem
+from extrembench.problems.problem import Domain, ParsedProblem, min_form_sign
 from extrembench.verify.certificates.interval import compile_enclosure
 
 
@@ -90,7 +90,7 @@ def _sign_proven(expr: sympy.Expr, symbols, domains) -> int:
 
 def base_problem(parsed: ParsedProblem) -> tuple[list, dict, list, list, sympy.Expr]:
     """(symbols, domains, equalities, nonneg, signed objective) of the min-form problem."""
-    sign = 1 if parsed.sense == "min" else -1
+    sign = min_form_sign(parsed.sense)
     equalities, nonneg = [], []
     for lhs, op, rhs in parsed.constraints:
         if op == "=":

@@ -27,6 +27,7 @@ import sympy
 from sympy import QQ
 from sympy.polys.matrices import DomainMatrix
 
+from extrembench.problems.problem import min_form_sign
 from extrembench.verify.certificates.symmetry import symmetric
 from extrembench.verify.certificates.witness import is_zero
 from extrembench.verify.certificates.witness import sign as witness_sign
@@ -118,7 +119,7 @@ def _polys(parsed, squares: tuple[str, ...] = (), polya: int = 0, square: tuple[
     the domain, so target >= 0 proven there holds on the problem. `polya` = k multiplies the
     target by (sum of the variables, or of their squares)^k: with every variable nonnegative that
     sum is > 0 except at the origin, where the target must be >= 0 itself (Polya/Reznick)."""
-    sign = 1 if parsed.sense == "min" else -1
+    sign = min_form_sign(parsed.sense)
     syms = list(parsed.symbols)
     put = {}
     for s in syms:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from fractions import Fraction
 
+from extrembench.problems.problem import min_form_sign
 from extrembench.verify.certificates import bound, numeric
 from extrembench.verify.certificates.document import EPSILON, FORMAT, SPEC_KEYS, VERIFIER_VERSION, spec_problem
 from extrembench.verify.certificates.interval import Unsupported, compile_enclosure, point
@@ -86,7 +87,7 @@ def _verify_bound(doc: dict, parsed, epsilon: Fraction) -> tuple[bool, str]:
     from extrembench.verify.certificates.certify import target_interval
 
     body = doc.get("body") or {}
-    sign = 1 if parsed.sense == "min" else -1
+    sign = min_form_sign(parsed.sense)
     try:
         branches = apply_plan(parsed, sign * parsed.answer, list(body.get("plan") or []))
     except PlanError as exc:

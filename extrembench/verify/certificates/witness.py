@@ -16,7 +16,7 @@ import mpmath
 import sympy
 
 from extrembench.problems.expr import FUNCTIONS, ExpressionError, parse_expression
-from extrembench.problems.problem import ParsedProblem
+from extrembench.problems.problem import ParsedProblem, min_form_sign
 from extrembench.verify.certificates.interval import Interval, compile_enclosure, enclose_mp
 from extrembench.verify.certificates.reduce import PlanError, apply_plan, choose_plan
 
@@ -166,7 +166,7 @@ def _snapped_points(parsed: ParsedProblem, approximate: dict[str, float]):
     snapped = {s: _snap(float(approximate[s.name])) for s in parsed.symbols}
     bases = [{s: options[choice] for s, options in snapped.items()} for choice in (0, -1)]
     yield from bases
-    answer = (1 if parsed.sense == "min" else -1) * parsed.answer
+    answer = min_form_sign(parsed.sense) * parsed.answer
     plan = choose_plan(parsed, answer, approximate)
     try:
         branches = apply_plan(parsed, answer, plan) if plan else []
