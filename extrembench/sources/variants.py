@@ -45,7 +45,8 @@ from extrembench.problems.statement import (
     render_statement,
     variable_groups,
 )
-from extrembench.verify.certificates import VERIFIER_VERSION, certificate_json
+from extrembench.verify.certificates.certify import certificate_json
+from extrembench.verify.certificates.document import VERIFIER_VERSION
 
 log = logging.getLogger(__name__)
 

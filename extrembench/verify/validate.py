@@ -42,11 +42,11 @@ from extrembench.problems.problem import (
     min_form_sign,
     parse_problem,
 )
-from extrembench.verify.certificates import certify as build_certificate
+from extrembench.verify.certificates.certify import certify as build_certificate
+from extrembench.verify.certificates.refutation_check import point_floats
 from extrembench.verify.refutation import (
     exact_feasible_point,
     level_certificate,
-    point_floats,
     unbounded_certificate,
     witness_certificate,
 )

@@ -226,36 +226,3 @@ def apply_plan(parsed: ParsedProblem, answer_signed: sympy.Expr, plan: list[dict
         aux = tuple((v, expr, domains[v]) for v, expr in subs.items())
         out.append(Reduced(tuple(syms), bounds, obj, tuple(nn), aux, tuple(extra_points)))
     return out
-
-
-def choose_plan(parsed: ParsedProblem, answer_signed: sympy.Expr, witness: dict) -> list[dict] | None:
-    """A plan for this problem, or None: normalise a constraint-free homogeneous problem, then
-    eliminate the equalities one at a time: the first (in the order given) that solves for a
-    variable, through the variable largest at the witness (so the optimum stays away from the
-    slanted face the elimination creates); a later equality serves when a cubic listed first cannot."""
-    symbols, domains, equalities, nonneg, objective = base_problem(parsed)
-    plan: list[dict] = []
-    if not equalities and not nonneg and len(symbols) > 1 and _plan_ok(parsed, answer_signed, [{"op": "normalize"}]):
-        plan.append({"op": "normalize"})
-        equalities = [sympy.Add(*symbols) - 1]
-    names = sorted((s.name for s in symbols), key=lambda n: (-abs(float(witness.get(n, 0))), n))
-    for left in range(len(equalities), 0, -1):
-        tried = (
-            plan + [{"op": "eliminate", "var": n, "constraint": k}]
-            for k in range(left)
-            for n in names
-            if all(n != step.get("var") for step in plan)
-        )
-        plan = next((p for p in tried if _plan_ok(parsed, answer_signed, p)), None)
-        if plan is None:
-            return None
-    return plan
-
-
-def _plan_ok(parsed, answer_signed, plan) -> bool:
-    """The plan's steps all hold (equalities may remain for later steps)."""
-    try:
-        apply_plan(parsed, answer_signed, plan)
-    except PlanError as exc:
-        return "left after" in str(exc)
-    return True
