@@ -3,6 +3,8 @@ moved by 1e-3, and any changed number makes verification fail; the Parquet round
 verify-certificate CLI; aggregate's require_certificate."""
 
 import json
+import subprocess
+import sys
 from fractions import Fraction
 
 import numpy as np
@@ -760,3 +762,23 @@ def test_tail_sign_by_taylor_shift_at_the_finite_end(expr, box, strict, holds):
 )
 def test_multiplier_fits_interior_directions_and_respects_box_ends(g, h, ref, box, expected):
     assert bound_search._multiplier(g, h, ref, box) == pytest.approx(expected)
+
+
+def test_the_trusted_checker_loads_no_prover():
+    """Importing the checker (and the refutation checker) loads checking code only: no *_search
+    module, no route, no certify, no refutation builder."""
+    code = (
+        "import sys; import extrembench.verify.certificates.verify; "
+        "print(' '.join(m for m in sys.modules if m.startswith('extrembench')))"
+    )
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    provers = [m for m in loaded if m.endswith("_search") or m.rsplit(".", 1)[-1] in ("route", "routes", "certify")]
+    assert "extrembench.verify.certificates.verify" in loaded
+    assert provers == [] and "extrembench.verify.refutation" not in loaded, provers
+
+
+def test_every_route_writes_a_kind_the_checker_knows():
+    from extrembench.verify.certificates.document import ROUTES as ROUTE_OF
+    from extrembench.verify.certificates.verify import CHECKS
+
+    assert all(ROUTE_OF[(route.kind, None)] in CHECKS for route in ROUTES)
