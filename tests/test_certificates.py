@@ -666,7 +666,7 @@ ROUTE_CASES = [
 
 
 # These cases test bound routes; sos (tried first) proves some of them too, so it is left out.
-BOUND_ONLY = tuple(route for route in ROUTES if route.kind == "bound")
+BOUND_ONLY = tuple(route for route in ROUTES if route.checked_as == "bound")
 
 
 @pytest.mark.parametrize("problem, witness, head", ROUTE_CASES)
@@ -779,6 +779,10 @@ def test_the_trusted_checker_loads_no_prover():
 
 def test_every_route_writes_a_kind_the_checker_knows():
     from extrembench.verify.certificates.document import ROUTES as ROUTE_OF
+    from extrembench.verify.certificates.refutation_check import CHECKS as REFUTATION_CHECKS
     from extrembench.verify.certificates.verify import CHECKS
+    from extrembench.verify.refutation import LEVEL_ROUTES
 
-    assert all(ROUTE_OF[(route.kind, None)] in CHECKS for route in ROUTES)
+    known = set(ROUTE_OF.values())
+    assert {route.checked_as for route in ROUTES} <= known & set(CHECKS)
+    assert {route.checked_as for route in LEVEL_ROUTES} <= known & set(REFUTATION_CHECKS)

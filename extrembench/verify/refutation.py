@@ -6,12 +6,15 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Sequence
+from dataclasses import dataclass
 from fractions import Fraction
+from functools import cached_property
 
 import sympy
 
 from extrembench.problems.expr import parse_expression
-from extrembench.problems.problem import min_form_sign
+from extrembench.problems.problem import ParsedProblem, min_form_sign
 from extrembench.verify.certificates.bound import BoundFailure
 from extrembench.verify.certificates.bound_search import reference_point, search
 from extrembench.verify.certificates.interval import Unsupported
@@ -25,6 +28,7 @@ from extrembench.verify.certificates.refutation_check import (
     check_point,
     verify_refutation,
 )
+from extrembench.verify.certificates.route import Decline, Route
 from extrembench.verify.certificates.sos_search import attempt as sos_attempt
 
 VERIFIER = "extrembench.verify.refutation/1"
@@ -263,54 +267,104 @@ def _snapped_value(parsed, claim: sympy.Expr, best_value: float) -> Fraction | N
     return None
 
 
+@dataclass
+class LevelAttempt:
+    """What every level route is given: the problem, the claim, the best value the search found
+    (and its point, a hint for the box search), the box budget, and the level just past the claim."""
+
+    parsed: ParsedProblem
+    claim_text: str
+    best_value: float
+    approx: dict[str, float]
+    max_nodes: int
+
+    @cached_property
+    def claim(self) -> sympy.Expr:
+        return parse_expression(self.claim_text, ())
+
+    @cached_property
+    def base(self) -> dict:
+        return {"kind": "refutation", "sense": self.parsed.sense, "claim": self.claim_text, "verifier": VERIFIER}
+
+    @cached_property
+    def level(self) -> Fraction | None:
+        return _level(self.parsed, self.claim, self.best_value)
+
+
+def _scaling_route(attempt: LevelAttempt) -> dict | Decline:
+    certificate, _ = scaling_certificate(attempt.parsed, attempt.claim_text)
+    return certificate if certificate is not None else Decline(None)  # not homogeneous: the usual case, no note
+
+
+def _sos_level_route(attempt: LevelAttempt) -> dict | Decline:
+    # sos at the level first (fast to fail): objective - level is strictly positive there, so the
+    # SDP has an interior and its rounded Gram matrix stays positive definite
+    if attempt.level is None:
+        return Decline(None)
+    certificate, why = _sos_at(attempt.parsed, attempt.base, attempt.level)
+    return certificate if certificate is not None else Decline(f"sos at {attempt.level}: {why}")
+
+
+def _bound_level_route(attempt: LevelAttempt) -> dict | Decline:
+    parsed, level, approx = attempt.parsed, attempt.level, attempt.approx
+    if level is None:
+        return Decline(None)
+    sign = min_form_sign(parsed.sense)
+    try:
+        # an equality in cos(x) or sqrt(...) is no polynomial to eliminate through: no plan, no proof
+        plan = choose_plan(parsed, sympy.Rational(sign * level.numerator, level.denominator), approx)
+        if plan is None:
+            raise PlanError("no reduction plan (an equality could not be solved for one variable)")
+        branches, target = _bound_branches(parsed, level, plan)
+        trees = [
+            search(b, target, reference_point(b, None, approx, plan) if approx else None, max_nodes=attempt.max_nodes)
+            for b in branches
+        ]
+        certificate = {**attempt.base, "method": "bound", "level": str(level), "plan": plan, "trees": trees}
+        ok, detail = verify_refutation(certificate, parsed)
+    except (PlanError, BoundFailure, Unsupported, sympy.PolynomialError) as error:
+        return Decline(f"bound: {error}")
+    return {**certificate, "summary": detail} if ok else Decline(f"bound: {detail}")
+
+
+def _sos_zero_route(attempt: LevelAttempt) -> dict | Decline:
+    # a snapped extremum of 0 (nonnegative forms, where only 0 itself is a level the identity can be exact at)
+    snapped = _snapped_value(attempt.parsed, attempt.claim, attempt.best_value)
+    if not (snapped == 0 and snapped != attempt.level):
+        return Decline(None)
+    certificate, why = _sos_at(attempt.parsed, attempt.base, snapped)
+    return certificate if certificate is not None else Decline(f"sos at 0: {why}")
+
+
+# the routes of a claim the search never approached, in the order they are tried
+LEVEL_ROUTES = (
+    Route("scaling", "refutation scaling", _scaling_route),
+    Route("sos at the level", "refutation sos", _sos_level_route),
+    Route("bound at the level", "refutation bound", _bound_level_route),
+    Route("sos at 0", "refutation sos", _sos_zero_route),
+)
+
+
 def level_certificate(
-    parsed, claim_text: str, best_value: float, witness: dict[str, float] | None, max_nodes: int = LEVEL_MAX_NODES
+    parsed,
+    claim_text: str,
+    best_value: float,
+    witness: dict[str, float] | None,
+    max_nodes: int = LEVEL_MAX_NODES,
+    routes: Sequence[Route] = LEVEL_ROUTES,
 ) -> tuple[dict | None, str]:
     """A certificate that no feasible point reaches a claim the search never approached: by scaling
     when the problem is homogeneous; else a level just past the claim and a proof that every
     feasible value is on the far side of it (an exact sum of squares, or branch and bound with the
     certificates' tests). (None, why not) when none closes within the counts."""
-
-    certificate, why = scaling_certificate(parsed, claim_text)
-    if certificate is not None:
-        return certificate, why
-    claim = parse_expression(claim_text, ())
-    base = {"kind": "refutation", "sense": parsed.sense, "claim": claim_text, "verifier": VERIFIER}
+    attempt = LevelAttempt(parsed, claim_text, best_value, {k: float(v) for k, v in (witness or {}).items()}, max_nodes)
     reasons = []
-    level = _level(parsed, claim, best_value)
-    approx = {k: float(v) for k, v in (witness or {}).items()}
-    # sos at the level first (fast to fail): objective - level is strictly positive there, so the
-    # SDP has an interior and its rounded Gram matrix stays positive definite
-    if level is not None:
-        certificate, why = _sos_at(parsed, base, level)
-        if certificate is not None:
-            return certificate, why
-        reasons.append(f"sos at {level}: {why}")
-        sign = min_form_sign(parsed.sense)
-        try:
-            # an equality in cos(x) or sqrt(...) is no polynomial to eliminate through: no plan, no proof
-            plan = choose_plan(parsed, sympy.Rational(sign * level.numerator, level.denominator), approx)
-            if plan is None:
-                raise PlanError("no reduction plan (an equality could not be solved for one variable)")
-            branches, target = _bound_branches(parsed, level, plan)
-            trees = [
-                search(b, target, reference_point(b, None, approx, plan) if approx else None, max_nodes=max_nodes)
-                for b in branches
-            ]
-            certificate = {**base, "method": "bound", "level": str(level), "plan": plan, "trees": trees}
-            ok, detail = verify_refutation(certificate, parsed)
-            if ok:
-                return {**certificate, "summary": detail}, detail
-            reasons.append(f"bound: {detail}")
-        except (PlanError, BoundFailure, Unsupported, sympy.PolynomialError) as error:
-            reasons.append(f"bound: {error}")
-    # a snapped extremum of 0 (nonnegative forms, where only 0 itself is a level the identity can be exact at)
-    snapped = _snapped_value(parsed, claim, best_value)
-    if snapped == 0 and snapped != level:
-        certificate, why = _sos_at(parsed, base, snapped)
-        if certificate is not None:
-            return certificate, why
-        reasons.append(f"sos at 0: {why}")
+    for route in routes:
+        result = route.prove(attempt)
+        if not isinstance(result, Decline):
+            return result, result["summary"]
+        if result.reason is not None:
+            reasons.append(result.reason)
     return None, "; ".join(reasons) or "no level between the claim and the best value"
 
 

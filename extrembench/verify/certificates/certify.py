@@ -75,7 +75,7 @@ def _certify(problem: Problem, witness, reason: str, max_nodes: int, routes: Seq
             if not isinstance(result, Decline):
                 return _document(problem, result.kind, witness_text(exact), result.body, result.size, result.epsilon)
             if result.reason is not None:
-                notes.append(f"{route.name}: {result.reason}")
+                notes.append(result.reason)
     else:
         notes.append("no exact witness found")
     body = _numeric_body(exact, approx, reason)

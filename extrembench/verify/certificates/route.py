@@ -9,6 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import cached_property
+from typing import Any
 
 from extrembench.problems.problem import ParsedProblem
 from extrembench.verify.certificates.symmetry_search import groups
@@ -29,20 +30,22 @@ class Proved:
 
 @dataclass(frozen=True)
 class Decline:
-    """No proof from this route: why (recorded in the numeric certificate's not_certified), or
-    None where the route does not apply to the problem at all (nothing recorded)."""
+    """No proof from this route: the note recorded (naming the route, "sos: ..."), or None where the
+    route does not apply to the problem at all (nothing recorded)."""
 
     reason: str | None
 
 
 @dataclass(frozen=True)
 class Route:
-    """name: how the certificate's notes name it ("sos, squared"); kind: the certificate kind it
-    writes, which the checker's table (verify.CHECKS) must know."""
+    """name: the route; checked_as: the checker's route its certificates go through
+    (document.ROUTES, verify.CHECKS); prove: given the list's attempt (an `Attempt` for a confirmed
+    answer, a `refutation.LevelAttempt` for a level past a claim), its proof (`Proved`; a verified
+    certificate for a refutation) or a Decline."""
 
     name: str
-    kind: str
-    prove: Callable[[Attempt], Proved | Decline]
+    checked_as: str
+    prove: Callable[[Any], Any]
 
     def check(self, certificate: dict | str, spec: dict | None = None) -> tuple[bool, str]:
         return verify(certificate, spec)

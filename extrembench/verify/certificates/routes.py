@@ -18,19 +18,19 @@ MAX_SUBSTITUTED = 4  # a work bound: 5-10 cos variables (Putnam 2018 A3 family) 
 def sos(attempt: Attempt) -> Proved | Decline:
     body, why = sos_attempt(attempt.proof, attempt.exact)
     if body is None:
-        return Decline(why)
+        return Decline(f"sos: {why}")
     return Proved("sos", {**body, **attempt.extra}, sos_size(body))
 
 
 def bound(attempt: Attempt) -> Proved | Decline:
     if attempt.steps and len(attempt.steps) > MAX_SUBSTITUTED:
         return Decline(
-            f"{len(attempt.steps)} substituted variables (the box search after a cos/sin substitution is "
+            f"bound: {len(attempt.steps)} substituted variables (the box search after a cos/sin substitution is "
             f"tried up to {MAX_SUBSTITUTED}: past that {attempt.max_nodes} boxes did not close)"
         )
     body, why = prove_bound(attempt.proof, attempt.exact, attempt.proof_approx, attempt.max_nodes)
     if body is None:
-        return Decline(why)
+        return Decline(f"bound: {why}")
     epsilon = body.pop("epsilon")
     return Proved("bound", {**body, **attempt.extra}, sum(len(t) for t in body["trees"]), epsilon)
 
@@ -39,7 +39,7 @@ def sos_squared(attempt: Attempt) -> Proved | Decline:
     # on the spec itself, not the substituted problem
     body, why = sos_attempt(attempt.parsed, attempt.exact, squared=True)
     if body is None:
-        return Decline(why)
+        return Decline(f"sos, squared: {why}")
     return Proved("sos", body, sos_size(body))
 
 
@@ -50,7 +50,7 @@ def sos_ordered(attempt: Attempt, squared: bool) -> Proved | Decline:
         return Decline(None)
     body, why = sos_attempt(ordered(attempt.proof, chains), sorted_witness(attempt.exact, chains), squared=squared)
     if body is None:
-        return Decline(why)
+        return Decline(f"sos, ordered{', squared' if squared else ''}: {why}")
     return Proved("sos", {**body, **attempt.extra, "ordered": chains}, sos_size(body))
 
 
