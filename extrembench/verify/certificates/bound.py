@@ -23,6 +23,9 @@ re-running only the test each leaf names, so checking needs no search:
                   (interval LDL^T), so
                   f >= f(p) + grad f(p).(x - p) there, and that linear bound is >= target
 Work is bounded by node and depth counts, never by time.
+
+This module is the checker's half (the leaf tests and the replay); the search that writes a tree
+is bound_search.py.
 """
 
 from __future__ import annotations

@@ -5,6 +5,8 @@ Each step is recorded in the certificate (`plan`) and replayed by the verifier, 
 the step's preconditions exactly (sympy identities and sign facts), so a plan can only shrink the
 set searched when the shrinking is proven. Every step keeps a SUPERSET of the feasible points
 (e.g. clearing a denominator), which is safe for a lower bound.
+
+This module replays a plan for the checker; choosing one is plan_search.py.
 """
 
 from __future__ import annotations

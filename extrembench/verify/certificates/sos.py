@@ -14,6 +14,9 @@ numeric kernels, rounded to rational vectors), rounded to a coarse dyadic grid (
 coarsest first, so float noise within solver tolerance gives the same rationals on any machine),
 and projected exactly onto the identity — only the exact check counts. With epsilon = 0 here:
 the bound is the answer itself.
+
+This module is the checker's half (the polynomial form of the problem, the exact re-check); the
+SDP and the projection that find an identity are sos_search.py.
 """
 
 from __future__ import annotations

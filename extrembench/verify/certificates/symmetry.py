@@ -4,6 +4,8 @@ the recorded order, which generate all of them), sorting the group's coordinates
 point gives a feasible point with the same objective value: a proof may add x1 <= x2 <= ... <= xn.
 Under that chain Max/Min of the group's variables is its last/first one (sos resolves Abs of
 their differences from the chain constraints), so such objectives become polynomial.
+
+This module checks a recorded group from the spec; finding the groups is symmetry_search.py.
 """
 
 from __future__ import annotations

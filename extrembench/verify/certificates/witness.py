@@ -4,6 +4,8 @@ exactly and the objective equals the answer exactly.
 
 Exact means decided by algebra, not by a tolerance: a difference is zero when it cancels to 0 or
 its minimal polynomial is x; a sign is proven by an interval enclosure excluding 0.
+
+This module checks a witness; finding one is witness_search.py.
 """
 
 from __future__ import annotations
