@@ -110,7 +110,9 @@ CERTIFIED_TARGET, CERTIFIED_GOAL, CERTIFY_TOTAL_TARGET_S, CHECK_TYPICAL_TARGET_S
 def certify_one(path: str) -> dict:
     """check (search + certificate) timed, then the certificate built again from the same witness
     (timed: the certification cost alone) and verified; both builds must give the same bytes."""
-    from extrembench.verify.certificates import canonical, certify, verify
+    from extrembench.verify.certificates.certify import certify
+    from extrembench.verify.certificates.document import canonical
+    from extrembench.verify.certificates.verify import verify
 
     started, cpu = time.perf_counter(), time.process_time()
     result = check_problem(path)

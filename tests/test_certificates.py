@@ -3,6 +3,8 @@ moved by 1e-3, and any changed number makes verification fail; the Parquet round
 verify-certificate CLI; aggregate's require_certificate."""
 
 import json
+import subprocess
+import sys
 from fractions import Fraction
 
 import numpy as np
@@ -14,10 +16,14 @@ from extrembench.core.artifacts import read_artifact, write_artifact
 from extrembench.problems.expr import parse_expression
 from extrembench.problems.problem import problem_from_dict
 from extrembench.report.leaderboard import restrict_to_certified
-from extrembench.verify.certificates import VERIFIER_VERSION, bound, canonical, certify, verify
-from extrembench.verify.certificates.certify import target_interval
-from extrembench.verify.certificates.document import EPSILON, embed_spec, spec_problem
-from extrembench.verify.certificates.reduce import apply_plan, choose_plan, homogeneity_degree
+from extrembench.verify.certificates import bound, bound_search
+from extrembench.verify.certificates.bound import target_interval
+from extrembench.verify.certificates.certify import certify
+from extrembench.verify.certificates.document import EPSILON, VERIFIER_VERSION, canonical, embed_spec, spec_problem
+from extrembench.verify.certificates.plan_search import choose_plan
+from extrembench.verify.certificates.reduce import apply_plan, homogeneity_degree
+from extrembench.verify.certificates.routes import ROUTES
+from extrembench.verify.certificates.verify import verify
 
 POS2 = {"a": "positive", "b": "positive"}
 POS3 = {"a": "positive", "b": "positive", "c": "positive"}
@@ -84,7 +90,7 @@ def _bound_only(problem, witness):
     plan = choose_plan(parsed, sign * parsed.answer, witness)
     branches = apply_plan(parsed, sign * parsed.answer, plan)
     target = target_interval(parsed, EPSILON)
-    return plan, [bound.search(b, target, None) for b in branches]
+    return plan, [bound_search.search(b, target, None) for b in branches]
 
 
 @pytest.mark.parametrize("problem, witness", BOUND_CASES)
@@ -385,7 +391,7 @@ def _perturbed_solver(seed: int, size: float):
     absolute 1e-12): what another machine's BLAS or thread count may give within tolerance."""
     import random
 
-    from extrembench.verify.certificates import sos
+    from extrembench.verify.certificates import sos_search as sos
 
     rng = random.Random(seed)
 
@@ -405,7 +411,7 @@ def _perturbed_solver(seed: int, size: float):
 @pytest.mark.slow  # ~18 s
 def test_sos_certificate_bytes_survive_solver_noise(problem, witness):
     """The stored rationals do not depend on float noise within solver tolerance (1e-8)."""
-    from extrembench.verify.certificates import sos
+    from extrembench.verify.certificates import sos_search as sos
 
     parsed = spec_problem(embed_spec(problem))
     reference, why = sos.attempt(parsed, None)
@@ -508,7 +514,7 @@ def _one(n):
 
 
 def _upto(n, high):
-    from extrembench.verify.certificates import sos
+    from extrembench.verify.certificates import sos_search as sos
 
     return sos._monomials(n, 0, high)
 
@@ -550,7 +556,7 @@ MOTZKIN = {(4, 2): Fraction(1), (2, 4): Fraction(1), (0, 0): Fraction(1), (2, 2)
     ],
 )
 def test_sos_pruning_drops_exactly_the_forced_zero_diagonals(blocks, target, eqs, multipliers, kept):
-    from extrembench.verify.certificates import sos
+    from extrembench.verify.certificates import sos_search as sos
 
     assert [(f, b) for f, _, b in sos._prune(blocks, target, eqs, multipliers)] == kept
 
@@ -558,7 +564,7 @@ def test_sos_pruning_drops_exactly_the_forced_zero_diagonals(blocks, target, eqs
 def test_sdp_solver_panic_is_a_failure_to_certify():
     """Clarabel's Rust panics (an eigen-solver failure inside its PSD cone) are BaseExceptions:
     they must end as a reason, not escape certify. This inequality problem triggers one."""
-    from extrembench.verify.certificates import sos
+    from extrembench.verify.certificates import sos_search as sos
 
     problem = make("min", POS3, "1/a + 2/b + 3/c", "15/2", ["21*a*b + 2*b*c + 8*c*a <= 12"])
     body, why = sos.attempt(spec_problem(embed_spec(problem)), None)
@@ -569,7 +575,7 @@ def test_exact_projection_is_bounded_by_a_count_of_unknowns(monkeypatch):
     """The exact rational projection is the one sos step whose cost no SDP limit bounded
     (ineq-0124's squared target ran past 15 CPU-minutes in it): past MAX_EXACT_UNKNOWNS unknowns
     or MAX_EXACT_BITS bits it declines with the counts, before any exact algebra."""
-    from extrembench.verify.certificates import sos
+    from extrembench.verify.certificates import sos_search as sos
 
     problem, witness = SOS_CASES[0]
     assert certify(problem, witness)["kind"] == "sos"
@@ -605,7 +611,7 @@ def test_sos_polya_power_is_checked():
     ],
 )
 def test_float_prefilter_never_rejects_what_the_exact_test_could_accept(matrix, indefinite):
-    from extrembench.verify.certificates import sos
+    from extrembench.verify.certificates import sos_search as sos
 
     assert sos._clearly_indefinite(matrix) is indefinite
 
@@ -662,18 +668,14 @@ ROUTE_CASES = [
 ]
 
 
-@pytest.fixture
-def bound_only(monkeypatch):
-    """These cases test bound routes; sos (tried first) proves some of them too, so it steps aside."""
-    from extrembench.verify.certificates import sos
-
-    monkeypatch.setattr(sos, "attempt", lambda parsed, witness: (None, "not tried: a bound route is tested"))
+# These cases test bound routes; sos (tried first) proves some of them too, so it is left out.
+BOUND_ONLY = tuple(route for route in ROUTES if route.checked_as == "bound")
 
 
 @pytest.mark.parametrize("problem, witness, head", ROUTE_CASES)
 @pytest.mark.slow  # ~3 s
-def test_new_routes_certify_and_a_tampered_step_fails(problem, witness, head, bound_only):
-    certificate = certify(problem, witness)
+def test_new_routes_certify_and_a_tampered_step_fails(problem, witness, head):
+    certificate = certify(problem, witness, routes=BOUND_ONLY)
     assert certificate["kind"] == "bound", certificate["body"]
     assert verify(json.loads(canonical(certificate)))[0]
     trees = certificate["body"]["trees"]
@@ -691,10 +693,10 @@ def test_new_routes_certify_and_a_tampered_step_fails(problem, witness, head, bo
     assert not verify({**certificate, "body": {**certificate["body"], "trees": changed}})[0]
 
 
-def test_epsilon_zero_needs_the_exact_anchor(bound_only):
+def test_epsilon_zero_needs_the_exact_anchor():
     """Schur's zero at the centre is closed by a tangent plane at 1/3 exactly: floats cannot show
     f(1/3, 1/3) >= 0, the exact values can. An anchor moved by 1e-12 leaves a tilted plane below 0."""
-    certificate = certify(SCHUR_PROBLEM, {"a": 0.0, "b": 1.0, "c": 1.0})
+    certificate = certify(SCHUR_PROBLEM, {"a": 0.0, "b": 1.0, "c": 1.0}, routes=BOUND_ONLY)
     trees = certificate["body"]["trees"]
     k = next(k for k, t in enumerate(trees[0]) if t == "c:1/3,1/3")
     changed = [list(t) for t in trees]
@@ -763,4 +765,28 @@ def test_tail_sign_by_taylor_shift_at_the_finite_end(expr, box, strict, holds):
     ],
 )
 def test_multiplier_fits_interior_directions_and_respects_box_ends(g, h, ref, box, expected):
-    assert bound._multiplier(g, h, ref, box) == pytest.approx(expected)
+    assert bound_search._multiplier(g, h, ref, box) == pytest.approx(expected)
+
+
+def test_the_trusted_checker_loads_no_prover():
+    """Importing the checker (and the refutation checker) loads checking code only: no *_search
+    module, no route, no certify, no refutation builder."""
+    code = (
+        "import sys; import extrembench.verify.certificates.verify; "
+        "print(' '.join(m for m in sys.modules if m.startswith('extrembench')))"
+    )
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    provers = [m for m in loaded if m.endswith("_search") or m.rsplit(".", 1)[-1] in ("route", "routes", "certify")]
+    assert "extrembench.verify.certificates.verify" in loaded
+    assert provers == [] and "extrembench.verify.refutation" not in loaded, provers
+
+
+def test_every_route_writes_a_kind_the_checker_knows():
+    from extrembench.verify.certificates.document import ROUTES as ROUTE_OF
+    from extrembench.verify.certificates.refutation_check import CHECKS as REFUTATION_CHECKS
+    from extrembench.verify.certificates.verify import CHECKS
+    from extrembench.verify.refutation import LEVEL_ROUTES
+
+    known = set(ROUTE_OF.values())
+    assert {route.checked_as for route in ROUTES} <= known & set(CHECKS)
+    assert {route.checked_as for route in LEVEL_ROUTES} <= known & set(REFUTATION_CHECKS)

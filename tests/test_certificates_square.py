@@ -2,15 +2,17 @@
 for Abs objectives (K - p^2) and for Abs terms whose signs a chain x <= y <= z fixes: what
 certifies, what must decline, and that a tampered a, K or spec fails verification."""
 
-import importlib
 import json
 
 import pytest
 import sympy
 
 from extrembench.problems.problem import problem_from_dict
-from extrembench.verify.certificates import canonical, certify, sos, symmetry, verify
-from extrembench.verify.certificates.document import embed_spec, spec_problem
+from extrembench.verify.certificates import sos, sos_search, symmetry
+from extrembench.verify.certificates.certify import certify
+from extrembench.verify.certificates.document import canonical, embed_spec, spec_problem
+from extrembench.verify.certificates.routes import ROUTES
+from extrembench.verify.certificates.verify import verify
 
 R3 = {v: "real" for v in ("x1", "x2", "x3")}
 R5 = {f"x{i}": "real" for i in range(1, 6)}
@@ -90,19 +92,13 @@ CASES = [
 ]
 
 
-@pytest.fixture
-def sos_only(monkeypatch):
-    """bound (tried before the squared sos) proves some of these too; it steps aside."""
-    monkeypatch.setattr(
-        importlib.import_module("extrembench.verify.certificates.certify"),
-        "_try_bound",
-        lambda *args: (None, "not tried: the squared sos route is tested"),
-    )
+# bound (tried before the squared sos) proves some of these too, so it is left out
+SOS_ONLY = tuple(route for route in ROUTES if route.checked_as == "sos")
 
 
 @pytest.mark.parametrize("problem, witness, square", CASES)
-def test_squared_target_certifies_and_tampering_fails(problem, witness, square, sos_only):
-    certificate = json.loads(canonical(certify(problem, witness)))
+def test_squared_target_certifies_and_tampering_fails(problem, witness, square):
+    certificate = json.loads(canonical(certify(problem, witness, routes=SOS_ONLY)))
     assert certificate["kind"] == "sos", certificate["body"].get("not_certified")
     body = certificate["body"]
     assert body["square"] == square
@@ -117,19 +113,19 @@ def test_squared_target_certifies_and_tampering_fails(problem, witness, square, 
     assert not verify({**certificate, "spec": moved})[0]
 
 
-def test_abs_signs_come_from_the_spec_not_the_certificate(sos_only):
+def test_abs_signs_come_from_the_spec_not_the_certificate():
     """Without x1 <= x2 in the spec, Abs(x1 - x2) keeps its Abs: the same body proves nothing."""
     problem, witness, _ = CASES[4]
-    certificate = certify(problem, witness)
+    certificate = certify(problem, witness, routes=SOS_ONLY)
     spec = dict(certificate["spec"], constraints=["x2 <= x3", SPHERE])
     ok, why = verify({**certificate, "spec": spec})
     assert not ok and "not a rational function" in why
 
 
-def test_symmetry_comes_from_the_spec(sos_only):
+def test_symmetry_comes_from_the_spec():
     """x1 with a domain of its own breaks the symmetry: the sorted chain, and with it the proof, is gone."""
     problem, witness, _ = CASES[5]
-    certificate = certify(problem, witness)
+    certificate = certify(problem, witness, routes=SOS_ONLY)
     assert certificate["kind"] == "sos" and verify(certificate)[0]
     spec = dict(certificate["spec"], variables={**certificate["spec"]["variables"], "x1": "[-1, 1]"})
     ok, why = verify({**certificate, "spec": spec})
@@ -168,7 +164,7 @@ def test_symmetry_is_checked_exactly(variables, objective, constraints, expected
     ],
 )
 def test_squared_route_declines(problem, why):
-    body, reason = sos.attempt(parsed(problem), None, squared=True)
+    body, reason = sos_search.attempt(parsed(problem), None, squared=True)
     assert body is None and why in reason, reason
 
 
@@ -230,20 +226,22 @@ def test_witness_zero_gives_the_rational_kernel_parts(basis, g, at, expected):
     from fractions import Fraction
 
     g = {m: Fraction(c) for m, c in g.items()}
-    assert sorted(sos._vanishing(basis, g, (X, Y), at)) == sorted([[Fraction(v) for v in row] for row in expected])
+    assert sorted(sos_search._vanishing(basis, g, (X, Y), at)) == sorted(
+        [[Fraction(v) for v in row] for row in expected]
+    )
 
 
 @pytest.mark.parametrize("problem, witness, square", CASES)
 def test_squared_certificate_bytes_survive_solver_noise(problem, witness, square):
     from test_certificates import _perturbed_solver
 
-    from extrembench.verify.certificates.witness import find_witness
+    from extrembench.verify.certificates.witness_search import find_witness
 
     p = parsed(problem)
     exact = find_witness(p, witness)
-    reference, why = sos.attempt(p, exact, squared=True)
+    reference, why = sos_search.attempt(p, exact, squared=True)
     assert reference is not None, why
     for seed in range(4):
-        assert canonical(sos.attempt(p, exact, solve=_perturbed_solver(seed, 1e-8), squared=True)[0]) == canonical(
-            reference
-        )
+        assert canonical(
+            sos_search.attempt(p, exact, solve=_perturbed_solver(seed, 1e-8), squared=True)[0]
+        ) == canonical(reference)

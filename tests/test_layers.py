@@ -117,11 +117,6 @@ def test_no_module_imports_a_higher_layer():
     assert upward_imports(import_graph()) == []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the trusted checker (verify/certificates/verify.py) still imports the provers "
-    "and refutation.py: the route interface removes that circle",
-)
 def test_no_import_circle():
     # A package's __init__ importing its own submodules is not a circle of layers; the edges from
     # submodules back to their package's __init__ are (a submodule importing a name its package
@@ -170,11 +165,6 @@ def test_no_folder_of_the_package_has_a_build_tool_name(name):
     assert not [p for p in PACKAGE.rglob(name) if p.is_dir()]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the trusted checker (verify/certificates/verify.py) still imports the provers "
-    "and refutation.py: the route interface removes that circle",
-)
 def test_function_local_imports_say_why():
     """An import inside a function hides a dependency from the reader: allowed where a comment on
     its line or the line above says why (start-up cost, optional dependency, ...)."""

@@ -6,7 +6,7 @@ import copy
 import pytest
 
 from extrembench.problems.problem import problem_from_dict
-from extrembench.verify.certificates import verify
+from extrembench.verify.certificates.verify import verify
 from extrembench.verify.refutation import verify_refutation
 from extrembench.verify.validate import check_problem
 

@@ -6,9 +6,10 @@ import copy
 import pytest
 
 from extrembench.problems.problem import problem_from_dict
-from extrembench.verify.certificates import certify, verify
+from extrembench.verify.certificates.certify import certify
 from extrembench.verify.certificates.document import embed_spec, spec_problem
-from extrembench.verify.certificates.symmetry import groups
+from extrembench.verify.certificates.symmetry_search import groups
+from extrembench.verify.certificates.verify import verify
 
 R = "real"
 

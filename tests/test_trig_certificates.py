@@ -8,9 +8,11 @@ import pytest
 import sympy
 
 from extrembench.problems.problem import problem_from_dict
-from extrembench.verify.certificates import certify, verify
+from extrembench.verify.certificates.certify import certify
 from extrembench.verify.certificates.document import embed_spec, spec_problem
-from extrembench.verify.certificates.trig import _polynomial, plan, route
+from extrembench.verify.certificates.route import substitution
+from extrembench.verify.certificates.trig import _polynomial, plan
+from extrembench.verify.certificates.verify import verify
 
 R, HALF, THIRD = "real", "[-pi/2, pi/2]", "[0, pi/3]"
 
@@ -63,11 +65,11 @@ def test_plan(variables, objective, constraints, expected):
 
 def test_a_substitution_whose_text_the_parser_refuses_is_no_route():
     parsed = spec_problem(embed_spec(make("min", {"x": R}, "cos(90*x)", "-1")))  # T_90 is past 1,000 characters
-    assert plan(parsed) == {"x": ["cos", "-1", "1"]} and route(parsed) == ({}, parsed, {})
+    assert plan(parsed) == {"x": ["cos", "-1", "1"]} and substitution(parsed) == ({}, parsed, {})
     parsed = spec_problem(
         embed_spec(make("min", {"x": "[0, 10^12*pi]"}, "cos(x)", "-1"))
     )  # no walk over its 10^12 extremes
-    assert route(parsed)[0] == {"x": ["cos", "-1", "1"]}
+    assert substitution(parsed)[0] == {"x": ["cos", "-1", "1"]}
 
 
 @pytest.mark.parametrize("by", ["cos", "sin"])

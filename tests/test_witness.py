@@ -5,9 +5,11 @@ import pytest
 import sympy
 
 from extrembench.problems.problem import problem_from_dict
-from extrembench.verify.certificates import certify, verify
+from extrembench.verify.certificates.certify import certify
 from extrembench.verify.certificates.document import embed_spec, spec_problem
-from extrembench.verify.certificates.witness import check_witness, find_witness, parse_witness, witness_text
+from extrembench.verify.certificates.verify import verify
+from extrembench.verify.certificates.witness import check_witness, parse_witness
+from extrembench.verify.certificates.witness_search import find_witness, witness_text
 
 
 def make(sense, variables, objective, answer, constraints=()):

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import hashlib
 
+from extrembench.core.seeds import name_digest
+
 
 def shard_of(problem_id: str, n_shards: int) -> int:
     return int(hashlib.sha256(problem_id.encode()).hexdigest(), 16) % n_shards
@@ -18,5 +20,5 @@ def take(ids, limit: int | None) -> list[str]:
     ids = sorted(ids)
     if not limit:
         return ids
-    chosen = set(sorted(ids, key=lambda i: hashlib.sha256(f"limit\x1f{i}".encode()).digest())[:limit])
+    chosen = set(sorted(ids, key=lambda i: name_digest("limit", i))[:limit])
     return [i for i in ids if i in chosen]

@@ -9,7 +9,6 @@ change between runs without changing the answer.
 from __future__ import annotations
 
 import functools
-import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,6 +17,7 @@ from typing import Any
 from extrembench import __version__
 from extrembench.core.config import Model
 from extrembench.core.provenance import stage_code_hash
+from extrembench.core.seeds import name_digest
 from extrembench.llm.cache import cache_key
 from extrembench.llm.requests import chat_engine_version, chat_identity
 
@@ -35,7 +35,7 @@ class PlannedSample:
 
 def sample_seed(model: str, benchmark: str, problem_id: str, trial: int) -> int:
     """Distinct, deterministic seed per sample (SGLang's default seed is the same for all)."""
-    digest = hashlib.sha256(f"{model}\x1f{benchmark}\x1f{problem_id}\x1f{trial}".encode()).digest()
+    digest = name_digest(model, benchmark, problem_id, trial)
     return int.from_bytes(digest[:4], "big") & 0x7FFFFFFF
 
 

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 import sympy
 
-from extrembench.problems.problem import Problem, parse_domain, parse_problem
+from extrembench.problems.problem import Problem, min_form_sign, parse_domain, parse_problem
 
 POINTS = 24
 RTOL = 1e-7
@@ -235,7 +235,7 @@ def _inequality_prints(problem, parsed, objective, constraints, domains, symbols
         return None
     if len(constraints) > 1:
         return None
-    sign = 1 if problem.sense == "min" else -1
+    sign = min_form_sign(problem.sense)
     form = sign * (objective - parsed.answer)
     if not form.is_polynomial(*symbols):
         return None

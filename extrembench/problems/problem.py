@@ -89,6 +89,11 @@ class ParsedProblem:
     sense: str
 
 
+def min_form_sign(sense: str) -> int:
+    """The factor that writes a problem in min form: +1 for min, -1 for max (minimise -objective)."""
+    return 1 if sense == "min" else -1
+
+
 _INTERVAL_RE = re.compile(r"^\s*([\[(])(.*)([\])])\s*$", re.S)
 _INFINITY = {"inf": 1, "+inf": 1, "infinity": 1, "oo": 1, "-inf": -1, "-infinity": -1, "-oo": -1}
 

@@ -11,7 +11,6 @@ left out of every figure and counted in `n_failed`. Every random draw is seeded 
 
 from __future__ import annotations
 
-import hashlib
 import inspect
 from collections.abc import Callable
 from pathlib import Path
@@ -20,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from extrembench.core.files import write_bytes_atomic
+from extrembench.core.seeds import name_digest
 from extrembench.report import metrics
 
 REQUIRED_COLUMNS = (
@@ -92,7 +92,7 @@ def apply_ungraded_policy(grades: pd.DataFrame, ungraded: str = "wrong") -> pd.D
 
 def group_seed(seed: int, *names: str) -> int:
     """A per-group seed that depends on the names, not on the process (Python's hash() does)."""
-    digest = hashlib.sha256("\x1f".join((str(seed), *names)).encode()).digest()
+    digest = name_digest(seed, *names)
     return int.from_bytes(digest[:8], "little")
 
 

@@ -35,6 +35,7 @@ from pathlib import Path
 import sympy
 
 from extrembench.core.artifacts import read_artifact, write_artifact
+from extrembench.core.seeds import name_digest
 from extrembench.problems.expr import RELATION_OPS, parse_expression, tokenize
 from extrembench.problems.problem import Problem, load_problem, parse_problem
 from extrembench.problems.statement import (
@@ -44,7 +45,8 @@ from extrembench.problems.statement import (
     render_statement,
     variable_groups,
 )
-from extrembench.verify.certificates import VERIFIER_VERSION, certificate_json
+from extrembench.verify.certificates.certify import certificate_json
+from extrembench.verify.certificates.document import VERIFIER_VERSION
 
 log = logging.getLogger(__name__)
 
@@ -106,13 +108,13 @@ def content_hash(problem: Problem) -> str:
 
 
 def seeded(seed: int, *names: str) -> random.Random:
-    digest = hashlib.sha256("\x1f".join((str(seed), *names)).encode()).digest()
+    digest = name_digest(seed, *names)
     return random.Random(int.from_bytes(digest[:8], "little"))
 
 
 def in_share(problem_id: str, share: float, seed: int) -> bool:
     """Whether a problem is among the `share` varied: its id's hash, as a fraction, below share."""
-    digest = hashlib.sha256(f"{seed}\x1fshare\x1f{problem_id}".encode()).digest()
+    digest = name_digest(seed, "share", problem_id)
     return int.from_bytes(digest[:8], "little") / 2**64 < share
 
 

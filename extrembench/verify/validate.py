@@ -39,13 +39,14 @@ from extrembench.problems.problem import (
     ProblemError,
     declared_id,
     load_problem,
+    min_form_sign,
     parse_problem,
 )
-from extrembench.verify.certificates import certify as build_certificate
+from extrembench.verify.certificates.certify import certify as build_certificate
+from extrembench.verify.certificates.refutation_check import point_floats
 from extrembench.verify.refutation import (
     exact_feasible_point,
     level_certificate,
-    point_floats,
     unbounded_certificate,
     witness_certificate,
 )
@@ -138,7 +139,7 @@ class _Model:
         self.parsed = parsed
         self.symbols = parsed.symbols
         self.names = [str(s) for s in self.symbols]
-        self.sign = 1.0 if sense == "min" else -1.0
+        self.sign = float(min_form_sign(sense))
         self.coords = [_coordinate(parsed.domains[s]) for s in self.symbols]
         # lambdify prints our own parsed tree (fixed vocabulary) to numpy code, never the raw text
         self.objective = sympy.lambdify(self.symbols, parsed.objective, "numpy")

@@ -1,11 +1,8 @@
 """Certificates for confirmed answers (docs/problem-format.md, "Certificates for confirmed answers").
 
-certify(problem, witness) -> dict     # sos, else bound, else numeric
-verify(certificate, spec) -> (ok, reason)
+certify.certify(problem, witness) -> dict     # the routes of routes.ROUTES in order, else numeric
+verify.verify(certificate, spec) -> (ok, reason)   # the trusted checker
+
+Nothing is re-exported here: importing the checker must not load the provers (a package's
+__init__ runs on every import of its submodules).
 """
-
-from extrembench.verify.certificates.certify import certificate_json, certify
-from extrembench.verify.certificates.document import VERIFIER_VERSION, canonical
-from extrembench.verify.certificates.verify import verify
-
-__all__ = ["certify", "verify", "canonical", "certificate_json", "VERIFIER_VERSION"]

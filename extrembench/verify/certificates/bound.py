@@ -23,6 +23,9 @@ re-running only the test each leaf names, so checking needs no search:
                   (interval LDL^T), so
                   f >= f(p) + grad f(p).(x - p) there, and that linear bound is >= target
 Work is bounded by node and depth counts, never by time.
+
+This module is the checker's half (the leaf tests and the replay); the search that writes a tree
+is bound_search.py.
 """
 
 from __future__ import annotations
@@ -34,6 +37,8 @@ from math import inf as _INF
 
 import sympy
 
+from extrembench.problems.problem import min_form_sign
+from extrembench.verify.certificates.document import epsilon_abs
 from extrembench.verify.certificates.interval import (
     Program,
     Undefined,
@@ -44,12 +49,9 @@ from extrembench.verify.certificates.interval import (
     make,
     point,
 )
-from extrembench.verify.certificates.reduce import Reduced
+from extrembench.verify.certificates.reduce import PlanError, Reduced, apply_plan
 
-MAX_NODES = 3000  # the largest proof among the shipped problems has ~2500 boxes
 MAX_DEPTH = 64
-CONVEX_DEPTH = 10
-MAX_CUTS = 2  # constraints cutting a box tried for a multiplier (ineq-0163 has 15)
 
 
 class BoundFailure(ValueError):
@@ -484,71 +486,6 @@ def _lagrangian(
     return _tangent_bound(comp, box, at, target, ref, entry, linear)
 
 
-def _multiplier(g: list, h: list, ref: list, box: Box) -> float:
-    """The multiplier m making grad g - m grad h small where ref is inside the box (least squares),
-    and kept, where ref is at an end of the box, on the side whose sign the box faces allow."""
-    inner = [(a, b) for a, b, r, (lo, hi) in zip(g, h, ref, box) if lo < r < hi] or list(zip(g, h))
-    norm = sum(b * b for _, b in inner)
-    m = sum(a * b for a, b in inner) / norm if norm > 0 else 0.0
-    low, high = -_INF, _INF
-    for a, b, r, (lo, hi) in zip(g, h, ref, box):
-        if b != 0 and r in (lo, hi) and lo != hi:
-            # (a - m b) must be >= 0 at the low end, <= 0 at the high end
-            if (r == lo) == (b > 0):
-                high = min(high, a / b)
-            else:
-                low = max(low, a / b)
-    return min(max(m, low), high) if low <= high else m
-
-
-def _lagrangian_choice(comp, box, at, target, ref) -> str | None:
-    """Try each constraint that cuts the box with the KKT multiplier at the anchor."""
-    pts = _ivpoint(comp, ref)
-    if pts is None:
-        return None
-    tried = 0
-    for j, (c, _) in enumerate(comp.cons):
-        h = _safe(at, c)
-        if h is None or not (h.a < 0 <= h.b) or tried == MAX_CUTS:
-            continue
-        tried += 1
-        # the multiplier from the free directions only: a fixed one contributes nothing to the plane
-        gh = [_safe(pts, comp.cons_grad[j][i]) for i in _free(box)]
-        gg = [_safe(pts, comp.grad[i]) for i in _free(box)]
-        if any(v is None for v in gh + gg):
-            continue
-        gh_f, gg_f = [float(v.mid) for v in gh], [float(v.mid) for v in gg]
-        norm = sum(v * v for v in gh_f)
-        if not 0 < norm < float("inf") or not all(abs(v) < float("inf") for v in gg_f):
-            continue
-        multiplier = _multiplier(gg_f, gh_f, [ref[i] for i in _free(box)], [box[i] for i in _free(box)])
-        if not abs(multiplier) < float("inf") or not float(h.b) < float("inf"):
-            continue
-        if h.b <= 0:
-            # H = 0 on every feasible point of the box: any multiplier, and any weight on H^2
-            choices = [
-                (Fraction(multiplier).limit_denominator(2**30), Fraction(4) ** k, Fraction(0)) for k in (0, 3, 6)
-            ]
-        elif multiplier > 0:
-            hbar = Fraction(float(h.b)).limit_denominator(2**40)
-            hbar = hbar if point(hbar).a >= h.b else Fraction(float(h.b)) * 2
-            # half the multiplier on H^2 convexifies; none leaves a small Hessian for the Taylor term
-            choices = [
-                (
-                    Fraction(multiplier / 2).limit_denominator(2**30),
-                    Fraction(multiplier / (2 * float(hbar))).limit_denominator(2**30),
-                    hbar,
-                ),
-                (Fraction(multiplier).limit_denominator(2**30), Fraction(0), hbar),
-            ]
-        else:
-            continue
-        for mu, rho, hbar in choices:
-            if _lagrangian(comp, box, at, target, j, mu, rho, hbar, ref):
-                return f"l{j}:{mu}:{rho}:{hbar}:" + ",".join(str(v) for v in ref)
-    return None
-
-
 def _face_ok(comp, box, at, i: int, side: str, gi) -> bool:
     """The objective is monotone towards the face, and along variable i towards it every constraint
     holds throughout or only grows: each feasible point of the box then has a feasible point on the
@@ -567,13 +504,6 @@ def _face_ok(comp, box, at, i: int, side: str, gi) -> bool:
     return True
 
 
-def _monotone_face(comp, box, at, grads=None) -> tuple[int, str] | None:
-    grads = grads if grads is not None else _gradient(comp, at)
-    return next(
-        ((i, side) for i, gi in enumerate(grads) for side in ("lo", "hi") if _face_ok(comp, box, at, i, side, gi)), None
-    )
-
-
 def _concave(comp, box, at, i: int) -> bool:
     """The objective is concave along variable i on the box, which lies inside the feasible set."""
     if box[i][0] is None or box[i][1] is None or box[i][0] == box[i][1] or comp.hess is None:
@@ -587,141 +517,8 @@ def _face(box: Box, i: int, side: str) -> Box:
     return [(end, end) if k == i else b for k, b in enumerate(box)]
 
 
-FAR = Fraction(2**12)  # an unbounded side this far out is split only after the finite ones
-FINE = Fraction(1, 2**8)  # ... have been narrowed to this width
-
-
-def _split_choice(box: Box) -> tuple[int, Fraction] | None:
-    best, best_width, far = None, Fraction(-1), None
-    for i, (lo, hi) in enumerate(box):
-        if lo is None or hi is None:
-            if lo is None and hi is None:
-                return i, Fraction(0)
-            if hi is None:
-                choice = i, max(2 * lo, Fraction(1)) if lo >= 0 else Fraction(0) if lo < -1 else lo + 2
-            else:
-                choice = i, min(2 * hi, Fraction(-1)) if hi <= 0 else Fraction(0) if hi > 1 else hi - 2
-            # a tail that did not close far out usually needs the other variables narrowed first
-            if abs(lo if hi is None else hi) < FAR:
-                return choice
-            far = far or choice
-            continue
-        width = hi - lo
-        if width > best_width:
-            best, best_width = i, width
-    if far is not None and (best is None or best_width <= FINE):
-        return far
-    if best is None or best_width == 0:
-        return None
-    lo, hi = box[best]
-    return best, (lo + hi) / 2
-
-
 def _inside(ref, box) -> bool:
     return ref is not None and all((lo is None or lo <= r) and (hi is None or r <= hi) for r, (lo, hi) in zip(ref, box))
-
-
-def _uphill(comp, box: Box, at) -> list:
-    """For each constraint cutting or touching the box: the corner where it is largest when its
-    gradient has a sign in each direction (a box whose only feasible point is a corner closes
-    with an anchor there)."""
-    out = []
-    for (c, _), grads in zip(comp.cons, comp.cons_grad):
-        h = _safe(at, c)
-        if h is None or not h.a < 0 <= h.b:
-            continue
-        signs = [_safe(at, g) for g in grads]
-        if all(g is not None and (g.a >= 0 or g.b <= 0) for g in signs):
-            out.append([hi if g.a >= 0 else lo for g, (lo, hi) in zip(signs, box)])
-    return out
-
-
-def _anchor(refs: list, box: Box) -> list[Fraction]:
-    """The reference point inside the box, else the one nearest to it clamped into it."""
-    if not refs:
-        return _midpoint(box)
-    ends = [(float(lo), float(hi)) for lo, hi in box]
-    best = min(refs, key=lambda ref: sum(max(lo - float(r), 0.0, float(r) - hi) ** 2 for r, (lo, hi) in zip(ref, ends)))
-    return [min(max(r, lo), hi) for r, (lo, hi) in zip(best, box)]
-
-
-def search(
-    reduced: Reduced, target, ref: list[Fraction] | None, max_nodes: int = MAX_NODES, others: tuple = ()
-) -> list[str]:
-    """The proof tree's tokens, or BoundFailure when it does not close within max_nodes. ref and
-    `others` (more optima: symmetric copies of the witness) anchor the convexity tests."""
-    comp = compile_reduced(reduced)
-    refs = ([ref] if ref is not None else []) + list(others)
-    tokens: list[str] = []
-    box0 = [tuple(b) for b in reduced.bounds]
-
-    def close(box, depth):
-        if len(tokens) > max_nodes:
-            raise BoundFailure(f"more than {max_nodes} boxes")
-        try:
-            xs = _ivbox(comp, box)
-        except Infeasible as exc:
-            tokens.append(str(exc))
-            return
-        if (token := _infeasible(comp, xs)) is not None:
-            tokens.append(token)
-            return
-        if _safe(xs, comp.f) is None:
-            tokens.append("u")
-            return
-        if _range(comp, xs, target) or _tail_range(comp, xs, target):
-            tokens.append("r")
-            return
-        xs = _raw_of(comp, xs)
-        grads = _gradient(comp, xs) if xs is not None else None
-        if xs is not None and _mean_value(comp, box, xs, target, grads):
-            tokens.append("m")
-            return
-        face = _monotone_face(comp, box, xs, grads) if xs is not None else None
-        if face is not None:
-            tokens.append(f"f{face[0]}:{face[1]}")
-            close(_face(box, *face), depth + 1)
-            return
-        # only where a face is a domain face: two faces at inner split points double the work
-        concave = (
-            next(
-                (
-                    i
-                    for i in range(comp.n)
-                    if (box0[i][0] == box[i][0] or box0[i][1] == box[i][1]) and _concave(comp, box, xs, i)
-                ),
-                None,
-            )
-            if xs is not None
-            else None
-        )
-        if concave is not None:
-            tokens.append(f"e{concave}")
-            close(_face(box, concave, "lo"), depth + 1)
-            close(_face(box, concave, "hi"), depth + 1)
-            return
-        # the Hessian test is the costly one: near the witness, or once boxes are small
-        if xs is not None and _finite(box) and (any(_inside(r, box) for r in refs) or depth >= CONVEX_DEPTH):
-            anchor = _anchor(refs, box)
-            for candidate in dict.fromkeys(map(tuple, [anchor, _midpoint(box)] + _uphill(comp, box, xs)[:1])):
-                candidate = list(candidate)
-                if _convex(comp, box, xs, target, candidate):
-                    tokens.append("c:" + ",".join(str(v) for v in candidate))
-                    return
-                token = _lagrangian_choice(comp, box, xs, target, candidate)
-                if token is not None:
-                    tokens.append(token)
-                    return
-        choice = _split_choice(box)
-        if choice is None or depth >= MAX_DEPTH:
-            raise BoundFailure(f"a box at depth {depth} cannot be closed: {box}")
-        i, p = choice
-        tokens.append(f"s{i}:{p}")
-        close([(b[0], p) if k == i else b for k, b in enumerate(box)], depth + 1)
-        close([(p, b[1]) if k == i else b for k, b in enumerate(box)], depth + 1)
-
-    close(box0, 0)
-    return tokens
 
 
 def replay(reduced: Reduced, target, tokens: list[str]) -> None:  # noqa: C901 â€” the trusted proof-tree replay: every token kind checked in one place, so the checker reads as one rule table
@@ -809,3 +606,42 @@ def replay(reduced: Reduced, target, tokens: list[str]) -> None:  # noqa: C901 â
     check([tuple(b) for b in reduced.bounds], 0)
     if position != len(tokens):
         raise BoundFailure(f"{len(tokens) - position} tokens left over after the proof tree")
+
+
+# a tree longer than any the prover writes (its box budgets are 3000 and 10000) is refused unread
+MAX_TREE_TOKENS = 100_000
+
+
+def target_interval(parsed, epsilon: Fraction):
+    """answer - eps (min form) as an interval: the objective must be proven >= its upper end."""
+    sign = min_form_sign(parsed.sense)
+    return compile_enclosure(sign * parsed.answer, [])([]) - point(epsilon_abs(epsilon, parsed.answer))
+
+
+def replay_plan(parsed, level_signed: sympy.Expr, target, plan: list, trees) -> tuple[str | None, int]:
+    """The one replay of a bound proof, for a confirmed answer and a refutation's level alike: the
+    plan applied at the min-form level, one tree per branch replayed against `target`, and the
+    points the plan set aside (the origin of a normalised simplex) checked on their own.
+    (why it fails or None, the number of boxes)."""
+    try:
+        branches = apply_plan(parsed, level_signed, plan)
+    except PlanError as exc:
+        return f"plan: {exc}", 0
+    if not isinstance(trees, list) or len(trees) != len(branches):
+        return f"{len(branches)} branches need as many proof trees", 0
+    for k, (branch, tokens) in enumerate(zip(branches, trees)):
+        if not isinstance(tokens, list) or len(tokens) > MAX_TREE_TOKENS:
+            return f"tree {k} is not a list of tokens the prover could write", 0
+        try:
+            replay(branch, target, [str(t) for t in tokens])
+        except (BoundFailure, Unsupported) as exc:
+            return f"branch {k}: {exc}", 0
+    sign = min_form_sign(parsed.sense)
+    for extra in branches[0].extra_points if branches else ():
+        try:
+            value = compile_enclosure(sign * parsed.objective, list(extra))([point(0)] * len(extra))
+        except (ArithmeticError, ValueError):
+            continue  # undefined there: not a feasible point
+        if not value.a >= target.b:
+            return "the origin (checked on its own) is past the bound", 0
+    return None, sum(len(t) for t in trees)

@@ -60,3 +60,25 @@ def epsilon_abs(epsilon: Fraction, answer) -> Fraction:
 
     magnitude = abs(float(answer.evalf(30)))
     return epsilon * max(1, math.ceil(magnitude))
+
+
+# The route of a certificate, from the fields every certificate has always carried (kind, and a
+# refutation's method): the one table the checker dispatches on. A route field of its own would
+# change the bytes of every shipped certificate.
+ROUTES = {
+    ("bound", None): "bound",
+    ("sos", None): "sos",
+    ("numeric", None): "numeric",
+    ("refutation", "witness"): "refutation witness",
+    ("refutation", "bound"): "refutation bound",
+    ("refutation", "sos"): "refutation sos",
+    ("refutation", "scaling"): "refutation scaling",
+    ("unbounded", None): "unbounded",
+}
+
+
+def route_of(certificate: dict) -> str | None:
+    """The certificate's route, or None for a kind (or refutation method) no route writes."""
+    method = certificate.get("method") if certificate.get("kind") == "refutation" else None
+    key = (certificate.get("kind"), method)
+    return ROUTES.get(key) if isinstance(key[0], str) and (method is None or isinstance(method, str)) else None

@@ -1,5 +1,6 @@
-"""`numeric` certificates: what the search alone establishes (the validator's level) — a witness
-attaining the answer (exact when one was found), with no proof that nothing is better."""
+"""Checking `numeric` certificates (built in certify.py): what the search alone establishes (the
+validator's level) — a witness attaining the answer (exact when one was found), with no proof
+that nothing is better."""
 
 from __future__ import annotations
 
@@ -8,16 +9,6 @@ from fractions import Fraction
 import sympy
 
 from extrembench.verify.certificates.witness import check_witness, parse_witness
-
-
-def build(witness_exact: dict | None, witness_float: dict[str, float] | None, reason: str) -> dict:
-    if witness_exact is not None:
-        return {"exact": True, "reason": reason}
-    return {
-        "exact": False,
-        "reason": reason,
-        "approximate_witness": {k: repr(float(v)) for k, v in sorted((witness_float or {}).items())},
-    }
 
 
 def verify(certificate: dict, parsed) -> tuple[bool, str]:

@@ -5,6 +5,8 @@ Each step is recorded in the certificate (`plan`) and replayed by the verifier, 
 the step's preconditions exactly (sympy identities and sign facts), so a plan can only shrink the
 set searched when the shrinking is proven. Every step keeps a SUPERSET of the feasible points
 (e.g. clearing a denominator), which is safe for a lower bound.
+
+This module replays a plan for the checker; choosing one is plan_search.py.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from fractions import Fraction
 
 import sympy
 
-from extrembench.problems.problem import Domain, ParsedProblem
+from extrembench.problems.problem import Domain, ParsedProblem, min_form_sign
 from extrembench.verify.certificates.interval import compile_enclosure
 
 
@@ -90,7 +92,7 @@ def _sign_proven(expr: sympy.Expr, symbols, domains) -> int:
 
 def base_problem(parsed: ParsedProblem) -> tuple[list, dict, list, list, sympy.Expr]:
     """(symbols, domains, equalities, nonneg, signed objective) of the min-form problem."""
-    sign = 1 if parsed.sense == "min" else -1
+    sign = min_form_sign(parsed.sense)
     equalities, nonneg = [], []
     for lhs, op, rhs in parsed.constraints:
         if op == "=":
@@ -226,36 +228,3 @@ def apply_plan(parsed: ParsedProblem, answer_signed: sympy.Expr, plan: list[dict
         aux = tuple((v, expr, domains[v]) for v, expr in subs.items())
         out.append(Reduced(tuple(syms), bounds, obj, tuple(nn), aux, tuple(extra_points)))
     return out
-
-
-def choose_plan(parsed: ParsedProblem, answer_signed: sympy.Expr, witness: dict) -> list[dict] | None:
-    """A plan for this problem, or None: normalise a constraint-free homogeneous problem, then
-    eliminate the equalities one at a time: the first (in the order given) that solves for a
-    variable, through the variable largest at the witness (so the optimum stays away from the
-    slanted face the elimination creates); a later equality serves when a cubic listed first cannot."""
-    symbols, domains, equalities, nonneg, objective = base_problem(parsed)
-    plan: list[dict] = []
-    if not equalities and not nonneg and len(symbols) > 1 and _plan_ok(parsed, answer_signed, [{"op": "normalize"}]):
-        plan.append({"op": "normalize"})
-        equalities = [sympy.Add(*symbols) - 1]
-    names = sorted((s.name for s in symbols), key=lambda n: (-abs(float(witness.get(n, 0))), n))
-    for left in range(len(equalities), 0, -1):
-        tried = (
-            plan + [{"op": "eliminate", "var": n, "constraint": k}]
-            for k in range(left)
-            for n in names
-            if all(n != step.get("var") for step in plan)
-        )
-        plan = next((p for p in tried if _plan_ok(parsed, answer_signed, p)), None)
-        if plan is None:
-            return None
-    return plan
-
-
-def _plan_ok(parsed, answer_signed, plan) -> bool:
-    """The plan's steps all hold (equalities may remain for later steps)."""
-    try:
-        apply_plan(parsed, answer_signed, plan)
-    except PlanError as exc:
-        return "left after" in str(exc)
-    return True

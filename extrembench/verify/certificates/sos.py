@@ -14,21 +14,21 @@ numeric kernels, rounded to rational vectors), rounded to a coarse dyadic grid (
 coarsest first, so float noise within solver tolerance gives the same rationals on any machine),
 and projected exactly onto the identity — only the exact check counts. With epsilon = 0 here:
 the bound is the answer itself.
+
+This module is the checker's half (the polynomial form of the problem, the exact re-check); the
+SDP and the projection that find an identity are sos_search.py.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
-import math
 from fractions import Fraction
 
-import numpy as np
 import sympy
-from sympy import QQ
-from sympy.polys.matrices import DomainMatrix
 
+from extrembench.problems.problem import min_form_sign
 from extrembench.verify.certificates.symmetry import symmetric
-from extrembench.verify.certificates.witness import is_zero
 from extrembench.verify.certificates.witness import sign as witness_sign
 
 
@@ -118,7 +118,7 @@ def _polys(parsed, squares: tuple[str, ...] = (), polya: int = 0, square: tuple[
     the domain, so target >= 0 proven there holds on the problem. `polya` = k multiplies the
     target by (sum of the variables, or of their squares)^k: with every variable nonnegative that
     sum is > 0 except at the origin, where the target must be >= 0 itself (Polya/Reznick)."""
-    sign = 1 if parsed.sense == "min" else -1
+    sign = min_form_sign(parsed.sense)
     syms = list(parsed.symbols)
     put = {}
     for s in syms:
@@ -179,17 +179,6 @@ def _polys(parsed, squares: tuple[str, ...] = (), polya: int = 0, square: tuple[
     return syms, target, eqs, ineqs
 
 
-def _monomials(n: int, low: int, high: int) -> list[tuple[int, ...]]:
-    out = []
-    for total in range(max(low, 0), high + 1):
-        for combo in itertools.combinations_with_replacement(range(n), total):
-            exponent = [0] * n
-            for i in combo:
-                exponent[i] += 1
-            out.append(tuple(exponent))
-    return out
-
-
 def _add(a, b):
     return tuple(x + y for x, y in zip(a, b))
 
@@ -201,370 +190,6 @@ def _mul(p: dict, q: dict) -> dict:
             m = _add(a, b)
             out[m] = out.get(m, 0) + x * y
     return {m: c for m, c in out.items() if c}
-
-
-def _degree(p: dict) -> int:
-    return max((sum(m) for m in p), default=0)
-
-
-def _homogeneous(p: dict) -> bool:
-    return len({sum(m) for m in p}) <= 1
-
-
-MAX_ENTRIES = 1200  # Gram entries (upper triangles) over all blocks: bounds the SDP and the exact algebra
-
-
-def _setup(n, target, eqs, ineqs, extra: int = 0):  # noqa: C901 — the block structure of the identity: one branch per multiplier kind
-    """Blocks (factors, g, basis) of  target = sum_k g_k * z_k^T G_k z_k + sum_j lambda_j h_j, with
-    g_k the product of the inequalities `factors` (block 0: no factor, g = 1), and the monomials of
-    every lambda_j. Degrees: the identity's whole degree D is the target's or a constraint's
-    (rounded up to even) plus `extra`; when everything is homogeneous each term is of the target's
-    degree. With `extra`, an equality c = form (the form homogeneous of degree e, c != 0, e dividing
-    every D - deg of the target's terms) lets the Gram forms be homogeneous of degree D: the
-    homogenised target differs from the target by a multiple of the equality (Polya-style)."""
-    one = {(0,) * n: Fraction(1)}
-    tdeg = _degree(target)
-    homogeneous = all(_homogeneous(p) for p in (target, *eqs, *ineqs))
-    top = 2 * ((max([tdeg] + [_degree(h) for h in eqs]) + 1) // 2) + extra
-    if homogeneous and extra:
-        raise SosFailure("every polynomial is homogeneous: a higher degree adds nothing")
-    exact = tdeg if homogeneous else None
-    for h in eqs if extra else ():
-        degrees = {sum(m) for m in h}
-        if len(degrees) == 2 and 0 in degrees and all((top - sum(m)) % max(degrees) == 0 for m in target):
-            exact = top
-    low = min((sum(m) for m in target), default=0) // 2 if not ineqs and all(_homogeneous(h) for h in eqs) else 0
-    singles = [(i,) for i in range(len(ineqs))]
-    pairs = list(itertools.combinations_with_replacement(range(len(ineqs)), 2))
-    blocks = []
-    for factors in [()] + singles + pairs:
-        g = one
-        for i in factors:
-            g = _mul(g, ineqs[i])
-        d = _degree(g)
-        if exact is not None and _homogeneous(g):
-            if d > exact or (exact - d) % 2:
-                continue
-            basis = _monomials(n, (exact - d) // 2, (exact - d) // 2)
-        elif d > top:
-            continue
-        else:
-            basis = _monomials(n, low if not factors else 0, (top - d) // 2)
-        blocks.append((factors, g, basis))
-    multipliers = []
-    for h in eqs:
-        d = _degree(h)
-        if d > (tdeg if homogeneous else top):
-            raise SosFailure("a constraint has a higher degree than the objective")
-        multipliers.append(_monomials(n, tdeg - d, tdeg - d) if homogeneous else _monomials(n, 0, top - d))
-    # sign symmetry: when every polynomial is even in x_i, averaging a Gram matrix over x_i -> -x_i
-    # keeps the identity, and the average only pairs monomials of equal parity in x_i — one block
-    # per class. Used only when the whole blocks do not fit (the split SDP needs more face reductions).
-    even = [i for i in range(n) if all(m[i] % 2 == 0 for p in (target, *eqs, *ineqs) for m in p)]
-    split = []
-    for factors, g, basis in blocks:
-        classes = {}
-        for m in basis:
-            classes.setdefault(tuple(m[i] % 2 for i in even), []).append(m)
-        split += [(factors, g, c) for c in classes.values()]
-    for candidate in (blocks, split):
-        entries = _entries(candidate)
-        if entries > PRUNE_LIMIT:
-            continue
-        pruned = _prune(candidate, target, eqs, multipliers)
-        entries = _entries(pruned)
-        if entries <= MAX_ENTRIES:
-            if not pruned:
-                raise SosFailure("no Gram block can match the target's degrees")
-            return pruned, multipliers
-    raise SosFailure(f"{entries} Gram entries (limit {MAX_ENTRIES}; {PRUNE_LIMIT} before pruning)")
-
-
-PRUNE_LIMIT = 30 * MAX_ENTRIES
-# Size of the exact projection: unknowns (Gram entries plus equality multipliers' coefficients)
-# and the bits of the coefficient equations' rationals. Its rational inverse grows cubically
-# with both (ineq-0136, the largest certified: 1,159 unknowns, 19,312 bits, 4 CPU-min; ineq-0124's
-# squared, sorted target: 1,329 unknowns, 119,875 bits, 98 CPU-s to fail), so counts, not a clock.
-MAX_EXACT_UNKNOWNS = 1500
-MAX_EXACT_BITS = 40000
-
-
-def _entries(blocks) -> int:
-    return sum(len(b[2]) * (len(b[2]) + 1) // 2 for b in blocks)
-
-
-def _prune(blocks, target, eqs, multipliers):
-    """Drops basis monomials m whose Gram diagonal entry must be 0: a monomial that only the
-    diagonal terms G_mm m^2 g_k produce, all with coefficients of one sign, and that the target,
-    off-diagonal terms and constraint multiples do not hold, forces those G_mm to 0 (a PSD matrix
-    with a zero diagonal entry has that row zero). Repeated to the (unique) fixed point; then
-    blocks past MAX_ENTRIES are left out, products of two inequalities only."""
-    free = set(target)
-    for h, monos in zip(eqs, multipliers):
-        free.update(_add(m, e) for m in monos for e in h)
-    off, diagonal = {}, {}  # monomial -> number of off-diagonal products; -> its diagonal terms
-    for k, (_, g, basis) in enumerate(blocks):
-        for a, b in itertools.combinations(basis, 2):
-            for e in g:
-                mono = _add(_add(a, b), e)
-                off[mono] = off.get(mono, 0) + 1
-        for m in basis:
-            for e, c in g.items():
-                diagonal.setdefault(_add(_add(m, m), e), set()).add((k, m, c > 0))
-    alive = [set(basis) for _, _, basis in blocks]
-    queue = sorted(diagonal)
-    while queue:
-        mono = queue.pop()
-        terms = [t for t in diagonal.get(mono, ()) if t[1] in alive[t[0]]]
-        if mono in free or off.get(mono) or len({positive for _, _, positive in terms}) != 1:
-            continue
-        for k, m, _ in terms:
-            alive[k].discard(m)
-            g = blocks[k][1]
-            for e in g:  # fewer products: other monomials may now be diagonal-only
-                queue.append(_add(_add(m, m), e))
-                for b in alive[k]:
-                    other = _add(_add(m, b), e)
-                    off[other] -= 1
-                    if not off[other]:
-                        queue.append(other)
-    blocks = [(f, g, [m for m in basis if m in keep]) for (f, g, basis), keep in zip(blocks, alive) if keep]
-    while _entries(blocks) > MAX_ENTRIES and blocks and len(blocks[-1][0]) == 2:
-        blocks.pop()
-    return blocks
-
-
-def _coefficient_equations(blocks, Bs, multipliers, eqs, target):
-    """Linear map (each block's Gram R_k in its B_k-coordinates, lambda) -> coefficients, and the
-    target vector. G_k = B_k R_k B_k^T with B_k a rational (len(basis) x r_k) matrix given as rows
-    of Fractions; the variables are the upper triangles of the R_k, then the lambda coefficients."""
-    index, rows = {}, []
-
-    def row(mono):
-        if mono not in index:
-            index[mono] = len(rows)
-            rows.append({})
-        return rows[index[mono]]
-
-    offset, pairs = 0, []
-    for (_, g, basis), B in zip(blocks, Bs):
-        r = len(B[0])
-        block_pairs = [(k, j) for k in range(r) for j in range(k, r)]
-        pairs.append(block_pairs)
-        # the polynomial p_k = sum_a B_ak z_a of each column; R_kj multiplies (2 - [k == j]) p_k p_j g
-        columns = [{} for _ in range(r)]
-        for a, m in enumerate(basis):
-            for k, c in enumerate(B[a]):
-                if c:
-                    columns[k][m] = c
-        for v, (k, j) in enumerate(block_pairs):
-            factor = 1 if k == j else 2
-            for mono, c in _mul(_mul(columns[k], columns[j]), g).items():
-                entry = row(mono)
-                entry[offset + v] = entry.get(offset + v, 0) + factor * c
-        offset += len(block_pairs)
-    for h, monos in zip(eqs, multipliers):
-        for m in monos:
-            for hm, hc in h.items():
-                entry = row(_add(m, hm))
-                entry[offset] = entry.get(offset, 0) + hc
-            offset += 1
-    for tm in target:
-        row(tm)
-    goal = [Fraction(0)] * len(rows)
-    for tm, tc in target.items():
-        goal[index[tm]] = tc
-    rows = [{v: c for v, c in entry.items() if c} for entry in rows]
-    return rows, goal, pairs, offset
-
-
-SDP_MAX_ITERATIONS = 200  # Clarabel's interior-point iterations: a count, never a time limit
-
-
-def _solve_numeric(rows, goal, pairs, n_vars):
-    """max t subject to the coefficient equations, every block's R_k - t I PSD, 0 <= t <= 1 (an
-    interior solution survives rounding), solved by Clarabel on one thread. `pairs` lists each
-    block's (k, j) upper-triangle positions, in variable order. Returns ([R_k], t, values)."""
-    import clarabel  # deferred: the SDP solver costs start-up time and only this path needs it
-    from scipy import sparse  # deferred: scipy costs start-up time and only this path needs it
-
-    t_col = n_vars
-    data, row_index, col_index, rhs = [], [], [], []
-
-    def put(i, j, value):
-        data.append(value)
-        row_index.append(i)
-        col_index.append(j)
-
-    for i, (entry, g) in enumerate(zip(rows, goal)):  # zero cone: the identity's coefficients
-        for v, c in entry.items():
-            put(i, v, float(c))
-        rhs.append(float(g))
-    m = len(rows)
-    put(m, t_col, -1.0)  # nonnegative cone: t >= 0, 1 - t >= 0
-    put(m + 1, t_col, 1.0)
-    rhs += [0.0, 1.0]
-    k, offset, sizes = m + 2, 0, []
-    root2 = 2**0.5
-    for block in pairs:
-        r = _side(block)
-        sizes.append(r)
-        position = {pair: offset + v for v, pair in enumerate(block)}
-        offset += len(block)
-        for j in range(r):  # PSD cone: svec(R - t I), upper triangle by columns
-            for i in range(j + 1):
-                put(k, position[(i, j)], -1.0 if i == j else -root2)
-                if i == j:
-                    put(k, t_col, 1.0)
-                rhs.append(0.0)
-                k += 1
-    A = sparse.csc_matrix((data, (row_index, col_index)), shape=(k, n_vars + 1))
-    P = sparse.csc_matrix((n_vars + 1, n_vars + 1))
-    q = np.zeros(n_vars + 1)
-    q[t_col] = -1.0
-    settings = clarabel.DefaultSettings()
-    settings.verbose = False
-    settings.max_iter = SDP_MAX_ITERATIONS
-    settings.max_threads = 1  # one thread: the same float operations in the same order
-    cones = [clarabel.ZeroConeT(m), clarabel.NonnegativeConeT(2)] + [clarabel.PSDTriangleConeT(r) for r in sizes]
-    try:
-        solution = clarabel.DefaultSolver(P, q, A, np.array(rhs), cones, settings).solve()
-    except BaseException as exc:  # a Rust panic (an eigen-solver failure) is a BaseException, not an Exception
-        if isinstance(exc, (KeyboardInterrupt, SystemExit)):
-            raise
-        raise SosFailure(f"SDP solver failure: {str(exc)[:80]}") from None
-    status = str(solution.status)
-    if status not in ("Solved", "AlmostSolved"):
-        raise SosFailure(f"SDP {status}")
-    x = np.array(solution.x)
-    values = list(x[:n_vars])
-    return [np.array(R, dtype=float) for R in _grams(pairs, values)], float(x[t_col]), values
-
-
-def _side(block_pairs) -> int:
-    return math.isqrt(8 * len(block_pairs) + 1) // 2  # r from r (r + 1) / 2 upper-triangle entries
-
-
-def _grams(pairs, values):
-    """Each block's symmetric Gram matrix (lists) from the variable vector."""
-    out, offset = [], 0
-    for block in pairs:
-        r = _side(block)
-        R = [[Fraction(0)] * r for _ in range(r)]
-        for (a, b), v in zip(block, values[offset : offset + len(block)]):
-            R[a][b] = R[b][a] = v
-        offset += len(block)
-        out.append(R)
-    return out
-
-
-def _rational_kernel(matrix: np.ndarray, tol: float = 1e-5) -> list[list[Fraction]]:
-    """Rational vectors spanning the numeric kernel of a PSD matrix (rounded reduced row echelon)."""
-    w, v = np.linalg.eigh(matrix)
-    kernel = v[:, w < tol * max(1.0, float(w.max()))]
-    if kernel.shape[1] == 0:
-        return []
-    # reduced row echelon form of kernel^T makes the basis rational-looking (pivot entries 1); the
-    # largest pivot in each column, so solver noise is not divided by a near-zero entry
-    m, pivots = kernel.T.copy(), 0
-    for c in range(m.shape[1]):
-        if pivots == m.shape[0]:
-            break
-        i = pivots + int(np.argmax(abs(m[pivots:, c])))
-        if abs(m[i, c]) < 1e-4:
-            continue
-        m[[pivots, i]] = m[[i, pivots]]
-        m[pivots] /= m[pivots, c]
-        for k in range(m.shape[0]):
-            if k != pivots:
-                m[k] -= m[k, c] * m[pivots]
-        pivots += 1
-    return [[Fraction(float(x)).limit_denominator(1000) for x in row] for row in m[:pivots]]
-
-
-def _compose(B, C):
-    """B C (rational rows), or None when C is None (the block is forced to zero)."""
-    if C is None:
-        return None
-    return [[sum(row[k] * C[k][j] for k in range(len(C)) if row[k]) for j in range(len(C[0]))] for row in B]
-
-
-def _complement(kernel: list[list[Fraction]], n: int) -> list[list[Fraction]]:
-    """Rows of a rational n x r matrix B whose columns span the vectors orthogonal to the kernel
-    (None when there are none: the block is forced to zero)."""
-    if not kernel:
-        return [[Fraction(int(i == j)) for j in range(n)] for i in range(n)]
-    K = sympy.Matrix([[sympy.Rational(x.numerator, x.denominator) for x in row] for row in kernel])
-    basis = K.nullspace()
-    if not basis:
-        return None
-    B = sympy.Matrix.hstack(*basis)
-    return [[Fraction(int(B[i, j].p), int(B[i, j].q)) for j in range(B.shape[1])] for i in range(n)]
-
-
-class _Projector:
-    """Exact least-norm correction onto {x : A x = goal}: x + A'^T (A' A'^T)^-1 (goal' - A' x) over
-    a maximal set A' of independent rows (rational arithmetic, factored once for every grid)."""
-
-    def __init__(self, rows, goal, n: int):
-
-        self.rows, self.goal, self.n = rows, goal, n
-        dense = [[QQ(0)] * n for _ in rows]
-        for i, entry in enumerate(rows):
-            for v, c in entry.items():
-                dense[i][v] = QQ(c.numerator, c.denominator)
-        A = DomainMatrix(dense, (len(rows), n), QQ)
-        _, pivots = A.transpose().rref()
-        self.independent = list(pivots)
-        self.A = DomainMatrix([dense[i] for i in self.independent], (len(self.independent), n), QQ)
-        self.b = DomainMatrix(
-            [[QQ(goal[i].numerator, goal[i].denominator)] for i in self.independent], (len(self.independent), 1), QQ
-        )
-        self.At = self.A.transpose()
-        try:
-            self.inverse = (self.A * self.At).inv()
-        except Exception:  # noqa: BLE001 (a singular system: no exact repair, reported as such)
-            raise SosFailure("the coefficient equations cannot be solved exactly") from None
-
-    def project(self, values: list[Fraction]) -> list[Fraction]:
-
-        x = DomainMatrix([[QQ(v.numerator, v.denominator)] for v in values], (self.n, 1), QQ)
-        corrected = x + self.At * (self.inverse * (self.b - self.A * x))
-        out = [Fraction(int(e.numerator), int(e.denominator)) for e in corrected.to_list_flat()]
-        for entry, g in zip(self.rows, self.goal):  # the dependent rows hold too when the system is consistent
-            if sum(c * out[v] for v, c in entry.items()) != g:
-                raise SosFailure("the coefficient equations are inconsistent")
-        return out
-
-
-# Rounding grids for the float SDP solution, coarsest first: a fixed list, so the same float
-# solution (or one within solver tolerance of it) gives the same rationals on every machine:
-# on a grid of step 2^-6 a perturbation of 1e-9 moves an entry to another grid point only when
-# the entry sits within 1e-9 of a rounding boundary.
-GRIDS = (6, 10, 16, 24, 32)
-
-
-def _on_grid(value: float, bits: int) -> Fraction:
-    return Fraction(math.floor(value * 2**bits + 0.5), 2**bits)
-
-
-def exact_gram(projector: _Projector, pairs, values: list[float]) -> list[Fraction]:
-    """The first grid (GRIDS, coarsest first) on which the rounded float solution, projected
-    exactly onto the coefficient equations, has positive semidefinite Gram blocks."""
-    for bits in GRIDS:
-        exact = projector.project([_on_grid(v, bits) for v in values])
-        grams = _grams(pairs, exact)
-        if not any(map(_clearly_indefinite, grams)) and all(map(psd_exact, grams)):
-            return exact
-    raise SosFailure("the rounded Gram matrix is not positive semidefinite on any grid")
-
-
-def _clearly_indefinite(R) -> bool:
-    """A float eigenvalue far below rounding error: the exact LDL^T (slow on the long rationals of
-    a projection) would reject it too. An exactly semidefinite matrix never passes this, so the
-    grid chosen does not depend on the platform's floats."""
-    floats = np.array(R, dtype=float)
-    return bool(len(R)) and float(np.linalg.eigvalsh(floats)[0]) < -1e-6 * max(1.0, float(abs(floats).max()))
 
 
 def psd_exact(matrix: list[list[Fraction]]) -> bool:
@@ -584,151 +209,6 @@ def psd_exact(matrix: list[list[Fraction]]) -> bool:
             for j in range(k + 1, n):
                 a[i][j] -= factor * a[k][j]
     return True
-
-
-def attempt(parsed, exact_witness, solve=None, squared: bool = False) -> tuple[dict | None, str]:
-    """(body, "") or (None, why not): every variable free, then the nonnegative ones as squares;
-    each first without the inequalities (a smaller SDP, usually better conditioned), then with;
-    then all of it once more at a degree 2 higher when an SDP found no certificate. `squared`:
-    the target K - (objective - a)^2 of an answer a +- sqrt(K) (see _polys)."""
-    square = square_of(parsed) if squared else None
-    if squared and square is None:
-        return None, "the answer is not a + sqrt(K) (max) or a - sqrt(K) (min) with a, K rational"
-    nonneg = tuple(str(s) for s in parsed.symbols if parsed.domains[s].lo is not None and parsed.domains[s].lo >= 0)
-    reasons, infeasible = [], False
-    for extra, polya in ((0, 0), (2, 0), (0, 1)):
-        for positive in (False, True):
-            for squares in ((), nonneg) if nonneg else ((),):
-                if (extra or polya) and not infeasible:
-                    break
-                try:
-                    return _attempt(
-                        parsed, squares, positive, solve, extra, polya, square, square and exact_witness
-                    ), ""
-                except SosFailure as exc:
-                    infeasible = infeasible or str(exc).startswith(("SDP", "no interior"))
-                    reasons.append(
-                        f"{'squares' if squares else 'free'}{', inequalities' if positive else ''}"
-                        f"{f', degree +{extra}' if extra else ''}{', Polya' if polya else ''}: {exc}"
-                    )
-                except ImportError as exc:
-                    return None, f"no SDP solver: {exc}"
-                except Exception as exc:  # a solver crash is a failure to certify, never a verdict
-                    reasons.append(f"{type(exc).__name__}: {exc}")
-    return None, "; ".join(reasons)
-
-
-FACE_ROUNDS = 8  # face reductions after the first SDP: each drops the numeric kernel the optimum forces
-
-
-def _vanishing(basis, g, syms, at) -> list[list[Fraction]]:
-    """Rational vectors every Gram matrix G of the block must annihilate: the target is 0 at the
-    exact witness `at`, so each term g * z^T G z is, and where g > 0 there G z(at) = 0. z(at) over
-    a field Q(sqrt(d1), sqrt(d2), ...) splits into rational vectors, one per square root (square
-    roots of distinct squarefree integers are independent over Q), and G (rational) kills each.
-    Empty when the witness has other irrationals or g is not proven > 0 there."""
-    point = [at[s] for s in syms]
-
-    def value(m):
-        return sympy.expand(sympy.Mul(*(v**e for v, e in zip(point, m))))
-
-    if witness_sign(sum(c * value(m) for m, c in g.items())) != 1:
-        return []
-    parts = {}
-    for i, m in enumerate(basis):
-        for root, c in value(m).as_coefficients_dict().items():
-            if not (
-                c.is_Rational and (root == 1 or (root.is_Pow and root.exp == sympy.S.Half and root.base.is_Integer))
-            ):
-                return []
-            parts.setdefault(root, [Fraction(0)] * len(basis))[i] = Fraction(int(c.p), int(c.q))
-    return list(parts.values())
-
-
-def _attempt(  # noqa: C901 — one solve attempt: each exit is a named decline
-    parsed,
-    squares: tuple[str, ...],
-    positive: bool,
-    solve=None,
-    extra: int = 0,
-    polya: int = 0,
-    square: tuple[str, str] | None = None,
-    at: dict | None = None,
-) -> dict:
-    """`solve` is the float SDP solver (rows, goal, pairs, n_vars) -> ([R_k], t, values):
-    _solve_numeric unless a test perturbs its answer. `positive`: use the inequalities. `at`: the
-    exact witness, whose zero of the target fixes part of each block's kernel (see _vanishing)."""
-    solve = solve or _solve_numeric
-    syms, target, eqs, ineqs = _polys(parsed, squares, polya, square)
-    if polya and not _homogeneous(target):
-        raise SosFailure("a Polya multiplier is tried on homogeneous targets only")
-    if positive and not ineqs:
-        raise SosFailure("no inequalities")
-    ineqs = ineqs if positive else []
-    if extra and not (eqs or ineqs):
-        raise SosFailure("a higher degree needs a constraint to cancel against")
-    blocks, multipliers = _setup(len(syms), target, eqs, ineqs, extra)
-    if at and (
-        squares or not is_zero(sum(c * sympy.Mul(*(at[s] ** e for s, e in zip(syms, m))) for m, c in target.items()))
-    ):
-        at = None  # the target is not 0 there (a witness off the chain x1 <= x2 <= ... of a symmetric problem)
-    Bs = [_complement(_vanishing(basis, g, syms, at) if at else [], len(basis)) for _, g, basis in blocks]
-    blocks, Bs = [b for b, B in zip(blocks, Bs) if B], [B for B in Bs if B]
-    if not blocks:
-        raise SosFailure("every Gram block is forced to zero")
-    for _ in range(FACE_ROUNDS + 1):
-        rows, goal, pairs, n_vars = _coefficient_equations(blocks, Bs, multipliers, eqs, target)
-        Rs, t, values = solve(rows, goal, pairs, n_vars)
-        if t >= 1e-4:
-            break
-        # the optimum is on a face: solve again inside it, without the blocks forced to 0
-        Bs = [_compose(B, _complement(_rational_kernel(R), len(R))) for B, R in zip(Bs, Rs)]
-        blocks, Bs = [b for b, B in zip(blocks, Bs) if B], [B for B in Bs if B]
-        if not blocks:
-            raise SosFailure("every Gram block is forced to zero")
-    if t < 1e-7:
-        raise SosFailure(f"no interior Gram matrix on the reduced face (smallest eigenvalue {t:.2g})")
-    bits = sum(c.numerator.bit_length() + c.denominator.bit_length() for row in rows for c in row.values())
-    if n_vars > MAX_EXACT_UNKNOWNS or bits > MAX_EXACT_BITS:  # on the final face, where they are smallest
-        raise SosFailure(
-            f"{n_vars} unknowns, {bits} bits for the exact projection (limits {MAX_EXACT_UNKNOWNS}, {MAX_EXACT_BITS})"
-        )
-    exact = exact_gram(_Projector(rows, goal, n_vars), pairs, [float(v) for v in values])
-    grams = []
-    for (factors, _, basis), B, R in zip(blocks, Bs, _grams(pairs, exact)):
-        r = len(B[0])
-        BR = [[sum(B[a][k] * R[k][j] for k in range(r) if B[a][k]) for j in range(r)] for a in range(len(basis))]
-        G = [
-            [sum(BR[a][j] * B[b][j] for j in range(r) if B[b][j]) for b in range(len(basis))] for a in range(len(basis))
-        ]
-        grams.append(
-            {"factors": list(factors), "basis": [list(m) for m in basis], "gram": [[str(x) for x in row] for row in G]}
-        )
-    first = grams.pop(0) if not blocks[0][0] else {"basis": [], "gram": []}
-    body = {
-        "variables": [str(s) for s in syms],
-        "basis": first["basis"],
-        "gram": first["gram"],
-        "multipliers": [],
-        "squares": list(squares),
-    }
-    if grams:
-        body["positive"] = grams
-    if polya:
-        body["polya"] = polya
-    if square:
-        body["square"] = list(square)
-    lambdas = iter(exact[sum(len(p) for p in pairs) :])
-    for monos in multipliers:
-        terms = [[list(m), str(c)] for m, c in zip(monos, lambdas) if c != 0]
-        body["multipliers"].append(terms)
-    return body
-
-
-def size(body: dict) -> int:
-    return sum(len(b["gram"]) ** 2 for b in [body, *body.get("positive", [])]) + sum(
-        len(t) for t in body["multipliers"]
-    )
 
 
 def _gram_form(syms, block, n: int):
@@ -752,6 +232,18 @@ def _gram_form(syms, block, n: int):
     return form, ""
 
 
+def _in_recorded_order(parsed, recorded):
+    """The problem with its variables in the order the certificate records them. The order is only
+    the coordinate order of the exponent tuples, not part of the problem: a spec read back from a
+    Parquet row has its variables in sorted order ({p, s}) while the prover saw the file's ({s, p}).
+    Any other list is left for the exact comparison below to refuse."""
+    names = [str(s) for s in parsed.symbols]
+    if not isinstance(recorded, list) or recorded == names or sorted(recorded) != sorted(names):
+        return parsed
+    by_name = {str(s): s for s in parsed.symbols}
+    return dataclasses.replace(parsed, symbols=tuple(by_name[name] for name in recorded))
+
+
 def verify(doc: dict, parsed, epsilon) -> tuple[bool, str]:  # noqa: C901 — the trusted exact re-check: every condition of the identity checked in one place
     """Exact re-check: rational polynomial arithmetic on both sides; every Gram matrix passes
     rational LDL^T; each positive block's factors index the inequalities the spec itself gives."""
@@ -763,6 +255,7 @@ def verify(doc: dict, parsed, epsilon) -> tuple[bool, str]:  # noqa: C901 — th
     if not isinstance(polya, int) or not 0 <= polya <= 4:
         return False, "sos: polya must be an integer from 0 to 4"
     square = body.get("square")  # any (a, K) is sound: _polys checks the answer is a +- sqrt(K)
+    parsed = _in_recorded_order(parsed, body.get("variables"))
     try:
         syms, target, eqs, ineqs = _polys(parsed, tuple(squares), polya, square)
     except SosFailure as exc:

@@ -4,6 +4,8 @@ the recorded order, which generate all of them), sorting the group's coordinates
 point gives a feasible point with the same objective value: a proof may add x1 <= x2 <= ... <= xn.
 Under that chain Max/Min of the group's variables is its last/first one (sos resolves Abs of
 their differences from the chain constraints), so such objectives become polynomial.
+
+This module checks a recorded group from the spec; finding the groups is symmetry_search.py.
 """
 
 from __future__ import annotations
@@ -40,21 +42,6 @@ def _invariant(parsed: ParsedProblem, a: sympy.Symbol, b: sympy.Symbol, base: tu
     # the constraints first: usually cheaper than rebuilding the objective's Max/Min
     moved = Counter(_constraint(lhs.xreplace(put), op, rhs.xreplace(put)) for lhs, op, rhs in parsed.constraints)
     return moved == constraints and sympy.expand(parsed.objective.xreplace(put)) == objective
-
-
-def groups(parsed: ParsedProblem) -> list[list[str]]:
-    """The classes (2 or more variables) of "the transposition (a b) is a symmetry": an equivalence
-    (if (a c) and (b c) are symmetries so is (a b) = (a c)(b c)(a c)), so one comparison with each
-    class's first member places a variable."""
-    base = _forms(parsed)
-    classes: list[list[sympy.Symbol]] = []
-    for s in parsed.symbols:
-        home = next((c for c in classes if _invariant(parsed, s, c[0], base)), None)
-        if home is None:
-            classes.append([s])
-        else:
-            home.append(s)
-    return [[s.name for s in c] for c in classes if len(c) > 1]
 
 
 def ordered(parsed: ParsedProblem, chains: list[list[str]]) -> ParsedProblem:
@@ -110,13 +97,3 @@ def symmetric(parsed: ParsedProblem, chain) -> bool:
     permutation of it does."""
     base = _forms(parsed)
     return all(_invariant(parsed, a, b, base) for a, b in zip(chain, chain[1:]))
-
-
-def sorted_witness(witness: dict, chains: list[list[str]]) -> dict:
-    """The exact witness with each group's values sorted (a point of the ordered problem)."""
-    out = dict(witness)
-    by_name = {s.name: s for s in witness}
-    for chain in chains:
-        for name, value in zip(chain, sorted((witness[by_name[n]] for n in chain), key=float)):
-            out[by_name[name]] = value
-    return out

@@ -98,23 +98,6 @@ def substituted(parsed: ParsedProblem, steps: dict[str, list[str]]) -> ParsedPro
     )
 
 
-def route(parsed: ParsedProblem) -> tuple[dict, ParsedProblem, dict]:
-    """(substitution, the problem to prove, the body's fields recording it), or ({}, parsed, {})
-    when none applies or its text does not parse back (past the safe parser's length limits)."""
-    steps = plan(parsed)
-    if steps:
-        poly = substituted(parsed, steps)
-        fields = {
-            "substitution": steps,
-            "polynomial": [str(poly.objective), *(f"{lhs} {op} {rhs}" for lhs, op, rhs in poly.constraints)],
-        }
-        try:
-            return steps, checked(parsed, fields), fields  # the verifier's own re-derivation
-        except ValueError:
-            pass
-    return {}, parsed, {}
-
-
 def checked(parsed: ParsedProblem, body: dict) -> ParsedProblem:
     """The substituted problem, after re-deriving the substitution from the spec: the recorded one
     and its polynomial problem must be exactly what the spec gives (ValueError otherwise)."""

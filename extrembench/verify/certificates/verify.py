@@ -1,17 +1,34 @@
-"""Re-check any certificate without search: `verify(certificate, spec) -> (ok, reason)`."""
+"""The trusted checker: re-check any certificate without search, `verify(certificate, spec) ->
+(ok, reason)`. It dispatches on the certificate's route (document.route_of: its kind and method)
+through CHECKS, and imports checking code only, never a prover (the *_search modules, routes.py,
+certify.py, extrembench.verify.refutation): what it trusts is what it reads here."""
 
 from __future__ import annotations
 
 import json
 from fractions import Fraction
 
-from extrembench.verify.certificates import bound, numeric
-from extrembench.verify.certificates.document import EPSILON, FORMAT, SPEC_KEYS, VERIFIER_VERSION, spec_problem
-from extrembench.verify.certificates.interval import Unsupported, compile_enclosure, point
-from extrembench.verify.certificates.reduce import PlanError, apply_plan, needs_exact_level
+from extrembench.problems.problem import min_form_sign
+from extrembench.verify.certificates.bound import replay_plan, target_interval
+from extrembench.verify.certificates.document import (
+    EPSILON,
+    FORMAT,
+    ROUTES,
+    SPEC_KEYS,
+    VERIFIER_VERSION,
+    route_of,
+    spec_problem,
+)
+from extrembench.verify.certificates.interval import Unsupported
+from extrembench.verify.certificates.numeric import verify as verify_numeric
+from extrembench.verify.certificates.reduce import needs_exact_level
+from extrembench.verify.certificates.refutation_check import verify_refutation
+from extrembench.verify.certificates.sos import verify as verify_sos
+from extrembench.verify.certificates.symmetry import checked as ordered_problem
+from extrembench.verify.certificates.trig import checked as substituted_problem
 from extrembench.verify.certificates.witness import check_witness, parse_witness
 
-KINDS = ("bound", "sos", "numeric", "refutation", "unbounded")
+KINDS = tuple(dict.fromkeys(kind for kind, _ in ROUTES))
 
 
 def _same_spec(embedded: dict, spec: dict | None) -> str | None:
@@ -28,7 +45,7 @@ def _same_spec(embedded: dict, spec: dict | None) -> str | None:
     return None
 
 
-def verify(certificate: dict | str, spec: dict | None = None) -> tuple[bool, str]:  # noqa: C901 — the trusted checker's dispatch over certificate kinds (the route interface replaces it)
+def verify(certificate: dict | str, spec: dict | None = None) -> tuple[bool, str]:
     """(ok, reason). `spec` is the problem the certificate must be about; None checks the
     certificate on its own embedded spec."""
     try:
@@ -39,8 +56,6 @@ def verify(certificate: dict | str, spec: dict | None = None) -> tuple[bool, str
         return False, "a certificate is a JSON object"
     kind = doc.get("kind")
     if kind in ("refutation", "unbounded"):
-        from extrembench.verify.refutation import verify_refutation  # the validator's exact refutations
-
         return verify_refutation(doc, spec)
     if doc.get("format") != FORMAT:
         return False, f"unknown format {doc.get('format')!r} (expected {FORMAT})"
@@ -53,67 +68,68 @@ def verify(certificate: dict | str, spec: dict | None = None) -> tuple[bool, str
         parsed = spec_problem(doc.get("spec"))
     except ValueError as exc:
         return False, str(exc)
+    route = route_of(doc)
+    if route not in CHECKS:
+        return False, f"unknown certificate kind {kind!r} (known: {', '.join(KINDS)})"
     try:
-        if kind == "numeric":
-            return numeric.verify(doc, parsed)
-        if kind not in ("bound", "sos"):
-            return False, f"unknown certificate kind {kind!r} (known: {', '.join(KINDS)})"
-        epsilon = Fraction(doc.get("epsilon", "x"))
-        if not 0 <= epsilon <= EPSILON:
-            return False, f"epsilon {epsilon} exceeds {EPSILON}"
-        witness = parse_witness(parsed, doc.get("witness"))
-        failure = check_witness(parsed, witness)
-        if failure:
-            return False, f"witness: {failure}"
-        if "substitution" in (doc.get("body") or {}):
-            from extrembench.verify.certificates import trig
-
-            parsed = trig.checked(parsed, doc["body"])
-        if "ordered" in (doc.get("body") or {}):
-            from extrembench.verify.certificates import symmetry
-
-            parsed = symmetry.checked(parsed, doc["body"])
-        if kind == "bound":
-            return _verify_bound(doc, parsed, epsilon)
-        from extrembench.verify.certificates import sos
-
-        return sos.verify(doc, parsed, epsilon)
+        return CHECKS[route](doc, parsed)
     except (ValueError, TypeError, KeyError, ZeroDivisionError, Unsupported) as exc:
         return False, f"{kind}: malformed certificate: {type(exc).__name__}: {exc}"
 
 
-def _verify_bound(doc: dict, parsed, epsilon: Fraction) -> tuple[bool, str]:
-    from extrembench.verify.certificates.certify import target_interval
+class _Refused(Exception):
+    """A shared precondition of a proof does not hold (its message is the reason as given)."""
 
+
+def _proved_problem(doc: dict, parsed):
+    """(the problem the proof is about, epsilon) after the checks a bound and an sos proof share:
+    epsilon in range, the exact witness attains the answer, and any reduction the body records
+    (a cos/sin substitution, sorted symmetric groups) re-derived from the spec. _Refused, or ValueError for a malformed reduction."""
+    epsilon = Fraction(doc.get("epsilon", "x"))
+    if not 0 <= epsilon <= EPSILON:
+        raise _Refused(f"epsilon {epsilon} exceeds {EPSILON}")
+    failure = check_witness(parsed, parse_witness(parsed, doc.get("witness")))
+    if failure:
+        raise _Refused(f"witness: {failure}")
     body = doc.get("body") or {}
-    sign = 1 if parsed.sense == "min" else -1
+    if "substitution" in body:
+        parsed = substituted_problem(parsed, body)
+    if "ordered" in body:
+        parsed = ordered_problem(parsed, body)
+    return parsed, epsilon
+
+
+def _check_sos(doc: dict, parsed) -> tuple[bool, str]:
     try:
-        branches = apply_plan(parsed, sign * parsed.answer, list(body.get("plan") or []))
-    except PlanError as exc:
-        return False, f"bound: plan: {exc}"
-    if epsilon != 0 and needs_exact_level(parsed, list(body.get("plan") or [])):
+        parsed, epsilon = _proved_problem(doc, parsed)
+    except _Refused as exc:
+        return False, str(exc)
+    return verify_sos(doc, parsed, epsilon)
+
+
+def _check_bound(doc: dict, parsed) -> tuple[bool, str]:
+    try:
+        parsed, epsilon = _proved_problem(doc, parsed)
+    except _Refused as exc:
+        return False, str(exc)
+    plan = list((doc.get("body") or {}).get("plan") or [])
+    if epsilon != 0 and needs_exact_level(parsed, plan):
         return False, (
             "bound: a normalised homogeneous objective of nonzero degree needs epsilon 0 (scaling "
             "multiplies any slack on the simplex without bound)"
         )
-    trees = body.get("trees")
-    if not isinstance(trees, list) or len(trees) != len(branches):
-        return False, f"bound: {len(branches)} branches need as many proof trees"
     target = target_interval(parsed, epsilon)
-    for k, (branch, tokens) in enumerate(zip(branches, trees)):
-        try:
-            bound.replay(branch, target, [str(t) for t in tokens])
-        except bound.BoundFailure as exc:
-            return False, f"bound: branch {k}: {exc}"
-    for extra in branches[0].extra_points if branches else ():
-        try:
-            value = compile_enclosure(sign * parsed.objective, list(extra))([point(0)] * len(extra))
-        except (ArithmeticError, ValueError):
-            continue  # undefined there: not a feasible point
-        if not value.a >= target.b:
-            return False, "bound: the origin is below the answer"
-    nodes = sum(len(t) for t in trees)
+    failure, nodes = replay_plan(
+        parsed, min_form_sign(parsed.sense) * parsed.answer, target, plan, (doc.get("body") or {}).get("trees")
+    )
+    if failure:
+        return False, f"bound: {failure}"
     return (
         True,
         f"bound: {nodes} boxes prove the objective within {epsilon} (relative) of the answer; exact witness attains it",
     )
+
+
+# route -> its check, given (certificate, the embedded spec parsed). Refutation routes are checked
+# by refutation_check.verify_refutation (their claim and sense first), through its own CHECKS.
+CHECKS = {"bound": _check_bound, "sos": _check_sos, "numeric": verify_numeric}

@@ -1,0 +1,46 @@
+"""The prover half of reduction plans: choosing which equality eliminates which variable (from the
+witness). reduce.apply_plan replays a plan for the checker; nothing here is needed to."""
+
+from __future__ import annotations
+
+import sympy
+
+from extrembench.problems.problem import ParsedProblem
+from extrembench.verify.certificates.reduce import (
+    PlanError,
+    apply_plan,
+    base_problem,
+)
+
+
+def choose_plan(parsed: ParsedProblem, answer_signed: sympy.Expr, witness: dict) -> list[dict] | None:
+    """A plan for this problem, or None: normalise a constraint-free homogeneous problem, then
+    eliminate the equalities one at a time: the first (in the order given) that solves for a
+    variable, through the variable largest at the witness (so the optimum stays away from the
+    slanted face the elimination creates); a later equality serves when a cubic listed first cannot."""
+    symbols, domains, equalities, nonneg, objective = base_problem(parsed)
+    plan: list[dict] = []
+    if not equalities and not nonneg and len(symbols) > 1 and _plan_ok(parsed, answer_signed, [{"op": "normalize"}]):
+        plan.append({"op": "normalize"})
+        equalities = [sympy.Add(*symbols) - 1]
+    names = sorted((s.name for s in symbols), key=lambda n: (-abs(float(witness.get(n, 0))), n))
+    for left in range(len(equalities), 0, -1):
+        tried = (
+            plan + [{"op": "eliminate", "var": n, "constraint": k}]
+            for k in range(left)
+            for n in names
+            if all(n != step.get("var") for step in plan)
+        )
+        plan = next((p for p in tried if _plan_ok(parsed, answer_signed, p)), None)
+        if plan is None:
+            return None
+    return plan
+
+
+def _plan_ok(parsed, answer_signed, plan) -> bool:
+    """The plan's steps all hold (equalities may remain for later steps)."""
+    try:
+        apply_plan(parsed, answer_signed, plan)
+    except PlanError as exc:
+        return "left after" in str(exc)
+    return True

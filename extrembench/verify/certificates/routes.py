@@ -1,0 +1,65 @@
+"""The routes of a confirmed answer, in the order they are tried (ROUTES): the first proof wins,
+so a problem an earlier route proves keeps that certificate. Each route is one prove function."""
+
+from __future__ import annotations
+
+from functools import partial
+
+from extrembench.verify.certificates.bound_search import prove_bound
+from extrembench.verify.certificates.route import Attempt, Decline, Proved, Route
+from extrembench.verify.certificates.sos_search import attempt as sos_attempt
+from extrembench.verify.certificates.sos_search import size as sos_size
+from extrembench.verify.certificates.symmetry import ordered
+from extrembench.verify.certificates.symmetry_search import sorted_witness
+
+MAX_SUBSTITUTED = 4  # a work bound: 5-10 cos variables (Putnam 2018 A3 family) spent 25-60 s failing the box budget
+
+
+def sos(attempt: Attempt) -> Proved | Decline:
+    body, why = sos_attempt(attempt.proof, attempt.exact)
+    if body is None:
+        return Decline(f"sos: {why}")
+    return Proved("sos", {**body, **attempt.extra}, sos_size(body))
+
+
+def bound(attempt: Attempt) -> Proved | Decline:
+    if attempt.steps and len(attempt.steps) > MAX_SUBSTITUTED:
+        return Decline(
+            f"bound: {len(attempt.steps)} substituted variables (the box search after a cos/sin substitution is "
+            f"tried up to {MAX_SUBSTITUTED}: past that {attempt.max_nodes} boxes did not close)"
+        )
+    body, why = prove_bound(attempt.proof, attempt.exact, attempt.proof_approx, attempt.max_nodes)
+    if body is None:
+        return Decline(f"bound: {why}")
+    epsilon = body.pop("epsilon")
+    return Proved("bound", {**body, **attempt.extra}, sum(len(t) for t in body["trees"]), epsilon)
+
+
+def sos_squared(attempt: Attempt) -> Proved | Decline:
+    # on the spec itself, not the substituted problem
+    body, why = sos_attempt(attempt.parsed, attempt.exact, squared=True)
+    if body is None:
+        return Decline(f"sos, squared: {why}")
+    return Proved("sos", body, sos_size(body))
+
+
+def sos_ordered(attempt: Attempt, squared: bool) -> Proved | Decline:
+    """Sorted copies of a symmetric group: Max/Min become its ends, Abs differences fixed signs."""
+    chains = attempt.chains
+    if not chains:
+        return Decline(None)
+    body, why = sos_attempt(ordered(attempt.proof, chains), sorted_witness(attempt.exact, chains), squared=squared)
+    if body is None:
+        return Decline(f"sos, ordered{', squared' if squared else ''}: {why}")
+    return Proved("sos", {**body, **attempt.extra, "ordered": chains}, sos_size(body))
+
+
+ROUTES = (
+    Route("sos", "sos", sos),
+    Route("bound", "bound", bound),
+    # after bound, so a problem bound already proves keeps its certificate
+    Route("sos, squared", "sos", sos_squared),
+    # last: the symmetric groups are found only when nothing simpler closes
+    Route("sos, ordered", "sos", partial(sos_ordered, squared=False)),
+    Route("sos, ordered, squared", "sos", partial(sos_ordered, squared=True)),
+)
