@@ -59,6 +59,8 @@ class Problem:
     source: dict | None = None
     technique: tuple[str, ...] = ()
     difficulty: str | None = None
+    family: str | None = None  # the source problem; one family counts as one problem
+    difficulty_reason: str | None = None  # one line: the technique that makes it easy/medium/hard
     path: str | None = None
 
 
@@ -150,6 +152,7 @@ def parse_domain(text: str) -> Domain:
 
 
 _ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$"
+_FAMILY_PATTERN = r"^[a-z0-9][a-z0-9.-]{0,99}$"
 _VARIABLE_PATTERN = r"^[A-Za-z][A-Za-z0-9]*(_[A-Za-z0-9]+)*$"
 _DOMAIN_PATTERN = r"^\s*(positive|nonnegative|real|[\[(].*,.*[\])])\s*$"
 _JSON_TYPES = {
@@ -265,6 +268,10 @@ class ProblemSpec(_Spec):
         None, json_schema_extra={"uniqueItems": True}
     )
     difficulty: Annotated[Literal["easy", "medium", "hard"], _one_of("easy", "medium", "hard")] = None
+    # The source problem (competition-year-problem, e.g. imo-1999-p2): files of one family are
+    # instances of one problem (other n or constants) and count once.
+    family: Annotated[str, Field(pattern=_FAMILY_PATTERN)] = None
+    difficulty_reason: Annotated[str, Field(min_length=1, max_length=300)] = None
 
     @field_validator("technique")
     @classmethod
@@ -368,6 +375,8 @@ def problem_from_dict(data: Mapping, *, path: str | Path | None = None, ignore_k
         source=source,
         technique=tuple(spec.technique or ()),
         difficulty=spec.difficulty,
+        family=spec.family,
+        difficulty_reason=spec.difficulty_reason,
         path=file,
     )
     parse_problem(problem)
@@ -402,6 +411,8 @@ def problem_to_dict(problem: Problem) -> dict:
         "source": problem.source,
         "technique": list(problem.technique),
         "difficulty": problem.difficulty,
+        "family": problem.family,
+        "difficulty_reason": problem.difficulty_reason,
     }
     return {key: value for key, value in data.items() if value is not None and value != []}
 
