@@ -56,7 +56,7 @@ def _with(path: str, value):
         (
             "models.gemma3-270m.backend",
             "vllm",
-            "choose one of ['sglang', 'openai', 'llamacpp', 'reference-solver', 'symmetric-guess']",
+            "choose one of ['sglang', 'openai', 'llamacpp', 'reference-solver', 'symmetric-guess', 'boundary-guess']",
         ),
         (
             "models.gemma3-270m.sampling.top_p",
@@ -264,6 +264,8 @@ def test_variants_benchmark_errors_name_the_fix(change, message):
                 "source",
                 "technique",
                 "difficulty",
+                "family",
+                "difficulty_reason",
             },
         ),
     ],
@@ -290,6 +292,7 @@ def test_config_schema_documents_each_kind_backend_and_default():
         "llamacpp",
         "reference-solver",
         "symmetric-guess",
+        "boundary-guess",
     }
     assert defs["Sampling"]["properties"]["temperature"]["default"] == 0.6
 

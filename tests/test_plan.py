@@ -130,12 +130,14 @@ def test_planned_missing_requests_equal_what_the_default_config_then_sends(tmp_p
     assert {r["model"]: r["missing"] for r in before["rows"]} == {
         "reference-solver": 3 * trials,
         "symmetric-guess": 3 * trials,
+        "boundary-guess": 3 * trials,
         "gemma3-270m": 3 * trials,
     }
     # the non-LLM baselines generate no tokens (symmetric-guess was planned at max_tokens per request)
     assert {r["model"]: r["tokens_source"] for r in before["rows"]} == {
         "reference-solver": "none",
         "symmetric-guess": "none",
+        "boundary-guess": "none",
         "gemma3-270m": "max_tokens",
     }
 
@@ -156,6 +158,7 @@ def test_planned_missing_requests_equal_what_the_default_config_then_sends(tmp_p
     assert planned_missing(second_plan) == {
         ("extrem", "reference-solver"): trials,
         ("extrem", "symmetric-guess"): trials,
+        ("extrem", "boundary-guess"): trials,
         ("extrem", "gemma3-270m"): trials,
     }
     started = time.time()

@@ -25,7 +25,7 @@ from extrembench.core.errors import InputError
 from extrembench.core.untrusted_yaml import StrictModel, shown
 
 KINDS = ("extremal", "ingested", "formalized", "variants")
-BACKENDS = ("sglang", "openai", "llamacpp", "reference-solver", "symmetric-guess")
+BACKENDS = ("sglang", "openai", "llamacpp", "reference-solver", "symmetric-guess", "boundary-guess")
 
 
 class ConfigError(InputError, ValueError):
@@ -274,8 +274,15 @@ class SymmetricGuessModel(ModelBase):
     reference: SolverSettings = Field(default_factory=SolverSettings)
 
 
+class BoundaryGuessModel(ModelBase):
+    """Non-LLM floor: the objective's value with one variable at an edge and the others equal."""
+
+    backend: Literal["boundary-guess"]
+    reference: SolverSettings = Field(default_factory=SolverSettings)
+
+
 Model = Annotated[
-    SglangModel | OpenAIModel | LlamacppModel | ReferenceSolverModel | SymmetricGuessModel,
+    SglangModel | OpenAIModel | LlamacppModel | ReferenceSolverModel | SymmetricGuessModel | BoundaryGuessModel,
     Field(discriminator="backend"),
 ]
 

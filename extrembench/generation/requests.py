@@ -42,6 +42,7 @@ def sample_seed(model: str, benchmark: str, problem_id: str, trial: int) -> int:
 SOLVER_MODULES = {
     "reference-solver": "extrembench/generation/reference.py",
     "symmetric-guess": "extrembench/generation/symmetric.py",
+    "boundary-guess": "extrembench/generation/boundary.py",
 }
 
 
@@ -88,9 +89,9 @@ def plan_samples(
                     "starts": model_cfg.reference.starts,
                     "digits": model_cfg.reference.digits,
                 }
-            elif model_cfg.backend == "symmetric-guess":
+            elif model_cfg.backend in ("symmetric-guess", "boundary-guess"):
                 identity = {
-                    "engine": "symmetric-guess",
+                    "engine": model_cfg.backend,
                     "engine_version": version,
                     "spec_json": problem["spec_json"],
                     "seed": seed,
@@ -110,7 +111,7 @@ def sampling_json(sample: PlannedSample) -> str:
     identity = sample.identity
     if identity["engine"] == "reference-solver":
         fields = {k: identity[k] for k in ("seed", "starts", "digits")}
-    elif identity["engine"] == "symmetric-guess":
+    elif identity["engine"] in ("symmetric-guess", "boundary-guess"):
         fields = {k: identity[k] for k in ("seed", "digits")}
     else:
         fields = {**identity["sampling"], "seed": identity["seed"]}

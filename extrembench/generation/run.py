@@ -26,7 +26,7 @@ from extrembench.cluster.ledger import JobMeter, response_cost, shares
 from extrembench.core.artifacts import read_artifact, write_artifact
 from extrembench.core.config import Config, Model
 from extrembench.core.files import write_bytes_atomic
-from extrembench.generation import reference, symmetric
+from extrembench.generation import boundary, reference, symmetric
 from extrembench.generation.requests import PlannedSample, plan_samples, sampling_json
 from extrembench.llm.backends import SOLVER_BACKENDS, Endpoint, chat_client, open_endpoint
 from extrembench.llm.cache import GenerationCache
@@ -158,7 +158,11 @@ def _serve_missing(
     """Answer every missing sample; each answer is cached the moment it arrives and also lands in
     `outcomes` (with the failures), so the rows need not read it back."""
     if model_cfg.backend in SOLVER_BACKENDS:
-        solve = {"reference-solver": reference.answer, "symmetric-guess": symmetric.answer}[model_cfg.backend]
+        solve = {
+            "reference-solver": reference.answer,
+            "symmetric-guess": symmetric.answer,
+            "boundary-guess": boundary.answer,
+        }[model_cfg.backend]
         for sample in missing:
             response = solve(sample.identity)
             outcomes[sample.key] = cache.put(

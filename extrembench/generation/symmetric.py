@@ -51,7 +51,7 @@ class Guess:
     numeric: sympy.Float  # and to HP_DIGITS digits
 
 
-def _interval(variables: dict[str, str]) -> tuple[Any, Any, bool, bool]:
+def common_interval(variables: dict[str, str]) -> tuple[Any, Any, bool, bool]:
     """The intersection of the variables' domains: (lo, hi, lo_open, hi_open), None = infinite."""
     lo = hi = None
     lo_open = hi_open = True
@@ -204,25 +204,36 @@ def _holds(value: sympy.Float | None, op: str) -> bool:
     )
 
 
+def signed_symbol(lo, lo_open: bool) -> sympy.Symbol:
+    """A symbol carrying the sign of the t-interval: substituting it lets sympy simplify sqrt(t^2)
+    to t (a constant objective then has derivative 0 exactly); the plain real T is put back after."""
+    if lo is not None and (bool(lo > 0) or (lo == 0 and lo_open)):
+        return sympy.Symbol("t", positive=True)
+    if lo is not None and lo == 0:
+        return sympy.Symbol("t", nonnegative=True)
+    return T
+
+
 def symmetric_guess(spec: dict[str, Any]) -> Guess | None:
     """The best value of the objective over feasible all-equal points, or None (abstain)."""
     names = list(spec["variables"])
-    lo, hi, lo_open, hi_open = _interval(spec["variables"])
-    # Substituting a symbol that carries the sign of the domain lets sympy simplify sqrt(t^2) to t
-    # (a constant objective then has derivative 0 exactly); the plain real t is put back after.
-    signed = (
-        sympy.Symbol("t", positive=True)
-        if lo is not None and (bool(lo > 0) or (lo == 0 and lo_open))
-        else sympy.Symbol("t", nonnegative=True)
-        if lo is not None and lo == 0
-        else T
-    )
+    lo, hi, lo_open, hi_open = common_interval(spec["variables"])
+    signed = signed_symbol(lo, lo_open)
     at_t = {symbol(n): signed for n in names}
     objective = parse_expression(spec["objective"], names).subs(at_t).subs(signed, T)
     constraints = []
     for text in spec.get("constraints") or ():
         lhs, op, rhs = parse_relation(text, names)
         constraints.append(((lhs - rhs).subs(at_t).subs(signed, T), op))
+    return line_guess(spec["sense"], (lo, hi, lo_open, hi_open), objective, constraints)
+
+
+def line_guess(
+    sense: str, interval: tuple[Any, Any, bool, bool], objective: sympy.Expr, constraints: list[tuple[sympy.Expr, str]]
+) -> Guess | None:
+    """The best feasible value of a one-variable problem in T (t in the interval, each constraint
+    `difference op 0`), over the candidates described in the module docstring; None = abstain."""
+    lo, hi, lo_open, hi_open = interval
     fixing = [d for d, op in constraints if op == "=" and T in d.free_symbols]
     if fixing:
         candidates = _roots(fixing[0], lo, hi)
@@ -248,7 +259,7 @@ def symmetric_guess(spec: dict[str, Any]) -> Guess | None:
     ]
     if not feasible:
         return None
-    t, value = (min if spec["sense"] == "min" else max)(feasible, key=lambda pair: pair[1])  # first of ties
+    t, value = (min if sense == "min" else max)(feasible, key=lambda pair: pair[1])  # first of ties
     return Guess(t=t, value=objective.subs(T, t), numeric=value)
 
 
