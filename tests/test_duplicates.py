@@ -2,6 +2,7 @@
 (copies in tests/data/duplicates/), same-template problems that are not duplicates, renamed and
 scaled copies of shipped problems, and the shipped set itself."""
 
+import dataclasses
 import itertools
 from pathlib import Path
 
@@ -132,3 +133,52 @@ def test_shipped_set_has_no_near_duplicates():
     problems = [load_problem(p) for p in sorted((REPO / "data/problems").glob("*.yaml"))]
     found = find_duplicates(problems)
     assert not found, f"{len(found)} near-duplicate pair(s):\n" + "\n".join(map(str, found))
+
+
+def unlabelled(path):
+    """A problem file without its family, so only the n-instance test can join it to another."""
+    return dataclasses.replace(load_problem(path), family=None)
+
+
+@pytest.mark.parametrize(
+    "instance, representative",
+    [
+        ("ineq-0147", "ineq-0174"),  # IMO 1999 Problem 2, n = 3 and n = 8
+        ("ineq-0164", "ineq-0190"),  # USAMO 1999 Problem 4, n = 5 and 10 (Max of every variable, constants n, n²)
+        ("ineq-0048", "ineq-0203"),  # Canada 1999 Problem 5, cyclic, n = 3 and 6
+        ("ineq-0149", "ineq-0136"),  # China TST 1999, n = 3 and 4
+        ("ineq-0180", "ineq-0131"),  # USAMO 1977 Problem 5, n = 8 on [1, 2] and n = 4 on [1, 9]
+        ("ineq-0148", "ineq-0121"),  # IMO Shortlist 2019 A2: Max·Min over 3 and 6 numbers
+        ("ineq-0162", "ineq-0163"),  # USAMO 2010 Problem 3: product under pairwise bounds, n = 4 and 6
+    ],
+)
+def test_n_instances_are_flagged_without_a_family(instance, representative):
+    found = find_duplicates(
+        [
+            unlabelled(REPO / "data/instances" / f"{instance}.yaml"),
+            unlabelled(REPO / "data/problems" / f"{representative}.yaml"),
+        ]
+    )
+    assert [(d.first, d.second, d.kind) for d in found] == [(instance, representative, "n-instance")]
+
+
+@pytest.mark.parametrize(
+    "first, second",
+    [
+        # a³b + b³c + c³a (cyclic: more terms of one orientation) is not Σ x_i x_j (x_i² + x_j²)
+        ("data/problems/ineq-0095.yaml", "data/problems/ineq-0174.yaml"),
+        # x + y² + z³ and x + y² + z⁴ (Putnam 1975 A3 with other exponents) keep different terms
+        ("data/problems/ineq-0170.yaml", "data/instances/ineq-0243.yaml"),
+    ],
+)
+def test_other_terms_are_not_n_instances(first, second):
+    assert find_duplicates([unlabelled(REPO / first), unlabelled(REPO / second)]) == []
+
+
+def test_same_family_is_one_problem():
+    """Whatever their objectives, two files declaring one family are one problem (Putnam 1975 A3's
+    minimum and maximum with other exponents)."""
+    found = find_duplicates(
+        [load_problem(REPO / "data/problems/ineq-0170.yaml"), load_problem(REPO / "data/instances/ineq-0243.yaml")]
+    )
+    assert [(d.first, d.second, d.kind) for d in found] == [("ineq-0170", "ineq-0243", "same-family")]

@@ -15,17 +15,26 @@ Two tests, each comparing values at shared seeded points, so no symbolic identit
   inequality s·(objective − answer) ≥ 0 (s = −1 for max) is homogenised with g/c; two problems
   whose homogeneous forms agree up to a positive factor and a permutation state one inequality
   (Schur's a³+b³+c³+3abc ≥ Σab(a+b) written with a + b + c = 1, with abc = 1, or not normalised).
+- **same family** (`same-family`): both files declare one `family` (one source problem).
+- **n-instance** (`n-instance`): problems with different numbers of variables whose objective and
+  constraints have the same *shape*: each expanded into its terms, each term renamed canonically
+  (its own variables renamed v1, v2, … in the problem's order; a Max, Min, sum or product of bare
+  variables is one n-free node), additive constants dropped, the terms taken as a set, the domains
+  by kind. IMO 1999 Problem 2 for n = 3 and n = 8 (Σ x_i x_j (x_i² + x_j²) on Σ x_i = 1), or
+  USAMO 1999 Problem 4 for n = 5 and n = 10 (max of a_i under Σ a_i ≥ n, Σ a_i² ≥ n²), are one.
 
 Limits (each makes the detector miss, never flag wrongly): permutations are tried exhaustively up
 to 6 variables, beyond that only cyclic shifts and the reversal; problems with two or more
 equality constraints are compared only when they are literally the same function on the same
 constraints (their feasible points are not sampled); per-variable scalings are undone only
-through a linear equality constraint or interval domains.
+through a linear equality constraint or interval domains. An n-instance whose terms each carry more
+than MAX_TERM_VARIABLES variables, or whose expansion exceeds MAX_SHAPE_TERMS terms, has no shape.
 """
 
 from __future__ import annotations
 
 import itertools
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -37,13 +46,17 @@ from extrembench.problems.problem import Problem, min_form_sign, parse_domain, p
 POINTS = 24
 RTOL = 1e-7
 MAX_EXHAUSTIVE = 6
+MAX_TERM_VARIABLES = 4  # terms over more variables (not an n-free node) leave the problem without a shape
+MAX_SHAPE_OPS = 600  # larger expressions are not expanded for a shape (memory bound)
+MAX_SHAPE_TERMS = 400
+_ALL = sympy.Symbol("all")  # stands for "every variable" in an n-free node
 
 
 @dataclass(frozen=True)
 class Duplicate:
     first: str
     second: str
-    kind: str  # same-function | same-inequality
+    kind: str  # same-function | same-inequality | same-family | n-instance
     detail: str
 
     def __str__(self) -> str:
@@ -57,6 +70,8 @@ class _Prepared:
     domains: tuple[str, ...]  # per variable, after scaling
     function: list[tuple[tuple[int, ...], tuple[str, ...], list, np.ndarray]] | None  # per permutation
     inequality: list[np.ndarray] | None  # per permutation
+    family: str | None = None
+    shape: tuple | None = None  # n-free: see _shape
 
 
 def _permutations(n: int) -> list[tuple[int, ...]]:
@@ -178,7 +193,7 @@ def _prepare(problem: Problem, seed: int) -> _Prepared:
     domains = tuple(_domain_class(problem, str(s), scales[s]) for s in symbols)
     objective = parsed.objective.xreplace(scaled)
     constraints = [((lhs - rhs).xreplace(scaled), op) for lhs, op, rhs in parsed.constraints]
-    prepared = _Prepared(problem.id, n, domains, None, None)
+    prepared = _Prepared(problem.id, n, domains, None, None, problem.family, _shape(problem, parsed))
     if None in domains:
         return prepared
     rng = np.random.default_rng([seed, n])
@@ -304,8 +319,82 @@ def _same_constraints(first, second) -> bool:
     return True
 
 
+def _n_free(expr: sympy.Expr, symbols: frozenset) -> sympy.Expr:
+    """Max, Min, sums and products of bare variables (3 or more) become one node over `all`, so
+    Max(x1, ..., xn) or x1·x2·…·xn is the same for every n."""
+    if not expr.args:
+        return expr
+    args = [_n_free(arg, symbols) for arg in expr.args]
+    if isinstance(expr, (sympy.Max, sympy.Min, sympy.Add, sympy.Mul)) and len(args) >= 3 and set(args) <= symbols:
+        return sympy.Function(f"{type(expr).__name__}All")(_ALL)
+    return expr.func(*args)
+
+
+def _term_shape(term: sympy.Expr, order: dict) -> str | None:
+    """A term with its own variables renamed v1, v2, … in the problem's variable order, so
+    x1·x3³ and x2·x5³ both read v1·v2³ (and x4²·x1, a cyclic wrap-around, reads v1·v2²); None past
+    MAX_TERM_VARIABLES variables."""
+    own = sorted(term.free_symbols - {_ALL}, key=lambda s: order.get(s, len(order)))
+    if len(own) > MAX_TERM_VARIABLES:
+        return None
+    return sympy.srepr(term.xreplace({s: sympy.Symbol(f"v{i + 1}") for i, s in enumerate(own)}))
+
+
+def _terms_shape(expr: sympy.Expr, order: dict) -> tuple[frozenset, bool] | None:
+    """The set of term shapes of an expression, additive constants dropped, and whether every shape
+    occurs equally often: Σ_{i<j} (x_i³x_j + x_i x_j³) has as many terms of each orientation, the
+    cyclic a³b + b³c + c³a (whose wrap-around term c³a reads v1·v2³) has not."""
+    if sympy.count_ops(expr) > MAX_SHAPE_OPS:
+        return None
+    symbols = frozenset(order)
+    expanded = sympy.expand(expr)
+    terms = sympy.Add.make_args(expanded)
+    if len(terms) > MAX_SHAPE_TERMS:
+        return None
+    shapes = Counter()
+    for term in terms:
+        if not term.free_symbols:
+            continue
+        shape = _term_shape(_n_free(term, symbols), order)
+        if shape is None:
+            return None
+        shapes[shape] += 1
+    return frozenset(shapes), len(set(shapes.values())) <= 1
+
+
+def _domain_kind(text: str) -> str:
+    text = text.strip()
+    if text in ("positive", "nonnegative", "real"):
+        return text
+    d = parse_domain(text)
+    return f"{'(' if d.lo_open else '['}{'-inf' if d.lo is None else 'lo'}, {'inf' if d.hi is None else 'hi'}{')' if d.hi_open else ']'}"
+
+
+def _shape(problem: Problem, parsed) -> tuple | None:
+    """What an instance keeps when n or its constants change (see the module docstring)."""
+    order = {s: i for i, s in enumerate(parsed.symbols)}
+    objective = _terms_shape(parsed.objective, order)
+    constraints = set()
+    for lhs, op, rhs in parsed.constraints:
+        shape = _terms_shape(lhs - rhs, order)
+        if shape is None:
+            return None
+        # g <= c and -g >= -c are one constraint; the least of the two forms is kept
+        flipped = _terms_shape(rhs - lhs, order)
+        mirror = {"<=": ">=", "<": ">", ">=": "<=", ">": "<", "=": "="}[op]
+        constraints.add(min((op, tuple(sorted(shape[0])), shape[1]), (mirror, tuple(sorted(flipped[0])), flipped[1])))
+    if objective is None or not objective[0]:
+        return None
+    domains = frozenset(_domain_kind(text) for text in problem.variables.values())
+    return (problem.sense, domains, objective, frozenset(constraints))
+
+
 def _compare(p: _Prepared, q: _Prepared) -> Duplicate | None:
+    if p.family is not None and p.family == q.family:
+        return Duplicate(p.id, q.id, "same-family", f"both declare family {p.family}")
     if p.n != q.n:
+        if p.shape is not None and p.shape == q.shape:
+            return Duplicate(p.id, q.id, "n-instance", "the same terms, constraints and domains for another n")
         return None
     if p.function and q.function:
         identity = [entry for entry in q.function if entry[0] == tuple(range(q.n))]
