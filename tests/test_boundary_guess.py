@@ -48,6 +48,12 @@ def test_guess_value(problem, expected):
         (spec("min", POS3, "a + b + c", ["a*b*c = 1"]), "positive: 0 is an open end, and no inequality to make tight"),
         (spec("max", {"x": "real", "y": "real"}, "x + y"), "real: no end at all"),
         (spec("min", NONNEG3, "a + b + c", ["a*b*c = 1"]), "a = 0 makes abc = 1 fail for every t"),
+        # Vietnam MO 2008 (ineq-0111): with the others equal, 1/(b - c)^2 is a pole for every t; it
+        # once reached sympy's code printer as ComplexInfinity and crashed the guess
+        (
+            spec("min", NONNEG3, "(a*b + b*c + c*a)*(1/(a - b)^2 + 1/(b - c)^2 + 1/(c - a)^2)"),
+            "every placement is a pole",
+        ),
     ],
 )
 def test_guess_abstains(problem, why):

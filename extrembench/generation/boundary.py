@@ -90,6 +90,8 @@ def boundary_guess(spec: dict[str, Any]) -> Guess | None:
             point = {**at_t, variable: value}
             line_objective = objective.subs(point).subs(signed, T)
             line_constraints = [(d.subs(point).subs(signed, T), op) for d, op in constraints]
+            if any(e.has(sympy.zoo, sympy.nan) for e in (line_objective, *(d for d, _ in line_constraints))):
+                continue  # the edge is a pole (1/x at x = 0): not a point of the problem
             if value.free_symbols:  # an edge moves with t: keep it inside x_i's domain
                 line_constraints += [(d.subs(signed, T), op) for d, op in _domain_conditions(value, domain)]
             guess = line_guess(spec["sense"], interval, line_objective, line_constraints)

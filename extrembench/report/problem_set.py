@@ -1,86 +1,84 @@
-"""Describe a problem set by rules anyone can re-check: source type, difficulty rubric, constraint
-and domain kinds, where the extremum sits. The rules are written out in docs/problem-format.md
-("Difficulty rubric"); benchmarks/problem_set.py prints the counts against the set's targets.
+"""Describe a problem set by rules anyone can re-check: source type (the competition table of
+extrembench.report.competitions), the difficulty rubric's computed floor against the declared
+label, constraint and domain kinds, where the extremum sits. The rules are written out in
+docs/problem-format.md ("Difficulty rubric"); benchmarks/problem_set.py prints the counts against
+the set's targets.
 
-Everything here is a pure function of a problem file's fields, plus the symmetric-point guess
-(extrembench.generation.symmetric) for "is the extremum at the all-equal point".
+Everything here is a pure function of a problem file's fields, plus the two cheap guesses
+(extrembench.generation.symmetric: all variables equal; extrembench.generation.boundary: one
+variable at an edge, the others equal) for "is the extremum where a guess puts it".
 """
 
 from __future__ import annotations
 
 import random
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import sympy
 
 from extrembench.generation.symmetric import symmetric_guess
 from extrembench.problems.problem import Problem, parse_domain, parse_problem
+from extrembench.report.competitions import COMPETITION_TYPES, cite
 
-# Hard by technique: the methods that do not reduce to one named inequality (issue 17's list).
+# Techniques beyond one named inequality (the issue 27 rubric's "hard" list).
 HARD_TECHNIQUES = frozenset({"sos", "uvw", "mixing-variables", "schur", "tangent-line"})
-# Easy: exactly one of these, applied once (tagged alone).
+# Easy: one of these, applied once (tagged alone).
 CLASSICAL_TECHNIQUES = frozenset({"am-gm", "cauchy-schwarz", "holder", "jensen"})
-OLYMPIAD_SOURCES = frozenset({"international-olympiad", "national-olympiad"})
-
-# Source types, tested in this order on source.reference (case-sensitive where an acronym is meant).
-_SOURCE_RULES: tuple[tuple[str, re.Pattern], ...] = (
-    (
-        "international-olympiad",
-        re.compile(
-            r"\b(IMO|ISL|APMO|EGMO|JBMO|BMO|MEMO|RMM)\b|Shortlist|Longlist|Asian[- ]Pacific|Balkan|Baltic Way"
-            r"|Middle European|Iberoamerican|Tournament of Towns|Romanian Masters|Silk Road|International Zhautykov"
-        ),
-    ),
-    (
-        "national-olympiad",
-        re.compile(
-            r"Olympiad|\b[A-Z]*MO\b|\bTST\b|Team Selection|China (Western|Southeast|Girls)|Girls'? MO"
-            r"|National|Putnam|奥林匹克|集训队|冬令营|联赛"
-        ),
-    ),  # Chinese: olympiad, training team, winter camp, league
-    ("book", re.compile(r"(?i)\bchapter\b|\bch\.\s*\d|§|\bbook\b|\bexercise\b")),
-    ("journal", re.compile(r"Crux|Mathematical Reflections|Monthly|Mathematics Magazine|AoPS|Kvant|Gazeta")),
-    ("classical", re.compile(r"(?i)^\s*(classical|known|folklore|standard)\b|'s inequality")),
-)
+LEVELS = ("easy", "medium", "hard")
 
 
-def source_type(reference: str | None) -> str:
-    """The kind of source a `source.reference` cites: the first rule that matches, in the order
-    international-olympiad, national-olympiad, book, journal, classical; `other` when none does,
-    `none` without a reference."""
-    if not reference or not reference.strip():
-        return "none"
-    for name, pattern in _SOURCE_RULES:
-        if pattern.search(reference):
-            return name
-    return "other"
+def difficulty_floor(
+    techniques: Iterable[str], at_symmetric_point: bool, at_boundary_point: bool, cyclic: bool
+) -> tuple[str, str]:
+    """The least difficulty a problem can have by what is computed from its file, and why.
+
+    The rubric judges the technique a solution needs (docs/problem-format.md): easy = one classical
+    inequality applied once; medium = a standard combination or substitution; hard = SOS, Schur,
+    uvw, mixing variables or a tangent line with a non-obvious equality case, or an extremum off
+    every symmetric and boundary guess. The technique is the curator's judgement (`difficulty`,
+    `difficulty_reason`); what a reader can recompute bounds it from below:
+
+    hard   — a cyclic problem (all-equal and one-variable-at-the-edge are its natural guesses) whose
+             extremum is off both the symmetric and the boundary guess;
+    medium — a technique list naming more than one technique (a combination) or one of the hard
+             techniques;
+    easy   — otherwise. A problem that is not cyclic gets no floor from the guesses: its extremum
+             is off them by construction (1/x + 4/y + 9/z on x + y + z = 1 is one weighted
+             Cauchy-Schwarz), so being off them says nothing about the technique.
+    """
+    techniques = frozenset(techniques)
+    if cyclic and not at_symmetric_point and not at_boundary_point:
+        return "hard", "cyclic, extremum off the symmetric and the boundary guess"
+    if techniques & HARD_TECHNIQUES:
+        return "medium", f"technique {', '.join(sorted(techniques & HARD_TECHNIQUES))}"
+    if len(techniques - {"cyclic", "other"}) > 1:
+        return "medium", f"a combination ({', '.join(sorted(techniques))})"
+    return "easy", "no computed fact rules out one classical inequality applied once"
 
 
 def rubric_difficulty(
-    source: str, techniques: Iterable[str], at_symmetric_point: bool, cyclic: bool = True
+    declared: str | None,
+    techniques: Iterable[str],
+    at_symmetric_point: bool,
+    at_boundary_point: bool,
+    cyclic: bool = True,
 ) -> tuple[str, str]:
-    """(difficulty, the rule that decided it):
-
-    hard   — a national or international olympiad source; or the problem is cyclic (unchanged by
-             shifting its variables, so all-equal is the natural guess) and the extremum is not
-             attained at the all-equal point (the symmetric guess misses it); or a technique among
-             sos / uvw / mixing-variables / schur / tangent-line.
-    easy   — otherwise, when the technique list is exactly one of am-gm / cauchy-schwarz / holder /
-             jensen (one classical inequality, once).
-    medium — everything else.
-    """
-    techniques = frozenset(techniques)
-    if source in OLYMPIAD_SOURCES:
-        return "hard", f"{source} source"
-    if cyclic and not at_symmetric_point:
-        return "hard", "cyclic problem, extremum not at the all-equal point"
-    if techniques & HARD_TECHNIQUES:
-        return "hard", f"technique {', '.join(sorted(techniques & HARD_TECHNIQUES))}"
-    if len(techniques) == 1 and techniques <= CLASSICAL_TECHNIQUES:
-        return "easy", f"one classical inequality ({next(iter(techniques))})"
-    return "medium", "neither rule for hard nor for easy applies"
+    """(difficulty, the rule that decided it): the declared label when it is at least the
+    computed floor (difficulty_floor), else the floor. Without a declared label: the floor, or
+    medium when the floor is easy and the techniques are not exactly one classical inequality.
+    Never lowers a declared label: what makes a problem hard (a non-obvious equality case of a
+    tangent line, say) is the curator's call, written in `difficulty_reason`."""
+    floor, why = difficulty_floor(techniques, at_symmetric_point, at_boundary_point, cyclic)
+    if declared is None:
+        techniques = frozenset(techniques)
+        if floor == "easy" and not (len(techniques) == 1 and techniques <= CLASSICAL_TECHNIQUES):
+            return "medium", "no label; not exactly one classical inequality"
+        return floor, f"no label; {why}"
+    if LEVELS.index(declared) >= LEVELS.index(floor):
+        return declared, "declared"
+    return floor, why
 
 
 def constraint_kind(problem: Problem) -> str:
@@ -132,11 +130,11 @@ def is_cyclic(problem: Problem, points: int = 3) -> bool:
     )
 
 
-def guess_matches(problem: Problem) -> bool:
-    """Whether the symmetric guess equals the problem's answer (to 1e-12 relative): the extremum is
-    attained at an all-equal feasible point. An abstention counts as no."""
+def guess_matches(problem: Problem, guess_of: Callable = symmetric_guess) -> bool:
+    """Whether a cheap guess (default the symmetric one; boundary_guess for one variable at an
+    edge) equals the problem's answer (to 1e-12 relative). An abstention counts as no."""
 
-    guess = symmetric_guess(
+    guess = guess_of(
         {
             "sense": problem.sense,
             "variables": problem.variables,
@@ -175,17 +173,23 @@ def equality_case(problem: Problem, at_symmetric_point: bool, witness: dict[str,
     return "other"
 
 
-def describe(problem: Problem, at_symmetric_point: bool) -> dict[str, Any]:
+def describe(problem: Problem, at_symmetric_point: bool, at_boundary_point: bool = False) -> dict[str, Any]:
     """The per-problem facts the set statistics count."""
-    source = source_type((problem.source or {}).get("reference"))
+    citation = cite((problem.source or {}).get("reference"))
     cyclic = is_cyclic(problem)
-    rubric, rule = rubric_difficulty(source, problem.technique, at_symmetric_point, cyclic)
+    rubric, rule = rubric_difficulty(
+        problem.difficulty, problem.technique, at_symmetric_point, at_boundary_point, cyclic
+    )
     return {
         "id": problem.id,
+        "family": problem.family or problem.id,
         "declared": problem.difficulty,
+        "reason": problem.difficulty_reason,
         "rubric": rubric,
         "rule": rule,
-        "source_type": source,
+        "source_type": citation.kind,
+        "competition": citation.kind in COMPETITION_TYPES,
+        "citation_complete": citation.complete,
         "techniques": tuple(problem.technique),
         "variables": len(problem.variables),
         "sense": problem.sense,
@@ -193,12 +197,13 @@ def describe(problem: Problem, at_symmetric_point: bool) -> dict[str, Any]:
         "constraint_kind": constraint_kind(problem),
         "constraints": len(problem.constraints),
         "at_symmetric_point": at_symmetric_point,
+        "at_boundary_point": at_boundary_point,
         "cyclic": cyclic,
     }
 
 
 def difficulty_mismatches(rows: Iterable[dict[str, Any]]) -> list[str]:
-    """One line per problem whose declared difficulty differs from the rubric's."""
+    """One line per problem whose declared difficulty is missing or below what the rubric computes."""
     return [
         f"{r['id']}: declared {r['declared']}, rubric says {r['rubric']} ({r['rule']})"
         for r in rows

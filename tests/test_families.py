@@ -1,0 +1,59 @@
+"""One problem per family (issue 27): data/problems/ holds one file per source problem, and the other
+instances of a family (other n or constants) live in data/instances/, out of every run over
+data/problems/ and so out of the headline accuracy."""
+
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from extrembench.problems.problem import load_problem
+from extrembench.report.competitions import family_prefix
+
+REPO = Path(__file__).resolve().parents[1]
+PROBLEMS = sorted((REPO / "data/problems").glob("*.yaml"))
+INSTANCES = sorted((REPO / "data/instances").glob("*.yaml"))
+
+
+@pytest.fixture(scope="module")
+def problems():
+    return [load_problem(path) for path in PROBLEMS]
+
+
+@pytest.fixture(scope="module")
+def instances():
+    return [load_problem(path) for path in INSTANCES]
+
+
+def test_every_problem_declares_a_family(problems):
+    missing = [p.id for p in problems if p.family is None]
+    assert not missing, f"add `family: <competition>-<year>-p<n>` after the id line of: {missing}"
+
+
+def test_no_two_problems_share_a_family(problems):
+    counts = Counter(p.family for p in problems)
+    shared = {family: sorted(p.id for p in problems if p.family == family) for family, n in counts.items() if n > 1}
+    assert not shared, (
+        f"families with more than one file in data/problems/ (keep the most general instance, "
+        f"move the others to data/instances/): {shared}"
+    )
+
+
+def test_every_instance_belongs_to_one_representative(problems, instances):
+    representatives = {p.family: p.id for p in problems}
+    orphans = [i.id for i in instances if i.family not in representatives]
+    assert instances and not orphans, f"instances whose family has no file in data/problems/: {orphans}"
+    assert not {i.id for i in instances} & {p.id for p in problems}, "an id is both a problem and an instance"
+
+
+def test_family_names_the_cited_competition_and_year(problems, instances):
+    """A family starts with the competition and year its reference cites (`usamo-1977-...`), so a
+    file cannot be put in another source's family by mistake."""
+    wrong = [
+        f"{p.id}: family {p.family!r} does not start with {prefix!r}"
+        for p in problems + instances
+        if (prefix := family_prefix((p.source or {}).get("reference"))) is not None
+        and p.family != prefix
+        and not p.family.startswith(prefix + "-")
+    ]
+    assert not wrong, "\n".join(wrong)
