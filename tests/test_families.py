@@ -57,3 +57,14 @@ def test_family_names_the_cited_competition_and_year(problems, instances):
         and not p.family.startswith(prefix + "-")
     ]
     assert not wrong, "\n".join(wrong)
+
+
+def test_instances_are_a_benchmark_of_their_own_beside_the_headline():
+    """experiments/instances.yaml asks data/instances/ as `extrem-instances`: a row of its own on the
+    leaderboard, while `extrem` (the headline) reads data/problems/ only."""
+    from extrembench.core.config import layered_config
+
+    config = layered_config(REPO / "config.yaml", [REPO / "experiments" / "instances.yaml"])
+    assert config.benchmarks["extrem-instances"].problems == "data/instances"
+    assert config.benchmarks["extrem"].problems == "data/problems"
+    assert {"extrem", "extrem-instances"} <= set(config.evaluate.benchmarks)
