@@ -180,6 +180,7 @@ def describe(problem: Problem, at_symmetric_point: bool, at_boundary_point: bool
     rubric, rule = rubric_difficulty(
         problem.difficulty, problem.technique, at_symmetric_point, at_boundary_point, cyclic
     )
+    floor, _ = difficulty_floor(problem.technique, at_symmetric_point, at_boundary_point, cyclic)
     return {
         "id": problem.id,
         "family": problem.family or problem.id,
@@ -187,6 +188,7 @@ def describe(problem: Problem, at_symmetric_point: bool, at_boundary_point: bool
         "reason": problem.difficulty_reason,
         "rubric": rubric,
         "rule": rule,
+        "floor": floor,
         "source_type": citation.kind,
         "competition": citation.kind in COMPETITION_TYPES,
         "citation_complete": citation.complete,
