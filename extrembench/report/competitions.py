@@ -49,6 +49,8 @@ COMPETITIONS: tuple[Competition, ...] = (
     Competition("apmo", INTERNATIONAL, ("APMO", "Asian Pacific Mathematical Olympiad", "Asian-Pacific MO")),
     Competition("balkan", INTERNATIONAL, ("Balkan MO", "Balkan Mathematical Olympiad")),
     Competition("jbmo", INTERNATIONAL, ("JBMO", "Junior Balkan MO", "Junior Balkan Mathematical Olympiad")),
+    Competition("balkan-sl", SHORTLIST, ("Balkan MO Shortlist",)),
+    Competition("jbmo-sl", SHORTLIST, ("JBMO Shortlist", "Junior Balkan MO Shortlist")),
     Competition("egmo", INTERNATIONAL, ("EGMO", "European Girls' Mathematical Olympiad")),
     Competition("memo", INTERNATIONAL, ("MEMO", "Middle European Mathematical Olympiad")),
     Competition("baltic-way", INTERNATIONAL, ("Baltic Way",)),
