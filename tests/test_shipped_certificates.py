@@ -5,6 +5,7 @@ re-checks what they hold, where each spec is read back from its row (variables i
 from __future__ import annotations
 
 import json
+import multiprocessing
 import subprocess
 import sys
 from concurrent.futures import ProcessPoolExecutor
@@ -43,7 +44,9 @@ def _validate_part(part: int, out: str) -> str:
 @pytest.mark.slow  # the whole shipped set validated with certificates: ~8 min on 2 cores
 def test_every_shipped_certificate_verifies_after_a_real_validate_run(tmp_path, monkeypatch):
     monkeypatch.chdir(REPO)  # the jobs record problem paths relative to the checkout, as under Snakemake
-    with ProcessPoolExecutor(HALVES) as pool:
+    # spawn, not fork: earlier tests leave threads in this process (grading pools, HTTP clients),
+    # and a child forked while one of them holds a lock can wait on it forever
+    with ProcessPoolExecutor(HALVES, mp_context=multiprocessing.get_context("spawn")) as pool:
         tables = list(pool.map(_validate_part, range(HALVES), [str(tmp_path)] * HALVES))
     result = subprocess.run(
         [sys.executable, "-m", "extrembench.cli", "verify-certificate", *tables],
