@@ -206,7 +206,10 @@ def test_too_many_exhausted_retries_fail_the_job_but_keep_the_answers(tmp_path, 
 
     with StandIn(decide) as endpoint:
         config = make_config(tmp_path, endpoint.base_url, concurrency=1)
-        with pytest.raises(GenerationFailed, match=r"over models\.m\.max_failure_rate = 0\.05\. First error: HTTP 503"):
+        with pytest.raises(
+            GenerationFailed,
+            match=r"over models\.m\.max_failure_rate = 0\.05\. First error: p\d trial \d \(cache key [0-9a-f]{16}\): HTTP 503",
+        ):
             run_shard(tmp_path, config)
     answered = [entry for _, entry, _ in GenerationCache(tmp_path / "cache").iter_entries()]
     assert answered and all(entry["request"]["seed"] % 2 == 0 for entry in answered)
@@ -244,3 +247,62 @@ def test_failed_samples_are_graded_failed_and_left_out_of_accuracy(tmp_path, pro
     [row] = build_leaderboard(grades).to_dict("records")
     assert row["n_failed"] == stats["failed"] and row["n_samples"] == 10 - stats["failed"]
     assert row["accuracy_mean"] == 1.0 and row["ungraded_rate"] == 0.0  # failures are not wrong answers
+
+
+def malformed(seed: int, *, content: str = '"\\\\boxed{1}"', finish: str = '"stop"', tokens: str = "3") -> bytes:
+    """A 200 body, as raw JSON text so NaN and lone surrogates go over the wire as a server sends them."""
+    return (
+        f'{{"choices": [{{"message": {{"content": {content}}}, "finish_reason": {finish}}}], '
+        f'"usage": {{"prompt_tokens": 7, "completion_tokens": {tokens}}}}}'
+    ).encode()
+
+
+MALFORMED = {
+    "content int": {"content": "5"},
+    "content dict": {"content": '{"text": "x"}'},
+    "content list": {"content": '["x"]'},
+    "finish_reason int": {"finish": "1"},
+    "tokens ten": {"tokens": '"ten"'},
+    "tokens negative": {"tokens": "-5"},
+    "tokens 1e308": {"tokens": "1e308"},
+    "tokens NaN": {"tokens": "NaN"},
+    "lone surrogate": {"content": '"\\\\boxed{1} \\ud800"'},
+}
+
+
+@pytest.mark.parametrize("fields", MALFORMED.values(), ids=MALFORMED.keys())
+def test_malformed_200_is_a_failed_request_never_cached_and_the_rerun_sends_exactly_it(tmp_path, problems, fields):
+    """Issue 30 item 1: a 200 with wrong types is counted as a failure (not cached, not a crash);
+    once the server is fixed the rerun sends that one request and nothing else."""
+    bad: set[int] = set()
+    healthy = False
+
+    def decide(seed, headers):
+        if not bad:
+            bad.add(seed)  # the first request asked gets the malformed reply
+        if seed in bad and not healthy:
+            return 200, malformed(seed, **fields)
+        return 200, answer(seed)
+
+    with StandIn(decide) as endpoint:
+        config = make_config(tmp_path, endpoint.base_url, max_failure_rate=0.1, concurrency=1)
+        first = run_shard(tmp_path, config)
+        assert (first["sent"], first["failed"]) == (10, 1)
+        [failed] = [r for r in read_artifact(tmp_path / "out.parquet", "generations").to_pylist() if r["error"]]
+        assert failed["seed"] in bad and "malformed reply" in failed["error"]
+        cached = [entry["request"]["seed"] for _, entry, _ in GenerationCache(tmp_path / "cache").iter_entries()]
+        assert len(cached) == 9 and not bad & set(cached)
+
+        healthy = True
+        endpoint.seeds.clear()
+        again = run_shard(tmp_path, config)
+    assert endpoint.seeds == list(bad)
+    assert (again["sent"], again["cached"], again["failed"]) == (1, 9, 0)
+
+
+def test_malformed_replies_over_the_threshold_fail_the_job_naming_the_request(tmp_path, problems):
+    with StandIn(lambda seed, headers: (200, malformed(seed, content='"a \\ud800"'))) as endpoint:
+        config = make_config(tmp_path, endpoint.base_url, concurrency=1)
+        with pytest.raises(GenerationFailed, match=r"First error: p\d trial \d \(cache key [0-9a-f]{16}\): HTTP 200 "):
+            run_shard(tmp_path, config)
+    assert not list(GenerationCache(tmp_path / "cache").iter_entries())

@@ -127,8 +127,10 @@ def _send_chat(
             )
             return
         outcomes[sample.key] = {"response": response, "produced_by": origin}
-        errors.append(response["error"])
-        log.warning("%s trial %d failed: %s", sample.problem["problem_id"], sample.trial, response["error"])
+        # named by what a reader can find (problem, trial, cache key), never by anything secret
+        where = f"{sample.problem['problem_id']} trial {sample.trial} (cache key {sample.key[:16]})"
+        errors.append(f"{where}: {response['error']}")
+        log.warning("%s failed: %s", where, response["error"])
         if must_fail(
             progress.failed,
             progress.client_errors,

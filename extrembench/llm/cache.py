@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from extrembench.core.files import write_bytes_atomic
+from extrembench.llm.reply import reply_problem
 
 CACHE_SCHEMA_VERSION = 1
 
@@ -59,6 +60,10 @@ def entry_problem(key: str, entry: Any) -> str | None:
         return "sha256 does not match the content (torn or edited)"
     if not isinstance(entry["request"], dict) or cache_key(entry["request"]) != key:
         return "the key does not match the recorded request (request edited)"
+    malformed = reply_problem(entry["response"])
+    if malformed is not None:
+        # written before replies were type-checked: reads as absent, so it is requested again
+        return f"malformed response ({malformed})"
     return None
 
 
@@ -110,6 +115,9 @@ class GenerationCache:
         """Store one answer atomically and return the entry. Without fsync a killed process still
         leaves a whole entry; a power loss may leave a torn one, which its sha256 rejects (so that
         response is requested again, never misread)."""
+        malformed = reply_problem(response)
+        if malformed is not None:  # the callers check first; this keeps a poisoned entry off disk whatever they do
+            raise ValueError(f"cache entry {key[:16]}…: refusing to store a malformed response ({malformed})")
         entry = {"key": key, "request": dict(request), "response": dict(response), "produced_by": dict(produced_by)}
         content = canonical_json(entry).encode()
         entry["sha256"] = hashlib.sha256(content).hexdigest()
