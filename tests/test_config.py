@@ -99,6 +99,19 @@ def _with(path: str, value):
             "benchmarks.aime.kind: required; choose one of ['extremal', 'ingested', 'formalized', 'variants']",
         ),
         ("resources.cpu.gpu", -1, "resources.cpu.gpu: -1 is less than the minimum of 0"),
+        # issue 30 items 6 and 8: duplicates would be double-counted; these passed silently
+        (
+            "evaluate.models",
+            ["gemma3-270m", "reference-solver", "gemma3-270m"],
+            "evaluate.models: lists 'gemma3-270m' more than once; list each once",
+        ),
+        ("evaluate.benchmarks", ["extrem", "extrem"], "evaluate.benchmarks: lists 'extrem' more than once"),
+        ("cache_dir", "", "cache_dir: Value error, must name a directory"),
+        (
+            "models.gemma3-270m",
+            {"backend": "openai", "openai": {"base_url": "ftp://x"}},
+            "models.gemma3-270m.openai.base_url: 'ftp://x' is not an http:// or https:// URL",
+        ),
     ],
 )
 def test_bad_values_are_named(path, value, message):
@@ -133,10 +146,21 @@ def test_load_config_file_rejects_non_mapping(tmp_path):
         load_config_file(path)
 
 
-@pytest.mark.slow  # ~3 s
-def test_snakemake_stops_before_any_job_on_a_bad_key(tmp_path):
+@pytest.mark.slow  # ~3 s each
+@pytest.mark.parametrize(
+    "overlay, message",
+    [
+        ({"grading": {"mode": "lenient"}}, "grading.mode: 'lenient' is not allowed"),
+        # issue 30 item 6: a model listed twice is rejected before any job, not double-counted
+        (
+            {"evaluate": {"models": ["reference-solver", "reference-solver"]}},
+            "evaluate.models: lists 'reference-solver' more than once",
+        ),
+    ],
+)
+def test_snakemake_stops_before_any_job_on_a_bad_key(tmp_path, overlay, message):
     bad = tmp_path / "bad.yaml"
-    bad.write_text(yaml.safe_dump({"grading": {"mode": "lenient"}}))
+    bad.write_text(yaml.safe_dump(overlay))
     result = subprocess.run(
         [sys.executable, "-m", "snakemake", "-n", "--configfile", str(bad)],
         cwd=REPO,
@@ -145,8 +169,8 @@ def test_snakemake_stops_before_any_job_on_a_bad_key(tmp_path):
         timeout=120,
     )
     assert result.returncode != 0
-    assert "grading.mode: 'lenient' is not allowed" in result.stdout + result.stderr
-    assert "rule translate" not in result.stdout
+    assert message in result.stdout + result.stderr
+    assert "rule translate" not in result.stdout and "rule generate" not in result.stdout
 
 
 def test_sglang_gpu_count_must_match_parallelism():

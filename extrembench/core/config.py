@@ -173,7 +173,9 @@ class SglangSettings(Section):
 
 
 class OpenAISettings(Section):
-    base_url: str
+    base_url: Annotated[str, Field(pattern=r"^https?://[^/\s]+[^\s]*$", max_length=2048)] = Field(
+        description="http(s)://host[:port][/prefix] of an OpenAI-compatible endpoint"
+    )
     api_key_env: Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]{0,127}$")] | None = Field(
         None, description="NAME of the environment variable holding the key; the key itself never goes in config"
     )
@@ -286,6 +288,17 @@ class Evaluate(Section):
 
     models: list[str] = Field(min_length=1)
     benchmarks: list[str] = Field(min_length=1)
+
+    @field_validator("models", "benchmarks")
+    @classmethod
+    def _once_each(cls, names: list[str]) -> list[str]:
+        # a name listed twice would be planned, generated and counted twice (n_samples doubled)
+        twice = sorted({name for name in names if names.count(name) > 1})
+        if twice:
+            raise PydanticCustomError(
+                "not_unique", "lists {twice} more than once; list each once", {"twice": ", ".join(map(repr, twice))}
+            )
+        return names
 
 
 class Resources(Section):
@@ -403,6 +416,14 @@ class Config(Section):
     translate: Translate = Field(default_factory=Translate)
     convert: Convert = Field(default_factory=Convert)
 
+    @field_validator("cache_dir")
+    @classmethod
+    def _named_cache_dir(cls, value: str) -> str:
+        # "" would put the cache in the working directory, mixed with everything else
+        if not value.strip():
+            raise ValueError("must name a directory, e.g. cache (an empty path is the working directory)")
+        return value
+
     @field_validator("results_dir")
     @classmethod
     def _relative_results_dir(cls, value: str) -> str:
@@ -516,6 +537,8 @@ def _explain(error: dict) -> str:
     where, kind, ctx = _key_path(error["loc"]), error["type"], error.get("ctx") or {}
     if kind == "config":
         return error["msg"]
+    if error["loc"][-1:] == ("base_url",) and kind == "string_pattern_mismatch":
+        return f"{where}: {shown(error['input'])} is not an http:// or https:// URL (e.g. http://127.0.0.1:8000/v1)"
     if "api_key_env" in error["loc"]:
         # never echo the value: a key pasted here by mistake must not reach the console or logs
         return (
