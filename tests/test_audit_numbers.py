@@ -185,3 +185,70 @@ def test_edited_cache_entry_fails(workdir, edit, reseal, words):
         path.write_text(json.dumps(entry))
         problems = run_audit(workdir).problems
     assert any(words in p for p in problems), problems
+
+
+def _rewrite(path: Path, edit) -> None:
+    """Rewrite artifact `path` with `edit(rows)` applied, its lineage and metadata kept (what a
+    hand edit with pyarrow does)."""
+    table = pq.read_table(path)
+    rows = table.to_pylist()
+    edit(rows)
+    pq.write_table(pa.Table.from_pylist(rows, schema=table.schema), path)
+
+
+def _reaggregate(root: Path) -> None:
+    """Aggregate again, as `snakemake` does after a grade file changed: every hash then matches."""
+    grades = Path("results/extrem/grade/reference-solver/shard-0.parquet")
+    aggregate(
+        [str(grades)],
+        outputs={k: Path(v) for k, v in OUTPUTS.items()},
+        config=validate_config(CONFIG),
+        published_dir=None,
+    )
+
+
+def _audit_cli(capsys) -> tuple[int, str]:
+    from extrembench.cli import main
+
+    code = main(
+        [
+            "audit",
+            "--benchmark",
+            "extrem",
+            "--model",
+            "reference-solver",
+            "--results",
+            "results",
+            "--cache-dir",
+            "cache",
+        ]
+    )
+    captured = capsys.readouterr()
+    return code, captured.out + captured.err
+
+
+def test_edited_verdict_fails_audit_naming_the_row_even_after_reaggregating(workdir, capsys):
+    """Issue 30 item 2: rows flipped from correct to wrong and the leaderboard rebuilt around them
+    (every sha256 matches): only grading again notices."""
+    grades = workdir / "results/extrem/grade/reference-solver/shard-0.parquet"
+    saved = {p: p.read_bytes() for p in [grades, *(workdir / v for v in OUTPUTS.values())]}
+    first = pq.read_table(grades).to_pylist()[0]
+    try:
+
+        def flip(rows):
+            rows[0]["correct"] = not rows[0]["correct"]
+
+        _rewrite(grades, flip)
+        _reaggregate(workdir)
+        code, output = _audit_cli(capsys)
+    finally:
+        for path, data in saved.items():
+            path.write_bytes(data)
+    assert code == 1
+    assert f"{first['problem_id']} trial {first['trial']}: verdict does not follow (default mode): correct" in output
+
+
+def test_untouched_run_re_derives_every_verdict(workdir):
+    assert any(
+        "6 verdicts re-derived from the generation text and the gold" in line for line in run_audit(workdir).lines
+    )

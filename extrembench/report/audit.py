@@ -2,7 +2,9 @@
 
 Walks leaderboard row ← grade files ← generation files and their cache entries ← problem tables
 ← problem files (with the git commit that last touched each), recomputing every sha256 recorded
-in the artifacts' lineage metadata. It also rechecks the number itself: the leaderboard files
+in the artifacts' lineage metadata. Every verdict of each grade file is graded again from the
+generation text and the gold (report/regrade.py), so an edited verdict fails even when the files
+downstream were rebuilt around it. It also rechecks the number itself: the leaderboard files
 against their recorded checksums (results/leaderboard.sha256), the row's accuracy, standard
 deviation and interval recomputed from the grade rows it walked, and each cache entry's request
 (its key is the hash of the request) and token counts against the generation row. Exit 0 when
@@ -26,6 +28,7 @@ from extrembench.core.files import sha256_file
 from extrembench.core.provenance import file_commit, inputs_hash
 from extrembench.llm.cache import GenerationCache, cache_key
 from extrembench.report.leaderboard import accuracy_summary, apply_ungraded_policy
+from extrembench.report.regrade import regrade_file
 
 
 @dataclass
@@ -85,6 +88,18 @@ def _check_cache_entries(path: Path, cache: GenerationCache, depth: int, report:
         report.say(depth, f"ok   {len(rows)} cache entries match (produced on {', '.join(jobs)})")
 
 
+def _regrade(path: Path, depth: int, report: AuditReport) -> None:
+    regraded = regrade_file(path)
+    for problem in regraded.problems:
+        report.fail(depth, problem)
+    if regraded.not_rederived:
+        report.say(
+            depth, f"note {regraded.not_rederived} descriptive answer(s) graded by the LLM judge: not re-derived"
+        )
+    if not regraded.problems:
+        report.say(depth, f"ok   {regraded.checked} verdicts re-derived from the generation text and the gold")
+
+
 def _show_variants(path: Path, depth: int, report: AuditReport) -> None:
     """Each confirmed variant with its parent problem file and what was changed (the parent
     file itself is rechecked below, from the artifact's lineage)."""
@@ -139,6 +154,8 @@ def _walk(path: Path, expected: str, depth: int, report: AuditReport, cache: Gen
         return
     kind = read_metadata(path).get("extrembench.kind", "?")
     report.say(depth, f"ok   {path} [{kind}] sha256 {expected[:16]}")
+    if kind == "grades":
+        _regrade(path, depth + 1, report)
     if kind == "generations":
         _check_cache_entries(path, cache, depth + 1, report)
     if kind == "variants":
