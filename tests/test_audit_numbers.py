@@ -227,6 +227,7 @@ def _audit_cli(capsys) -> tuple[int, str]:
     return code, captured.out + captured.err
 
 
+@pytest.mark.slow  # ~3 s: grades and audits again
 def test_edited_verdict_fails_audit_naming_the_row_even_after_reaggregating(workdir, capsys):
     """Issue 30 item 2: rows flipped from correct to wrong and the leaderboard rebuilt around them
     (every sha256 matches): only grading again notices."""
@@ -252,3 +253,62 @@ def test_untouched_run_re_derives_every_verdict(workdir):
     assert any(
         "6 verdicts re-derived from the generation text and the gold" in line for line in run_audit(workdir).lines
     )
+
+
+@pytest.mark.slow  # ~3 s: grades and audits again
+def test_edited_gold_fails_audit_naming_the_row_even_after_rebuilding_downstream(workdir, capsys):
+    """Issue 30 item 3: a gold answer edited inside the problems Parquet, then generate, grade and
+    aggregate rerun on it (every sha256 matches): audit re-derives the answer from the problem
+    file and re-checks the certificate, and names the row."""
+    r = Path("results/extrem")
+    problems = workdir / r / "problems/shard-0.parquet"
+    outputs = [
+        problems,
+        workdir / r / "generate/reference-solver/shard-0.parquet",
+        workdir / r / "generate/reference-solver/shard-0.requests.json",
+        workdir / r / "grade/reference-solver/shard-0.parquet",
+        *(workdir / v for v in OUTPUTS.values()),
+    ]
+    saved = {p: p.read_bytes() for p in outputs}
+    edited = next(row for row in pq.read_table(problems).to_pylist() if row["status"] == "confirmed")
+    try:
+
+        def wrong_gold(rows):
+            for row in rows:
+                if row["problem_id"] == edited["problem_id"]:
+                    row["answer"] = "12345"
+
+        _rewrite(problems, wrong_gold)
+        config = validate_config(CONFIG)
+        generate_shard(
+            problems_path=r / "problems/shard-0.parquet",
+            output=r / "generate/reference-solver/shard-0.parquet",
+            stats_path=r / "generate/reference-solver/shard-0.requests.json",
+            benchmark="extrem",
+            model="reference-solver",
+            config=config,
+            dag_node="g",
+            server_log=Path("server.log"),
+        )
+        grade_shard(
+            r / "generate/reference-solver/shard-0.parquet",
+            r / "problems/shard-0.parquet",
+            r / "grade/reference-solver/shard-0.parquet",
+            dag_node="gr",
+            mode="default",
+            timeout_s=5.0,
+        )
+        _reaggregate(workdir)
+        code, output = _audit_cli(capsys)
+    finally:
+        for path, data in saved.items():
+            path.write_bytes(data)
+    assert code == 1
+    pid = edited["problem_id"]
+    assert f"{pid}: gold '12345' differs from its source problems/{pid}.yaml" in output, output
+    assert f"{pid}: certificate: the certificate proves the answer" in output, output
+
+
+def test_untouched_run_re_derives_every_gold_answer(workdir):
+    lines = run_audit(workdir).lines
+    assert any("3 gold answers re-derived from their sources" in line for line in lines), lines

@@ -4,7 +4,8 @@ Walks leaderboard row ← grade files ← generation files and their cache entri
 ← problem files (with the git commit that last touched each), recomputing every sha256 recorded
 in the artifacts' lineage metadata. Every verdict of each grade file is graded again from the
 generation text and the gold (report/regrade.py), so an edited verdict fails even when the files
-downstream were rebuilt around it. It also rechecks the number itself: the leaderboard files
+downstream were rebuilt around it; likewise each problem table's gold answers are derived again from
+their sources and its certificates re-checked (report/problem_check.py). It also rechecks the number itself: the leaderboard files
 against their recorded checksums (results/leaderboard.sha256), the row's accuracy, standard
 deviation and interval recomputed from the grade rows it walked, and each cache entry's request
 (its key is the hash of the request) and token counts against the generation row. Exit 0 when
@@ -28,6 +29,7 @@ from extrembench.core.files import sha256_file
 from extrembench.core.provenance import file_commit, inputs_hash
 from extrembench.llm.cache import GenerationCache, cache_key
 from extrembench.report.leaderboard import accuracy_summary, apply_ungraded_policy
+from extrembench.report.problem_check import check_problem_table
 from extrembench.report.regrade import regrade_file
 
 
@@ -100,6 +102,18 @@ def _regrade(path: Path, depth: int, report: AuditReport) -> None:
         report.say(depth, f"ok   {regraded.checked} verdicts re-derived from the generation text and the gold")
 
 
+def _check_problems(path: Path, depth: int, report: AuditReport) -> None:
+    checked = check_problem_table(path)
+    for problem in checked.problems:
+        report.fail(depth, problem)
+    if not checked.problems:
+        report.say(
+            depth,
+            f"ok   {checked.answers} gold answers re-derived from their sources, "
+            f"{checked.certificates} certificates verified",
+        )
+
+
 def _show_variants(path: Path, depth: int, report: AuditReport) -> None:
     """Each confirmed variant with its parent problem file and what was changed (the parent
     file itself is rechecked below, from the artifact's lineage)."""
@@ -162,6 +176,7 @@ def _walk(path: Path, expected: str, depth: int, report: AuditReport, cache: Gen
         _show_variants(path, depth + 1, report)
     if kind == "problems":
         _certificate_summary(path, depth + 1, report)
+        _check_problems(path, depth + 1, report)
     for record in read_lineage(path):
         _walk(Path(record["path"]), record["sha256"], depth + 1, report, cache)
 
