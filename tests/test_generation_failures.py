@@ -306,3 +306,91 @@ def test_malformed_replies_over_the_threshold_fail_the_job_naming_the_request(tm
         with pytest.raises(GenerationFailed, match=r"First error: p\d trial \d \(cache key [0-9a-f]{16}\): HTTP 200 "):
             run_shard(tmp_path, config)
     assert not list(GenerationCache(tmp_path / "cache").iter_entries())
+
+
+RUN_ONE = """
+import json, sys
+from pathlib import Path
+from extrembench.core.config import validate_config
+from extrembench.generation.run import generate_shard
+config = validate_config(json.loads(Path(sys.argv[1]).read_text()))
+out = Path(sys.argv[2])
+stats = generate_shard(problems_path=Path(sys.argv[3]), output=out / "out.parquet", stats_path=out / "stats.json",
+    benchmark="t", model="m", config=config, dag_node="generate[t]", server_log=out / "server.log")
+print(json.dumps(stats))
+"""
+
+
+@pytest.mark.slow  # ~3 s: two interpreter start-ups
+def test_two_runs_sharing_one_cache_send_each_request_once(tmp_path, problems):
+    """Issue 30 item 5: two generate processes on one cache at once (each reply slow enough that
+    they overlap): every request reaches the server once, the second run reuses the first's
+    answers, and both outputs hold the same answers."""
+    import json
+    import subprocess
+    import sys
+    import threading
+    import time
+
+    lock = threading.Lock()
+
+    def decide(seed, headers):
+        time.sleep(0.2)
+        return 200, answer(seed)
+
+    with StandIn(decide) as endpoint:
+        config = make_config(tmp_path, endpoint.base_url, concurrency=2)
+        config_file = tmp_path / "config.json"
+        config_file.write_text(json.dumps(config.model_dump(mode="json")))
+        runs = []
+        for name in ("a", "b"):
+            (tmp_path / name).mkdir()
+            runs.append(
+                subprocess.Popen(
+                    [sys.executable, "-c", RUN_ONE, str(config_file), str(tmp_path / name), str(problems)],
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE,
+                    text=True,
+                )
+            )
+        outputs = [run.communicate(timeout=120) for run in runs]
+    with lock:
+        seeds = list(endpoint.seeds)
+    assert all(run.returncode == 0 for run in runs), [err[-2000:] for _, err in outputs]
+    assert sorted(seeds) == sorted(set(seeds)) and len(seeds) == 10, seeds
+    stats = [json.loads(out.strip().splitlines()[-1]) for out, _ in outputs]
+    assert sum(s["sent"] for s in stats) == 10 and all(s["sent"] + s["cached"] == 10 for s in stats), stats
+    contents = [
+        [r["content"] for r in read_artifact(tmp_path / name / "out.parquet", "generations").to_pylist()]
+        for name in ("a", "b")
+    ]
+    assert contents[0] == contents[1]
+
+
+def test_a_claim_held_by_a_killed_process_is_released(tmp_path):
+    """The claim survives nothing of its holder: kill -9 frees it at once."""
+    import subprocess
+    import sys
+
+    cache = GenerationCache(tmp_path)
+    key = "ab" + "0" * 62
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sys, time\nfrom extrembench.llm.cache import GenerationCache\n"
+            f"c = GenerationCache({str(tmp_path)!r}).claim({key!r})\nassert c.try_acquire()\nprint('held', flush=True)\n"
+            "time.sleep(60)",
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        claim = cache.claim(key)
+        assert not claim.try_acquire()
+    finally:
+        holder.kill()
+        holder.wait()
+    assert claim.try_acquire()
+    claim.release()

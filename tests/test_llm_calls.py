@@ -122,7 +122,7 @@ def test_unreachable_endpoint_raises_and_records_nothing(tmp_path):
         with pytest.raises(LLMCallError, match=r"models\.m: .*after 1 attempts"):
             caller.call(MESSAGES, seed=0)
         assert caller.sent == 0
-    assert not (tmp_path / "cache" / NAMESPACE).exists()
+    assert not list((tmp_path / "cache" / NAMESPACE).rglob("*.*"))  # no entry, no claim left behind
 
 
 class StatusServer(LoopbackServer):
@@ -173,7 +173,7 @@ def test_exhausted_retries_raise_and_record_nothing(tmp_path):
             pytest.raises(LLMCallError, match=r"models\.m: HTTP 503: .*\(after 2 attempts\)"),
         ):
             caller.call(MESSAGES, seed=0)
-        assert server.hits == 2 and not (tmp_path / "cache" / NAMESPACE).exists()
+        assert server.hits == 2 and not list((tmp_path / "cache" / NAMESPACE).rglob("*.*"))
     finally:
         server.close()
 

@@ -105,11 +105,16 @@ class LLMCaller:
         key = cache_key(identity)
         entry = self.cache.get(key)
         if entry is None:
-            response = self._send(key, identity)
-            self.sent += 1
-            if response["finish_reason"] != "failed":
-                self.cache.put(key, identity, response, produced_by(identity["engine"], identity["engine_version"]))
-        else:
+            # claimed, then looked up again: another run sharing the cache may be asking this very call
+            with self.cache.claim(key):
+                entry = self.cache.get(key)
+                if entry is None:
+                    response = self._send(key, identity)
+                    self.sent += 1
+                    if response["finish_reason"] != "failed":
+                        origin = produced_by(identity["engine"], identity["engine_version"])
+                        self.cache.put(key, identity, response, origin)
+        if entry is not None:
             self.cached += 1
             response = entry["response"]
         return CallResult(

@@ -27,6 +27,7 @@ import random
 import re
 import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
@@ -295,9 +296,15 @@ class ChatClient:
         self,
         requests: Sequence[ChatRequest],
         on_response: Callable[[ChatRequest, dict[str, Any]], Awaitable[None] | None],
+        *,
+        claim: Callable[[ChatRequest], AbstractAsyncContextManager[bool]] | None = None,
     ) -> None:
         """Send every request; `on_response` runs as each one finishes (in completion order) and
         may raise to stop the run.
+
+        `claim(request)`, when given, is entered before a request is sent and left after its
+        `on_response`: it yields False when the request needs no sending after all (another run
+        sharing the cache answered it while this one waited for the claim).
 
         `concurrency` workers pull from one queue (not one task per request), so a shard of
         100,000 requests costs 100,000 small dicts, not 100,000 pending tasks."""
@@ -310,12 +317,20 @@ class ChatClient:
             headers=headers, connector=connector, timeout=aiohttp.ClientTimeout(total=None)
         ) as session:
 
+            async def answer(request: ChatRequest) -> None:
+                response = await self._send_one(session, request)
+                result = on_response(request, response)
+                if asyncio.iscoroutine(result):
+                    await result
+
             async def worker() -> None:
                 for request in pending:
-                    response = await self._send_one(session, request)
-                    result = on_response(request, response)
-                    if asyncio.iscoroutine(result):
-                        await result
+                    if claim is None:
+                        await answer(request)
+                        continue
+                    async with claim(request) as must_send:
+                        if must_send:
+                            await answer(request)
 
             workers = [asyncio.create_task(worker()) for _ in range(min(self.concurrency, len(requests)))]
             try:
