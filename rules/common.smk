@@ -31,6 +31,29 @@ config.update(CONFIG.model_dump(mode="json"))
 
 BASE = Path(workflow.basedir)
 RESULTS = CONFIG.results_dir.rstrip("/")  # results/ for the default run, results/<experiment> for the others
+
+
+# ---------------------------------------------------------------- damaged results
+# A truncated or wrong-schema Parquet file under results/ looks current to Snakemake (its mtime
+# is fine), so every job reading it would fail on every rerun. In the main process, before the DAG
+# is built, such a file is removed, saying so: Snakemake then rebuilds it from its inputs (all of
+# them derived, answers from the cache). A dry run only names it; job processes (a cluster job
+# parses this file again) leave results/ alone.
+def rebuild_damaged_results():
+    from extrembench.core.artifacts import damaged_artifacts
+
+    if not workflow.is_main_process:
+        return
+    for path, why in damaged_artifacts(RESULTS):
+        if workflow.dryrun:
+            print(f"extrembench: {path}: {why}; a real run removes it and rebuilds it from its inputs",
+                  file=sys.stderr)
+        else:
+            path.unlink(missing_ok=True)
+            print(f"extrembench: {path}: {why}; removed, so this run rebuilds it from its inputs", file=sys.stderr)
+
+
+rebuild_damaged_results()
 BENCHMARKS = CONFIG.evaluate.benchmarks
 MODELS = CONFIG.evaluate.models
 EXTREMAL = [b for b in BENCHMARKS if CONFIG.benchmarks[b].kind == "extremal"]

@@ -16,10 +16,13 @@ import sys
 from pathlib import Path
 
 import pandas as pd
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 import yaml
 from support.workflow import run_snakemake
+
+from extrembench.core.artifacts import artifact_problem
 
 pytestmark = pytest.mark.slow
 
@@ -194,6 +197,28 @@ def test_failed_job_removes_old_leaderboard_and_logs_traceback_then_rerun_restor
     fixed = run_snakemake(checkout, *TARGETS, code=checkout, cwd=checkout, timeout=1200)
     assert fixed.returncode == 0, fixed.stderr[-5000:]
     assert pd.read_csv(board).iloc[0]["n_problems"] == 4
+
+
+def test_a_truncated_or_wrong_schema_parquet_is_named_and_rebuilt(first_run):
+    """Issue 30 item 7: such a file looks current to Snakemake, so every rerun used to fail until
+    it was deleted by hand. Now a dry run names it, and a run removes and rebuilds it."""
+    checkout, _ = first_run
+    grades = checkout / "results/extrem/grade/reference-solver/shard-0.parquet"
+    generations = checkout / "results/extrem/generate/reference-solver/shard-0.parquet"
+    grades.write_bytes(grades.read_bytes()[:200])  # truncated: no footer
+    pq.write_table(pa.table({"problem_id": ["x"]}), generations)  # a Parquet file of another shape
+    dry = run_snakemake(checkout, "-n", *TARGETS, code=checkout, cwd=checkout, timeout=1200)
+    assert dry.returncode == 0, dry.stderr[-3000:]
+    assert f"{grades.relative_to(checkout)}: unreadable Parquet" in dry.stderr, dry.stderr[-3000:]
+    assert grades.exists()
+    rerun = run_snakemake(checkout, *TARGETS, code=checkout, cwd=checkout, timeout=1200)
+    assert rerun.returncode == 0, rerun.stderr[-5000:]
+    for path, why in ((grades, "unreadable Parquet"), (generations, "no extrembench.kind metadata")):
+        assert (
+            f"{path.relative_to(checkout)}: {why}" in rerun.stderr
+            and "removed, so this run rebuilds it" in rerun.stderr
+        )
+        assert artifact_problem(path) is None
 
 
 def test_moving_the_checkout_reruns_nothing(first_run):
