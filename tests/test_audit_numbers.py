@@ -312,3 +312,21 @@ def test_edited_gold_fails_audit_naming_the_row_even_after_rebuilding_downstream
 def test_untouched_run_re_derives_every_gold_answer(workdir):
     lines = run_audit(workdir).lines
     assert any("3 gold answers re-derived from their sources" in line for line in lines), lines
+
+
+@pytest.mark.parametrize("column", ["pass_at_1", "maj_at_k", "truncation_rate"])
+def test_changed_pass_maj_or_truncation_with_rewritten_checksums_is_caught(workdir, column):
+    """Issue 30 item 8: audit recomputed accuracy and interval but not pass@k, maj@k or rates."""
+    board = workdir / "results" / "leaderboard.parquet"
+    sums = workdir / "results" / "leaderboard.sha256"
+    with restoring(board), restoring(sums):
+        table = pq.read_table(board)
+        index = table.schema.get_field_index(column)
+        table = table.set_column(index, column, pa.array([0.123] * table.num_rows))
+        pq.write_table(table, board)
+        write_checksums(
+            [Path("results/leaderboard.parquet"), Path("results/leaderboard.csv"), Path("results/leaderboard.md")],
+            Path("results/leaderboard.sha256"),
+        )
+        problems = run_audit(workdir).problems
+    assert any(f"does not follow from its 6 grade rows: {column} 0.123 (recomputed" in p for p in problems), problems
