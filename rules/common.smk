@@ -9,7 +9,7 @@ from pathlib import Path
 
 from snakemake.exceptions import WorkflowError
 
-from extrembench.core.config import ConfigError, validate_config
+from extrembench.core.config import ConfigError, read_config_yaml, validate_config
 from extrembench.generation.run import count_missing
 from extrembench.cluster.resources import job_request
 from extrembench.core.provenance import stage_code_hash
@@ -23,6 +23,9 @@ workflow_start = time.time()
 # as snakemake.config) is replaced by its dump, defaults filled, so a script rebuilds the typed
 # config with one Config.model_validate call.
 try:
+    # Snakemake's own YAML reading keeps the last of a repeated key silently: read each file again
+    for _configfile in workflow.configfiles:
+        read_config_yaml(_configfile)
     CONFIG = validate_config(config)
 except ConfigError as exc:
     raise WorkflowError(str(exc)) from None
@@ -106,6 +109,27 @@ def _files_by_shard(benchmark):
     for path in problem_files(benchmark):
         grouped.setdefault(shard_of(Path(path).stem, n_shards), []).append(path)
     return grouped
+
+
+def check_problem_sets():
+    """An empty problem set stops here, naming the folder; more shards than problems is said."""
+    from extrembench.core.shards import problem_set_check
+
+    errors = []
+    for benchmark in BENCHMARKS:
+        bench = CONFIG.benchmarks[benchmark]
+        if bench.kind != "extremal":
+            continue
+        error, warning = problem_set_check(benchmark, bench.problems, len(problem_files(benchmark)), bench.shards)
+        if error:
+            errors.append(error)
+        if warning and workflow.is_main_process:
+            print(f"extrembench: {warning}", file=sys.stderr)
+    if errors:
+        raise WorkflowError("\n".join(errors))
+
+
+check_problem_sets()
 
 
 def shard_problem_files(wildcards):

@@ -139,6 +139,16 @@ def test_explicit_defaults_hash_like_omitted_ones():
     assert config_hash(validate_config(explicit)) == config_hash(validate_config(DEFAULT))
 
 
+def test_a_key_given_twice_is_named_with_file_and_line(tmp_path):
+    """Issue 30 item 8: plain YAML kept the second `sampling` and dropped the first unseen."""
+    path = tmp_path / "c.yaml"
+    path.write_text("models:\n  m:\n    backend: openai\n    backend: sglang\n")
+    with pytest.raises(ConfigError, match=r"c\.yaml:4: duplicate key 'backend': a key may appear once"):
+        load_config_file(path)
+    with pytest.raises(ConfigError, match="duplicate key 'backend'"):
+        layered_config(None, [path])
+
+
 def test_load_config_file_rejects_non_mapping(tmp_path):
     path = tmp_path / "c.yaml"
     path.write_text("- a\n- b\n")
@@ -156,11 +166,14 @@ def test_load_config_file_rejects_non_mapping(tmp_path):
             {"evaluate": {"models": ["reference-solver", "reference-solver"]}},
             "evaluate.models: lists 'reference-solver' more than once",
         ),
+        # issue 30 item 8: a repeated key, and a problem folder without problems
+        ("grading:\n  mode: default\ngrading:\n  mode: math-verify\n", "bad.yaml:3: duplicate key 'grading'"),
+        ({"benchmarks": {"extrem": {"problems": "no/such/folder"}}}, "'no/such/folder' holds no *.yaml problem file"),
     ],
 )
 def test_snakemake_stops_before_any_job_on_a_bad_key(tmp_path, overlay, message):
     bad = tmp_path / "bad.yaml"
-    bad.write_text(yaml.safe_dump(overlay))
+    bad.write_text(overlay if isinstance(overlay, str) else yaml.safe_dump(overlay))
     result = subprocess.run(
         [sys.executable, "-m", "snakemake", "-n", "--configfile", str(bad)],
         cwd=REPO,

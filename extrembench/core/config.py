@@ -22,7 +22,7 @@ from pydantic import BeforeValidator, Field, TypeAdapter, ValidationError, field
 from pydantic_core import PydanticCustomError
 
 from extrembench.core.errors import InputError
-from extrembench.core.untrusted_yaml import StrictModel, shown
+from extrembench.core.untrusted_yaml import StrictModel, UniqueKeyLoader, shown
 
 KINDS = ("extremal", "ingested", "formalized", "variants")
 BACKENDS = ("sglang", "openai", "llamacpp", "reference-solver", "symmetric-guess")
@@ -575,9 +575,23 @@ def model_entry(raw: Mapping[str, Any]) -> Model:
     return TypeAdapter(Model).validate_python(raw)
 
 
-def load_config_file(path: str | Path) -> Config:
+def read_config_yaml(path: str | Path) -> Any:
+    """One config file's data; ConfigError naming the file and line of a key given twice (plain
+    YAML keeps the last silently, so half of a model's settings would vanish unseen)."""
     with open(path, encoding="utf-8") as handle:
-        raw = yaml.safe_load(handle)
+        try:
+            return yaml.load(handle, Loader=UniqueKeyLoader)  # a SafeLoader: plain data only
+        except yaml.constructor.ConstructorError as exc:
+            if exc.problem and exc.problem.startswith("duplicate key"):
+                mark = exc.problem_mark
+                raise ConfigError(
+                    f"{path}:{mark.line + 1}: {exc.problem}: a key may appear once per mapping; merge the two entries"
+                ) from None
+            raise
+
+
+def load_config_file(path: str | Path) -> Config:
+    raw = read_config_yaml(path)
     if not isinstance(raw, dict):
         raise ConfigError(f"{path}: the top level must be a mapping")
     return validate_config(raw)
@@ -590,8 +604,7 @@ def layered_config(base: Path | None, overlays: Iterable[Path]) -> Config:
 
     merged: dict[str, Any] = {}
     for path in [*([base] if base else []), *overlays]:
-        with open(path, encoding="utf-8") as handle:
-            layer = yaml.safe_load(handle) or {}
+        layer = read_config_yaml(path) or {}
         if not isinstance(layer, dict):
             raise ConfigError(f"{path}: the top level must be a mapping")
         update_config(merged, layer)
