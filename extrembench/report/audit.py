@@ -26,7 +26,7 @@ import pyarrow.parquet as pq
 from extrembench.core.artifacts import read_lineage, read_metadata
 from extrembench.core.config import layered_config
 from extrembench.core.files import sha256_file
-from extrembench.core.provenance import file_commit, inputs_hash
+from extrembench.core.provenance import file_state, inputs_hash
 from extrembench.grading.guarded import GuardedEquivalence
 from extrembench.llm.cache import GenerationCache, cache_key
 from extrembench.report.leaderboard import leaderboard_row
@@ -165,8 +165,7 @@ def _walk(path: Path, expected: str, depth: int, report: AuditReport, cache: Gen
     if not _check_file(path, expected, depth, report):
         return
     if path.suffix != ".parquet":  # a source file, not an artifact with lineage
-        commit = file_commit(path)
-        report.say(depth, f"ok   {path} sha256 {expected[:16]} (git {commit[:12] if commit else 'untracked'})")
+        report.say(depth, f"ok   {path} sha256 {expected[:16]} ({file_state(path)})")
         return
     kind = read_metadata(path).get("extrembench.kind", "?")
     report.say(depth, f"ok   {path} [{kind}] sha256 {expected[:16]}")
