@@ -292,23 +292,12 @@ def remove_stale_results(start):
 # ---------------------------------------------------------------- end-of-run summary
 def print_run_summary(start):
     """Requests sent vs served from cache in this invocation, and every problem not confirmed."""
-    totals = {"planned": 0, "cached": 0, "sent": 0, "computed": 0, "failed": 0}
-    jobs = 0
-    for path in glob.glob(f"{RESULTS}/*/generate/*/shard-*.requests.json"):
-        if os.path.getmtime(path) >= start:
-            stats = json.loads(Path(path).read_text())
-            jobs += 1
-            for key in totals:
-                totals[key] += stats.get(key, 0)
-    if jobs:
-        print(
-            f"extrembench: {jobs} generate job(s) ran: {totals['sent']} LLM request(s) sent, "
-            f"{totals['computed']} reference-solver answer(s) computed, {totals['cached']} served from cache, "
-            f"{totals['failed']} failed",
-            file=sys.stderr,
-        )
-    else:
-        print("extrembench: no generate job ran: 0 LLM requests sent", file=sys.stderr)
+    from extrembench.llm.backends import SOLVER_BACKENDS
+    from extrembench.report.run_summary import request_summary
+
+    llm_models = {name for name, model in CONFIG.models.items() if model.backend not in SOLVER_BACKENDS}
+    for line in request_summary(Path(RESULTS), Path(CONFIG.cache_dir), start, llm_models):
+        print(f"extrembench: {line}", file=sys.stderr)
     import pyarrow.parquet as pq
 
     flagged = []
