@@ -38,25 +38,29 @@ RESULTS = CONFIG.results_dir.rstrip("/")  # results/ for the default run, result
 
 # ---------------------------------------------------------------- damaged results
 # A truncated or wrong-schema Parquet file under results/ looks current to Snakemake (its mtime
-# is fine), so every job reading it would fail on every rerun. In the main process, before the DAG
-# is built, such a file is removed, saying so: Snakemake then rebuilds it from its inputs (all of
-# them derived, answers from the cache). A dry run only names it; job processes (a cluster job
-# parses this file again) leave results/ alone.
-def rebuild_damaged_results():
+# is fine), so every job reading it would fail on every rerun, naming nothing. Stop before any job,
+# naming each such file and the command that rebuilds it. (Not removed here: while this file is
+# parsed nothing tells a dry run from a real one, and a dry run must change nothing.) Job
+# processes (a cluster job parses this file again) leave results/ alone.
+def check_damaged_results():
+    import shlex
+
     from extrembench.core.artifacts import damaged_artifacts
 
     if not workflow.is_main_process:
         return
-    for path, why in damaged_artifacts(RESULTS):
-        if workflow.dryrun:
-            print(f"extrembench: {path}: {why}; a real run removes it and rebuilds it from its inputs",
-                  file=sys.stderr)
-        else:
-            path.unlink(missing_ok=True)
-            print(f"extrembench: {path}: {why}; removed, so this run rebuilds it from its inputs", file=sys.stderr)
+    damaged = damaged_artifacts(RESULTS)
+    if damaged:
+        names = " ".join(shlex.quote(str(path)) for path, _ in damaged)
+        raise WorkflowError(
+            "damaged result file(s), which Snakemake would take as up to date:\n"
+            + "".join(f"  {path}: {why}\n" for path, why in damaged)
+            + f"rebuild them from their inputs (answers come from the cache): rm {names} and rerun the same "
+            "snakemake command"
+        )
 
 
-rebuild_damaged_results()
+check_damaged_results()
 BENCHMARKS = CONFIG.evaluate.benchmarks
 MODELS = CONFIG.evaluate.models
 EXTREMAL = [b for b in BENCHMARKS if CONFIG.benchmarks[b].kind == "extremal"]

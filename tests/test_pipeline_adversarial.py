@@ -199,26 +199,26 @@ def test_failed_job_removes_old_leaderboard_and_logs_traceback_then_rerun_restor
     assert pd.read_csv(board).iloc[0]["n_problems"] == 4
 
 
-def test_a_truncated_or_wrong_schema_parquet_is_named_and_rebuilt(first_run):
-    """Issue 30 item 7: such a file looks current to Snakemake, so every rerun used to fail until
-    it was deleted by hand. Now a dry run names it, and a run removes and rebuilds it."""
+def test_a_truncated_or_wrong_schema_parquet_is_named_with_the_command_that_rebuilds_it(first_run):
+    """Issue 30 item 7: such a file looks current to Snakemake, so every rerun used to fail in the
+    job reading it, naming nothing. Now Snakemake stops before any job naming each file and the
+    command; running that command rebuilds them."""
     checkout, _ = first_run
     grades = checkout / "results/extrem/grade/reference-solver/shard-0.parquet"
     generations = checkout / "results/extrem/generate/reference-solver/shard-0.parquet"
     grades.write_bytes(grades.read_bytes()[:200])  # truncated: no footer
     pq.write_table(pa.table({"problem_id": ["x"]}), generations)  # a Parquet file of another shape
-    dry = run_snakemake(checkout, "-n", *TARGETS, code=checkout, cwd=checkout, timeout=1200)
-    assert dry.returncode == 0, dry.stderr[-3000:]
-    assert f"{grades.relative_to(checkout)}: unreadable Parquet" in dry.stderr, dry.stderr[-3000:]
-    assert grades.exists()
+    stopped = run_snakemake(checkout, *TARGETS, code=checkout, cwd=checkout, timeout=1200)
+    assert stopped.returncode != 0
+    for path, why in ((grades, "unreadable Parquet"), (generations, "no extrembench.kind metadata")):
+        assert f"{path.relative_to(checkout)}: {why}" in stopped.stderr, stopped.stderr[-3000:]
+    assert "rule " not in stopped.stdout  # before any job
+    command = stopped.stderr.split("(answers come from the cache): ")[1].split(" and rerun")[0]
+    assert command.startswith("rm ")
+    subprocess.run(command, shell=True, cwd=checkout, check=True)
     rerun = run_snakemake(checkout, *TARGETS, code=checkout, cwd=checkout, timeout=1200)
     assert rerun.returncode == 0, rerun.stderr[-5000:]
-    for path, why in ((grades, "unreadable Parquet"), (generations, "no extrembench.kind metadata")):
-        assert (
-            f"{path.relative_to(checkout)}: {why}" in rerun.stderr
-            and "removed, so this run rebuilds it" in rerun.stderr
-        )
-        assert artifact_problem(path) is None
+    assert artifact_problem(grades) is None and artifact_problem(generations) is None
 
 
 def test_moving_the_checkout_reruns_nothing(first_run):
