@@ -168,7 +168,6 @@ def test_load_config_file_rejects_non_mapping(tmp_path):
         ),
         # issue 30 item 8: a repeated key, and a problem folder without problems
         ("grading:\n  mode: default\ngrading:\n  mode: math-verify\n", "bad.yaml:3: duplicate key 'grading'"),
-        ({"benchmarks": {"extrem": {"problems": "no/such/folder"}}}, "'no/such/folder' holds no *.yaml problem file"),
     ],
 )
 def test_snakemake_stops_before_any_job_on_a_bad_key(tmp_path, overlay, message):
@@ -347,3 +346,18 @@ def test_every_experiment_has_its_own_results_dir():
         seen[config.results_dir] = path.name
     assert validate_config(yaml.safe_load((REPO / "config.yaml").read_text())).results_dir == "results"
     assert len(seen) == len(list((REPO / "experiments").glob("*.yaml")))
+
+
+@pytest.mark.slow  # ~3 s
+def test_snakemake_says_when_a_benchmark_has_no_problem_file(tmp_path):
+    """Issue 30 item 8: an empty problem set used to surface only as an empty grade table at the end."""
+    overlay = tmp_path / "empty.yaml"
+    overlay.write_text(yaml.safe_dump({"benchmarks": {"extrem": {"problems": "no/such/folder"}}}))
+    result = subprocess.run(
+        [sys.executable, "-m", "snakemake", "-n", "--configfile", str(overlay)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert "benchmarks.extrem.problems: 'no/such/folder' holds no *.yaml problem file" in result.stderr

@@ -31,7 +31,8 @@ def problem_set_check(benchmark: str, folder: str, n_problems: int, n_shards: in
     if n_problems == 0:
         return (
             f"benchmarks.{benchmark}.problems: {folder!r} holds no *.yaml problem file (relative to the "
-            f"working directory); point it at a folder of problem files",
+            f"working directory): every table of this benchmark will be empty and the leaderboard fail; "
+            f"point it at a folder of problem files",
             None,
         )
     if n_shards > n_problems:
