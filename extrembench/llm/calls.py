@@ -151,7 +151,8 @@ class LLMCaller:
             raise LLMCallError(f"models.{self.model}: {exc}") from exc
         [response] = replies
         if response["finish_reason"] == "failed" and not is_client_error(response):
-            raise LLMCallError(f"models.{self.model}: {response['error']}")
+            # named by its cache key (over messages, model and seed), never by anything secret
+            raise LLMCallError(f"models.{self.model}: call {key[:16]}: {response['error']}")
         return response
 
 
