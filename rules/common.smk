@@ -39,7 +39,7 @@ RESULTS = CONFIG.results_dir.rstrip("/")  # results/ for the default run, result
 # ---------------------------------------------------------------- damaged results
 # A truncated or wrong-schema Parquet file under results/ looks current to Snakemake (its mtime
 # is fine), so every job reading it would fail on every rerun, naming nothing. Stop before any job,
-# naming each such file and the command that rebuilds it. (Not removed here: while this file is
+# naming each such file and the commands that rebuild it. (Not removed here: while this file is
 # parsed nothing tells a dry run from a real one, and a dry run must change nothing.) Job
 # processes (a cluster job parses this file again) leave results/ alone.
 def check_damaged_results():
@@ -55,8 +55,9 @@ def check_damaged_results():
         raise WorkflowError(
             "damaged result file(s), which Snakemake would take as up to date:\n"
             + "".join(f"  {path}: {why}\n" for path, why in damaged)
-            + f"rebuild them from their inputs (answers come from the cache): rm {names} and rerun the same "
-            "snakemake command"
+            + f"rebuild them from their inputs (answers come from the cache): rm {names} && snakemake "
+            f"[your options] {names}; then rerun your usual command (what reads them reruns too). Removing "
+            "them alone is not enough: Snakemake does not rebuild a missing file whose readers are up to date"
         )
 
 

@@ -206,6 +206,7 @@ def test_a_truncated_or_wrong_schema_parquet_is_named_with_the_command_that_rebu
     checkout, _ = first_run
     grades = checkout / "results/extrem/grade/reference-solver/shard-0.parquet"
     generations = checkout / "results/extrem/generate/reference-solver/shard-0.parquet"
+    originals = {path: path.read_bytes() for path in (grades, generations)}
     grades.write_bytes(grades.read_bytes()[:200])  # truncated: no footer
     pq.write_table(pa.table({"problem_id": ["x"]}), generations)  # a Parquet file of another shape
     stopped = run_snakemake(checkout, *TARGETS, code=checkout, cwd=checkout, timeout=1200)
@@ -213,12 +214,17 @@ def test_a_truncated_or_wrong_schema_parquet_is_named_with_the_command_that_rebu
     for path, why in ((grades, "unreadable Parquet"), (generations, "no extrembench.kind metadata")):
         assert f"{path.relative_to(checkout)}: {why}" in stopped.stderr, stopped.stderr[-3000:]
     assert "rule " not in stopped.stdout  # before any job
-    command = stopped.stderr.split("(answers come from the cache): ")[1].split(" and rerun")[0]
-    assert command.startswith("rm ")
-    subprocess.run(command, shell=True, cwd=checkout, check=True)
-    rerun = run_snakemake(checkout, *TARGETS, code=checkout, cwd=checkout, timeout=1200)
-    assert rerun.returncode == 0, rerun.stderr[-5000:]
+    command = stopped.stderr.split("(answers come from the cache): ")[1].split(";")[0]
+    remove, rebuild = command.split(" && snakemake [your options] ")
+    assert remove.startswith("rm ")
+    subprocess.run(remove, shell=True, cwd=checkout, check=True)
+    rebuilt = run_snakemake(checkout, *rebuild.split(), code=checkout, cwd=checkout, timeout=1200)
+    assert rebuilt.returncode == 0, rebuilt.stderr[-5000:]
     assert artifact_problem(grades) is None and artifact_problem(generations) is None
+    # the same inputs give the same bytes: the files are as they were before the damage
+    assert all(path.read_bytes() == data for path, data in originals.items())
+    usual = run_snakemake(checkout, *TARGETS, code=checkout, cwd=checkout, timeout=1200)
+    assert usual.returncode == 0, usual.stderr[-5000:]
 
 
 def test_moving_the_checkout_reruns_nothing(first_run):
