@@ -9,7 +9,7 @@ from pathlib import Path
 
 from snakemake.exceptions import WorkflowError
 
-from extrembench.core.config import ConfigError, validate_config
+from extrembench.core.config import ConfigError, read_config_yaml, validate_config
 from extrembench.generation.run import count_missing
 from extrembench.cluster.resources import job_request
 from extrembench.core.provenance import stage_code_hash
@@ -23,6 +23,9 @@ workflow_start = time.time()
 # as snakemake.config) is replaced by its dump, defaults filled, so a script rebuilds the typed
 # config with one Config.model_validate call.
 try:
+    # Snakemake's own YAML reading keeps the last of a repeated key silently: read each file again
+    for _configfile in workflow.configfiles:
+        read_config_yaml(_configfile)
     CONFIG = validate_config(config)
 except ConfigError as exc:
     raise WorkflowError(str(exc)) from None
@@ -31,6 +34,34 @@ config.update(CONFIG.model_dump(mode="json"))
 
 BASE = Path(workflow.basedir)
 RESULTS = CONFIG.results_dir.rstrip("/")  # results/ for the default run, results/<experiment> for the others
+
+
+# ---------------------------------------------------------------- damaged results
+# A truncated or wrong-schema Parquet file under results/ looks current to Snakemake (its mtime
+# is fine), so every job reading it would fail on every rerun, naming nothing. Stop before any job,
+# naming each such file and the commands that rebuild it. (Not removed here: while this file is
+# parsed nothing tells a dry run from a real one, and a dry run must change nothing.) Job
+# processes (a cluster job parses this file again) leave results/ alone.
+def check_damaged_results():
+    import shlex
+
+    from extrembench.core.artifacts import damaged_artifacts
+
+    if not workflow.is_main_process:
+        return
+    damaged = damaged_artifacts(RESULTS)
+    if damaged:
+        names = " ".join(shlex.quote(str(path)) for path, _ in damaged)
+        raise WorkflowError(
+            "damaged result file(s), which Snakemake would take as up to date:\n"
+            + "".join(f"  {path}: {why}\n" for path, why in damaged)
+            + f"rebuild them from their inputs (answers come from the cache): rm {names} && snakemake "
+            f"[your options] {names}; then rerun your usual command (what reads them reruns too). Removing "
+            "them alone is not enough: Snakemake does not rebuild a missing file whose readers are up to date"
+        )
+
+
+check_damaged_results()
 BENCHMARKS = CONFIG.evaluate.benchmarks
 MODELS = CONFIG.evaluate.models
 EXTREMAL = [b for b in BENCHMARKS if CONFIG.benchmarks[b].kind == "extremal"]
@@ -83,6 +114,26 @@ def _files_by_shard(benchmark):
     for path in problem_files(benchmark):
         grouped.setdefault(shard_of(Path(path).stem, n_shards), []).append(path)
     return grouped
+
+
+def check_problem_sets():
+    """An empty problem set, or more shards than problems, is said before any job. Said, not
+    raised: `snakemake --lint` and plan-only dry runs parse the workflow where no problem exists."""
+    from extrembench.core.shards import problem_set_check
+
+    if not workflow.is_main_process:
+        return
+    for benchmark in BENCHMARKS:
+        bench = CONFIG.benchmarks[benchmark]
+        if bench.kind != "extremal":
+            continue
+        error, warning = problem_set_check(benchmark, bench.problems, len(problem_files(benchmark)), bench.shards)
+        for message in (error, warning):
+            if message:
+                print(f"extrembench: {message}", file=sys.stderr)
+
+
+check_problem_sets()
 
 
 def shard_problem_files(wildcards):
@@ -245,23 +296,12 @@ def remove_stale_results(start):
 # ---------------------------------------------------------------- end-of-run summary
 def print_run_summary(start):
     """Requests sent vs served from cache in this invocation, and every problem not confirmed."""
-    totals = {"planned": 0, "cached": 0, "sent": 0, "computed": 0, "failed": 0}
-    jobs = 0
-    for path in glob.glob(f"{RESULTS}/*/generate/*/shard-*.requests.json"):
-        if os.path.getmtime(path) >= start:
-            stats = json.loads(Path(path).read_text())
-            jobs += 1
-            for key in totals:
-                totals[key] += stats.get(key, 0)
-    if jobs:
-        print(
-            f"extrembench: {jobs} generate job(s) ran: {totals['sent']} LLM request(s) sent, "
-            f"{totals['computed']} reference-solver answer(s) computed, {totals['cached']} served from cache, "
-            f"{totals['failed']} failed",
-            file=sys.stderr,
-        )
-    else:
-        print("extrembench: no generate job ran: 0 LLM requests sent", file=sys.stderr)
+    from extrembench.llm.backends import SOLVER_BACKENDS
+    from extrembench.report.run_summary import request_summary
+
+    llm_models = {name for name, model in CONFIG.models.items() if model.backend not in SOLVER_BACKENDS}
+    for line in request_summary(Path(RESULTS), Path(CONFIG.cache_dir), start, llm_models):
+        print(f"extrembench: {line}", file=sys.stderr)
     import pyarrow.parquet as pq
 
     flagged = []

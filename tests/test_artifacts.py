@@ -51,3 +51,31 @@ def test_reading_with_the_wrong_kind_is_refused(tmp_path):
     path = write_artifact([_row("grades")], tmp_path / "g.parquet", "grades")
     with pytest.raises(ValueError, match="does not match artifact kind 'generations'"):
         read_artifact(path, "generations")
+
+
+def test_damaged_artifacts_are_named_with_the_fix(tmp_path):
+    """Issue 30 item 7: a truncated file, a Parquet file of another shape and one of the right
+    kind but a changed schema are each named with why; a good artifact is not."""
+    import pyarrow.parquet as pq
+
+    from extrembench.core.artifacts import ArtifactError, artifact_problem, damaged_artifacts
+
+    good = write_artifact([], tmp_path / "a/good.parquet", "grades")
+    truncated = tmp_path / "a/truncated.parquet"
+    truncated.write_bytes(good.read_bytes()[:100])
+    foreign = tmp_path / "b/foreign.parquet"
+    foreign.parent.mkdir()
+    pq.write_table(pa.table({"x": [1]}), foreign)
+    reshaped = tmp_path / "b/reshaped.parquet"
+    table = pa.table({"x": [1]}).replace_schema_metadata({b"extrembench.kind": b"grades"})
+    pq.write_table(table, reshaped)
+    assert artifact_problem(good) is None
+    assert damaged_artifacts(tmp_path) == [
+        (truncated, artifact_problem(truncated)),
+        (foreign, "no extrembench.kind metadata (not written by this pipeline)"),
+        (reshaped, "schema does not match artifact kind 'grades'"),
+    ]
+    assert artifact_problem(truncated).startswith("unreadable Parquet")
+    for path in (truncated, reshaped):
+        with pytest.raises(ArtifactError, match=f"{path}: .*delete it and rerun snakemake"):
+            read_artifact(path, "grades")

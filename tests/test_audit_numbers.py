@@ -185,3 +185,148 @@ def test_edited_cache_entry_fails(workdir, edit, reseal, words):
         path.write_text(json.dumps(entry))
         problems = run_audit(workdir).problems
     assert any(words in p for p in problems), problems
+
+
+def _rewrite(path: Path, edit) -> None:
+    """Rewrite artifact `path` with `edit(rows)` applied, its lineage and metadata kept (what a
+    hand edit with pyarrow does)."""
+    table = pq.read_table(path)
+    rows = table.to_pylist()
+    edit(rows)
+    pq.write_table(pa.Table.from_pylist(rows, schema=table.schema), path)
+
+
+def _reaggregate(root: Path) -> None:
+    """Aggregate again, as `snakemake` does after a grade file changed: every hash then matches."""
+    grades = Path("results/extrem/grade/reference-solver/shard-0.parquet")
+    aggregate(
+        [str(grades)],
+        outputs={k: Path(v) for k, v in OUTPUTS.items()},
+        config=validate_config(CONFIG),
+        published_dir=None,
+    )
+
+
+def _audit_cli(capsys) -> tuple[int, str]:
+    from extrembench.cli import main
+
+    code = main(
+        [
+            "audit",
+            "--benchmark",
+            "extrem",
+            "--model",
+            "reference-solver",
+            "--results",
+            "results",
+            "--cache-dir",
+            "cache",
+        ]
+    )
+    captured = capsys.readouterr()
+    return code, captured.out + captured.err
+
+
+@pytest.mark.slow  # ~3 s: grades and audits again
+def test_edited_verdict_fails_audit_naming_the_row_even_after_reaggregating(workdir, capsys):
+    """Issue 30 item 2: rows flipped from correct to wrong and the leaderboard rebuilt around them
+    (every sha256 matches): only grading again notices."""
+    grades = workdir / "results/extrem/grade/reference-solver/shard-0.parquet"
+    saved = {p: p.read_bytes() for p in [grades, *(workdir / v for v in OUTPUTS.values())]}
+    first = pq.read_table(grades).to_pylist()[0]
+    try:
+
+        def flip(rows):
+            rows[0]["correct"] = not rows[0]["correct"]
+
+        _rewrite(grades, flip)
+        _reaggregate(workdir)
+        code, output = _audit_cli(capsys)
+    finally:
+        for path, data in saved.items():
+            path.write_bytes(data)
+    assert code == 1
+    assert f"{first['problem_id']} trial {first['trial']}: verdict does not follow (default mode): correct" in output
+
+
+def test_untouched_run_re_derives_every_verdict(workdir):
+    assert any(
+        "6 verdicts re-derived from the generation text and the gold" in line for line in run_audit(workdir).lines
+    )
+
+
+@pytest.mark.slow  # ~3 s: grades and audits again
+def test_edited_gold_fails_audit_naming_the_row_even_after_rebuilding_downstream(workdir, capsys):
+    """Issue 30 item 3: a gold answer edited inside the problems Parquet, then generate, grade and
+    aggregate rerun on it (every sha256 matches): audit re-derives the answer from the problem
+    file and re-checks the certificate, and names the row."""
+    r = Path("results/extrem")
+    problems = workdir / r / "problems/shard-0.parquet"
+    outputs = [
+        problems,
+        workdir / r / "generate/reference-solver/shard-0.parquet",
+        workdir / r / "generate/reference-solver/shard-0.requests.json",
+        workdir / r / "grade/reference-solver/shard-0.parquet",
+        *(workdir / v for v in OUTPUTS.values()),
+    ]
+    saved = {p: p.read_bytes() for p in outputs}
+    edited = next(row for row in pq.read_table(problems).to_pylist() if row["status"] == "confirmed")
+    try:
+
+        def wrong_gold(rows):
+            for row in rows:
+                if row["problem_id"] == edited["problem_id"]:
+                    row["answer"] = "12345"
+
+        _rewrite(problems, wrong_gold)
+        config = validate_config(CONFIG)
+        generate_shard(
+            problems_path=r / "problems/shard-0.parquet",
+            output=r / "generate/reference-solver/shard-0.parquet",
+            stats_path=r / "generate/reference-solver/shard-0.requests.json",
+            benchmark="extrem",
+            model="reference-solver",
+            config=config,
+            dag_node="g",
+            server_log=Path("server.log"),
+        )
+        grade_shard(
+            r / "generate/reference-solver/shard-0.parquet",
+            r / "problems/shard-0.parquet",
+            r / "grade/reference-solver/shard-0.parquet",
+            dag_node="gr",
+            mode="default",
+            timeout_s=5.0,
+        )
+        _reaggregate(workdir)
+        code, output = _audit_cli(capsys)
+    finally:
+        for path, data in saved.items():
+            path.write_bytes(data)
+    assert code == 1
+    pid = edited["problem_id"]
+    assert f"{pid}: gold '12345' differs from its source problems/{pid}.yaml" in output, output
+    assert f"{pid}: certificate: the certificate proves the answer" in output, output
+
+
+def test_untouched_run_re_derives_every_gold_answer(workdir):
+    lines = run_audit(workdir).lines
+    assert any("3 gold answers re-derived from their sources" in line for line in lines), lines
+
+
+@pytest.mark.parametrize("column", ["pass_at_1", "maj_at_k", "truncation_rate"])
+def test_changed_pass_maj_or_truncation_with_rewritten_checksums_is_caught(workdir, column):
+    """Issue 30 item 8: audit recomputed accuracy and interval but not pass@k, maj@k or rates."""
+    board = workdir / "results" / "leaderboard.parquet"
+    sums = workdir / "results" / "leaderboard.sha256"
+    with restoring(board), restoring(sums):
+        table = pq.read_table(board)
+        index = table.schema.get_field_index(column)
+        table = table.set_column(index, column, pa.array([0.123] * table.num_rows))
+        pq.write_table(table, board)
+        write_checksums(
+            [Path("results/leaderboard.parquet"), Path("results/leaderboard.csv"), Path("results/leaderboard.md")],
+            Path("results/leaderboard.sha256"),
+        )
+        problems = run_audit(workdir).problems
+    assert any(f"does not follow from its 6 grade rows: {column} 0.123 (recomputed" in p for p in problems), problems

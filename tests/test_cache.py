@@ -147,3 +147,22 @@ def test_writer_killed_mid_write_leaves_whole_entries_or_none(tmp_path):
     writer.stdout.close()
     listed = list(cache.iter_entries())
     assert len(listed) >= 200 and all(problem is None for _, _, problem in listed)
+
+
+@pytest.mark.parametrize(
+    "response",
+    [{"content": 5}, {"content": "x", "finish_reason": 1}, {"completion_tokens": "ten"}, {"prompt_tokens": -5}],
+)
+def test_a_malformed_response_is_never_stored_and_an_old_one_reads_as_absent(tmp_path, response):
+    """Issue 30 item 1: put refuses it; an entry written before replies were typed (sha256 and
+    all) reads as absent, so it is requested again instead of poisoning every rerun."""
+    cache = GenerationCache(tmp_path)
+    key = cache_key(REQUEST)
+    with pytest.raises(ValueError, match="malformed response"):
+        cache.put(key, REQUEST, response, {"host": "h"})
+    assert not cache.path(key).exists()
+    entry = {"key": key, "request": REQUEST, "response": response, "produced_by": {"host": "h"}}
+    entry["sha256"] = entry_digest(entry)
+    cache.path(key).parent.mkdir(parents=True)
+    cache.path(key).write_text(json.dumps(entry))
+    assert cache.get(key) is None and cache.load(key)[1].startswith("malformed response")

@@ -99,6 +99,19 @@ def _with(path: str, value):
             "benchmarks.aime.kind: required; choose one of ['extremal', 'ingested', 'formalized', 'variants']",
         ),
         ("resources.cpu.gpu", -1, "resources.cpu.gpu: -1 is less than the minimum of 0"),
+        # issue 30 items 6 and 8: duplicates would be double-counted; these passed silently
+        (
+            "evaluate.models",
+            ["gemma3-270m", "reference-solver", "gemma3-270m"],
+            "evaluate.models: lists 'gemma3-270m' more than once; list each once",
+        ),
+        ("evaluate.benchmarks", ["extrem", "extrem"], "evaluate.benchmarks: lists 'extrem' more than once"),
+        ("cache_dir", "", "cache_dir: Value error, must name a directory"),
+        (
+            "models.gemma3-270m",
+            {"backend": "openai", "openai": {"base_url": "ftp://x"}},
+            "models.gemma3-270m.openai.base_url: 'ftp://x' is not an http:// or https:// URL",
+        ),
     ],
 )
 def test_bad_values_are_named(path, value, message):
@@ -126,6 +139,16 @@ def test_explicit_defaults_hash_like_omitted_ones():
     assert config_hash(validate_config(explicit)) == config_hash(validate_config(DEFAULT))
 
 
+def test_a_key_given_twice_is_named_with_file_and_line(tmp_path):
+    """Issue 30 item 8: plain YAML kept the second `sampling` and dropped the first unseen."""
+    path = tmp_path / "c.yaml"
+    path.write_text("models:\n  m:\n    backend: openai\n    backend: sglang\n")
+    with pytest.raises(ConfigError, match=r"c\.yaml:4: duplicate key 'backend': a key may appear once"):
+        load_config_file(path)
+    with pytest.raises(ConfigError, match="duplicate key 'backend'"):
+        layered_config(None, [path])
+
+
 def test_load_config_file_rejects_non_mapping(tmp_path):
     path = tmp_path / "c.yaml"
     path.write_text("- a\n- b\n")
@@ -133,10 +156,23 @@ def test_load_config_file_rejects_non_mapping(tmp_path):
         load_config_file(path)
 
 
-@pytest.mark.slow  # ~3 s
-def test_snakemake_stops_before_any_job_on_a_bad_key(tmp_path):
+@pytest.mark.slow  # ~3 s each
+@pytest.mark.parametrize(
+    "overlay, message",
+    [
+        ({"grading": {"mode": "lenient"}}, "grading.mode: 'lenient' is not allowed"),
+        # issue 30 item 6: a model listed twice is rejected before any job, not double-counted
+        (
+            {"evaluate": {"models": ["reference-solver", "reference-solver"]}},
+            "evaluate.models: lists 'reference-solver' more than once",
+        ),
+        # issue 30 item 8: a repeated key, and a problem folder without problems
+        ("grading:\n  mode: default\ngrading:\n  mode: math-verify\n", "bad.yaml:3: duplicate key 'grading'"),
+    ],
+)
+def test_snakemake_stops_before_any_job_on_a_bad_key(tmp_path, overlay, message):
     bad = tmp_path / "bad.yaml"
-    bad.write_text(yaml.safe_dump({"grading": {"mode": "lenient"}}))
+    bad.write_text(overlay if isinstance(overlay, str) else yaml.safe_dump(overlay))
     result = subprocess.run(
         [sys.executable, "-m", "snakemake", "-n", "--configfile", str(bad)],
         cwd=REPO,
@@ -145,8 +181,8 @@ def test_snakemake_stops_before_any_job_on_a_bad_key(tmp_path):
         timeout=120,
     )
     assert result.returncode != 0
-    assert "grading.mode: 'lenient' is not allowed" in result.stdout + result.stderr
-    assert "rule translate" not in result.stdout
+    assert message in result.stdout + result.stderr
+    assert "rule translate" not in result.stdout and "rule generate" not in result.stdout
 
 
 def test_sglang_gpu_count_must_match_parallelism():
@@ -313,3 +349,18 @@ def test_every_experiment_has_its_own_results_dir():
         seen[config.results_dir] = path.name
     assert validate_config(yaml.safe_load((REPO / "config.yaml").read_text())).results_dir == "results"
     assert len(seen) == len(list((REPO / "experiments").glob("*.yaml")))
+
+
+@pytest.mark.slow  # ~3 s
+def test_snakemake_says_when_a_benchmark_has_no_problem_file(tmp_path):
+    """Issue 30 item 8: an empty problem set used to surface only as an empty grade table at the end."""
+    overlay = tmp_path / "empty.yaml"
+    overlay.write_text(yaml.safe_dump({"benchmarks": {"extrem": {"problems": "no/such/folder"}}}))
+    result = subprocess.run(
+        [sys.executable, "-m", "snakemake", "-n", "--configfile", str(overlay)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert "benchmarks.extrem.problems: 'no/such/folder' holds no *.yaml problem file" in result.stderr

@@ -206,7 +206,10 @@ def test_too_many_exhausted_retries_fail_the_job_but_keep_the_answers(tmp_path, 
 
     with StandIn(decide) as endpoint:
         config = make_config(tmp_path, endpoint.base_url, concurrency=1)
-        with pytest.raises(GenerationFailed, match=r"over models\.m\.max_failure_rate = 0\.05\. First error: HTTP 503"):
+        with pytest.raises(
+            GenerationFailed,
+            match=r"over models\.m\.max_failure_rate = 0\.05\. First error: p\d trial \d \(cache key [0-9a-f]{16}\): HTTP 503",
+        ):
             run_shard(tmp_path, config)
     answered = [entry for _, entry, _ in GenerationCache(tmp_path / "cache").iter_entries()]
     assert answered and all(entry["request"]["seed"] % 2 == 0 for entry in answered)
@@ -244,3 +247,150 @@ def test_failed_samples_are_graded_failed_and_left_out_of_accuracy(tmp_path, pro
     [row] = build_leaderboard(grades).to_dict("records")
     assert row["n_failed"] == stats["failed"] and row["n_samples"] == 10 - stats["failed"]
     assert row["accuracy_mean"] == 1.0 and row["ungraded_rate"] == 0.0  # failures are not wrong answers
+
+
+def malformed(seed: int, *, content: str = '"\\\\boxed{1}"', finish: str = '"stop"', tokens: str = "3") -> bytes:
+    """A 200 body, as raw JSON text so NaN and lone surrogates go over the wire as a server sends them."""
+    return (
+        f'{{"choices": [{{"message": {{"content": {content}}}, "finish_reason": {finish}}}], '
+        f'"usage": {{"prompt_tokens": 7, "completion_tokens": {tokens}}}}}'
+    ).encode()
+
+
+MALFORMED = {
+    "content int": {"content": "5"},
+    "content dict": {"content": '{"text": "x"}'},
+    "content list": {"content": '["x"]'},
+    "finish_reason int": {"finish": "1"},
+    "tokens ten": {"tokens": '"ten"'},
+    "tokens negative": {"tokens": "-5"},
+    "tokens 1e308": {"tokens": "1e308"},
+    "tokens NaN": {"tokens": "NaN"},
+    "lone surrogate": {"content": '"\\\\boxed{1} \\ud800"'},
+}
+
+
+@pytest.mark.parametrize("fields", MALFORMED.values(), ids=MALFORMED.keys())
+def test_malformed_200_is_a_failed_request_never_cached_and_the_rerun_sends_exactly_it(tmp_path, problems, fields):
+    """Issue 30 item 1: a 200 with wrong types is counted as a failure (not cached, not a crash);
+    once the server is fixed the rerun sends that one request and nothing else."""
+    bad: set[int] = set()
+    healthy = False
+
+    def decide(seed, headers):
+        if not bad:
+            bad.add(seed)  # the first request asked gets the malformed reply
+        if seed in bad and not healthy:
+            return 200, malformed(seed, **fields)
+        return 200, answer(seed)
+
+    with StandIn(decide) as endpoint:
+        config = make_config(tmp_path, endpoint.base_url, max_failure_rate=0.1, concurrency=1)
+        first = run_shard(tmp_path, config)
+        assert (first["sent"], first["failed"]) == (10, 1)
+        [failed] = [r for r in read_artifact(tmp_path / "out.parquet", "generations").to_pylist() if r["error"]]
+        assert failed["seed"] in bad and "malformed reply" in failed["error"]
+        cached = [entry["request"]["seed"] for _, entry, _ in GenerationCache(tmp_path / "cache").iter_entries()]
+        assert len(cached) == 9 and not bad & set(cached)
+
+        healthy = True
+        endpoint.seeds.clear()
+        again = run_shard(tmp_path, config)
+    assert endpoint.seeds == list(bad)
+    assert (again["sent"], again["cached"], again["failed"]) == (1, 9, 0)
+
+
+def test_malformed_replies_over_the_threshold_fail_the_job_naming_the_request(tmp_path, problems):
+    with StandIn(lambda seed, headers: (200, malformed(seed, content='"a \\ud800"'))) as endpoint:
+        config = make_config(tmp_path, endpoint.base_url, concurrency=1)
+        with pytest.raises(GenerationFailed, match=r"First error: p\d trial \d \(cache key [0-9a-f]{16}\): HTTP 200 "):
+            run_shard(tmp_path, config)
+    assert not list(GenerationCache(tmp_path / "cache").iter_entries())
+
+
+RUN_ONE = """
+import json, sys
+from pathlib import Path
+from extrembench.core.config import validate_config
+from extrembench.generation.run import generate_shard
+config = validate_config(json.loads(Path(sys.argv[1]).read_text()))
+out = Path(sys.argv[2])
+stats = generate_shard(problems_path=Path(sys.argv[3]), output=out / "out.parquet", stats_path=out / "stats.json",
+    benchmark="t", model="m", config=config, dag_node="generate[t]", server_log=out / "server.log")
+print(json.dumps(stats))
+"""
+
+
+@pytest.mark.slow  # ~3 s: two interpreter start-ups
+def test_two_runs_sharing_one_cache_send_each_request_once(tmp_path, problems):
+    """Issue 30 item 5: two generate processes on one cache at once (each reply slow enough that
+    they overlap): every request reaches the server once, the second run reuses the first's
+    answers, and both outputs hold the same answers."""
+    import json
+    import subprocess
+    import sys
+    import threading
+    import time
+
+    lock = threading.Lock()
+
+    def decide(seed, headers):
+        time.sleep(0.2)
+        return 200, answer(seed)
+
+    with StandIn(decide) as endpoint:
+        config = make_config(tmp_path, endpoint.base_url, concurrency=2)
+        config_file = tmp_path / "config.json"
+        config_file.write_text(json.dumps(config.model_dump(mode="json")))
+        runs = []
+        for name in ("a", "b"):
+            (tmp_path / name).mkdir()
+            runs.append(
+                subprocess.Popen(
+                    [sys.executable, "-c", RUN_ONE, str(config_file), str(tmp_path / name), str(problems)],
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE,
+                    text=True,
+                )
+            )
+        outputs = [run.communicate(timeout=120) for run in runs]
+    with lock:
+        seeds = list(endpoint.seeds)
+    assert all(run.returncode == 0 for run in runs), [err[-2000:] for _, err in outputs]
+    assert sorted(seeds) == sorted(set(seeds)) and len(seeds) == 10, seeds
+    stats = [json.loads(out.strip().splitlines()[-1]) for out, _ in outputs]
+    assert sum(s["sent"] for s in stats) == 10 and all(s["sent"] + s["cached"] == 10 for s in stats), stats
+    contents = [
+        [r["content"] for r in read_artifact(tmp_path / name / "out.parquet", "generations").to_pylist()]
+        for name in ("a", "b")
+    ]
+    assert contents[0] == contents[1]
+
+
+def test_a_claim_held_by_a_killed_process_is_released(tmp_path):
+    """The claim survives nothing of its holder: kill -9 frees it at once."""
+    import subprocess
+    import sys
+
+    cache = GenerationCache(tmp_path)
+    key = "ab" + "0" * 62
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sys, time\nfrom extrembench.llm.cache import GenerationCache\n"
+            f"c = GenerationCache({str(tmp_path)!r}).claim({key!r})\nassert c.try_acquire()\nprint('held', flush=True)\n"
+            "time.sleep(60)",
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        claim = cache.claim(key)
+        assert not claim.try_acquire()
+    finally:
+        holder.kill()
+        holder.wait()
+    assert claim.try_acquire()
+    claim.release()

@@ -122,7 +122,7 @@ def test_unreachable_endpoint_raises_and_records_nothing(tmp_path):
         with pytest.raises(LLMCallError, match=r"models\.m: .*after 1 attempts"):
             caller.call(MESSAGES, seed=0)
         assert caller.sent == 0
-    assert not (tmp_path / "cache" / NAMESPACE).exists()
+    assert not list((tmp_path / "cache" / NAMESPACE).rglob("*.*"))  # no entry, no claim left behind
 
 
 class StatusServer(LoopbackServer):
@@ -170,10 +170,10 @@ def test_exhausted_retries_raise_and_record_nothing(tmp_path):
         cfg = openai_cfg(server.base_url, max_retries=1, retry_initial_backoff_s=0.01)
         with (
             caller_for(make_config(tmp_path / "cache", cfg), "m", server_log=tmp_path / "log") as caller,
-            pytest.raises(LLMCallError, match=r"models\.m: HTTP 503: .*\(after 2 attempts\)"),
+            pytest.raises(LLMCallError, match=r"models\.m: call [0-9a-f]{16}: HTTP 503: .*\(after 2 attempts\)"),
         ):
             caller.call(MESSAGES, seed=0)
-        assert server.hits == 2 and not (tmp_path / "cache" / NAMESPACE).exists()
+        assert server.hits == 2 and not list((tmp_path / "cache" / NAMESPACE).rglob("*.*"))
     finally:
         server.close()
 
@@ -223,3 +223,23 @@ def test_real_server_calls_are_recorded_and_replayed_without_it(tmp_path, gguf):
         assert replay._endpoint is None
     assert again == first
     assert not (tmp_path / "server2.log").exists()
+
+
+def test_malformed_200_raises_naming_the_call_and_records_nothing(tmp_path):
+    """Issue 30 item 1, for the single-shot calls (translate, convert, judge): a reply whose
+    content is a number is no answer, and a fixed server is asked again."""
+    replies = [b'{"choices": [{"message": {"content": 5}, "finish_reason": "stop"}]}']
+
+    def respond(request: Request) -> Reply:
+        return Reply(200, replies[-1])
+
+    with LoopbackServer(respond) as server:
+        config = make_config(tmp_path / "cache", openai_cfg(server.base_url))
+        with caller_for(config, "m", server_log=tmp_path / "log") as caller:
+            with pytest.raises(
+                LLMCallError, match=r"models\.m: call [0-9a-f]{16}: HTTP 200 with a malformed reply: content"
+            ):
+                caller.call(MESSAGES, seed=0)
+            assert not list((tmp_path / "cache" / NAMESPACE).rglob("*.*"))
+            replies.append(b'{"choices": [{"message": {"content": "hello"}, "finish_reason": "stop"}]}')
+            assert caller.call(MESSAGES, seed=0).content == "hello" and caller.sent == 1

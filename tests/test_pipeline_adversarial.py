@@ -16,10 +16,13 @@ import sys
 from pathlib import Path
 
 import pandas as pd
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 import yaml
 from support.workflow import run_snakemake
+
+from extrembench.core.artifacts import artifact_problem
 
 pytestmark = pytest.mark.slow
 
@@ -194,6 +197,34 @@ def test_failed_job_removes_old_leaderboard_and_logs_traceback_then_rerun_restor
     fixed = run_snakemake(checkout, *TARGETS, code=checkout, cwd=checkout, timeout=1200)
     assert fixed.returncode == 0, fixed.stderr[-5000:]
     assert pd.read_csv(board).iloc[0]["n_problems"] == 4
+
+
+def test_a_truncated_or_wrong_schema_parquet_is_named_with_the_command_that_rebuilds_it(first_run):
+    """Issue 30 item 7: such a file looks current to Snakemake, so every rerun used to fail in the
+    job reading it, naming nothing. Now Snakemake stops before any job naming each file and the
+    command; running that command rebuilds them."""
+    checkout, _ = first_run
+    grades = checkout / "results/extrem/grade/reference-solver/shard-0.parquet"
+    generations = checkout / "results/extrem/generate/reference-solver/shard-0.parquet"
+    originals = {path: path.read_bytes() for path in (grades, generations)}
+    grades.write_bytes(grades.read_bytes()[:200])  # truncated: no footer
+    pq.write_table(pa.table({"problem_id": ["x"]}), generations)  # a Parquet file of another shape
+    stopped = run_snakemake(checkout, *TARGETS, code=checkout, cwd=checkout, timeout=1200)
+    assert stopped.returncode != 0
+    for path, why in ((grades, "unreadable Parquet"), (generations, "no extrembench.kind metadata")):
+        assert f"{path.relative_to(checkout)}: {why}" in stopped.stderr, stopped.stderr[-3000:]
+    assert "rule " not in stopped.stdout  # before any job
+    command = stopped.stderr.split("(answers come from the cache): ")[1].split(";")[0]
+    remove, rebuild = command.split(" && snakemake [your options] ")
+    assert remove.startswith("rm ")
+    subprocess.run(remove, shell=True, cwd=checkout, check=True)
+    rebuilt = run_snakemake(checkout, *rebuild.split(), code=checkout, cwd=checkout, timeout=1200)
+    assert rebuilt.returncode == 0, rebuilt.stderr[-5000:]
+    assert artifact_problem(grades) is None and artifact_problem(generations) is None
+    # the same inputs give the same bytes: the files are as they were before the damage
+    assert all(path.read_bytes() == data for path, data in originals.items())
+    usual = run_snakemake(checkout, *TARGETS, code=checkout, cwd=checkout, timeout=1200)
+    assert usual.returncode == 0, usual.stderr[-5000:]
 
 
 def test_moving_the_checkout_reruns_nothing(first_run):

@@ -3,7 +3,7 @@ and changes at most one member of a limited run."""
 
 import pytest
 
-from extrembench.core.shards import shard_of, take
+from extrembench.core.shards import problem_set_check, shard_of, take
 
 IDS = [f"ineq-{n:04d}" for n in range(1, 201)]
 
@@ -35,3 +35,19 @@ def test_take_ignores_input_order():
 def test_shard_depends_on_id_alone():
     assert [shard_of(i, 4) for i in IDS] == [shard_of(i, 4) for i in IDS]
     assert {shard_of(i, 4) for i in IDS} == {0, 1, 2, 3}
+
+
+@pytest.mark.parametrize(
+    "n_problems, n_shards, error, warning",
+    [
+        (207, 4, None, None),
+        (207, 207, None, None),
+        (0, 4, "benchmarks.b.problems: 'dir' holds no *.yaml problem file", None),
+        (207, 10_000, None, "benchmarks.b.shards: 10000 shards for 207 problems: at least 9793 shards hold no problem"),
+    ],
+)
+def test_problem_set_check(n_problems, n_shards, error, warning):
+    """Issue 30 item 8: an empty problem set and 10,000 shards are said before any job."""
+    got_error, got_warning = problem_set_check("b", "dir", n_problems, n_shards)
+    assert (got_error is None) == (error is None) and (error is None or got_error.startswith(error))
+    assert (got_warning is None) == (warning is None) and (warning is None or got_warning.startswith(warning))

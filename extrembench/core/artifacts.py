@@ -244,14 +244,51 @@ def write_artifact(
     return path
 
 
+REBUILD_HINT = "delete it and rerun snakemake, which rebuilds it from its inputs"
+
+
+class ArtifactError(ValueError):
+    """An artifact that cannot be used: unreadable (truncated, not Parquet) or of the wrong schema."""
+
+
 def read_artifact(path: str | os.PathLike, kind: str | None = None) -> pa.Table:
-    """Read an artifact back, checking its schema when `kind` is given."""
-    table = pq.read_table(path)
+    """Read an artifact back, checking its schema when `kind` is given; ArtifactError naming the
+    file and the fix when it is damaged."""
+    try:
+        table = pq.read_table(path)
+    except (pa.ArrowException, OSError) as exc:
+        if isinstance(exc, FileNotFoundError):
+            raise
+        raise ArtifactError(f"{path}: unreadable Parquet ({str(exc)[:200]}); {REBUILD_HINT}") from None
     if kind is not None:
         expected = SCHEMAS[kind]
         if not table.schema.remove_metadata().equals(expected):
-            raise ValueError(f"{path}: schema does not match artifact kind {kind!r}; rebuild it")
+            raise ArtifactError(f"{path}: schema does not match artifact kind {kind!r}; {REBUILD_HINT}")
     return table
+
+
+def artifact_problem(path: str | os.PathLike) -> str | None:
+    """Why the Parquet file at `path` is not a usable artifact (from its footer only: cheap), or None."""
+    try:
+        schema = pq.read_schema(path)
+    except (pa.ArrowException, OSError) as exc:
+        return f"unreadable Parquet ({str(exc)[:200]})"
+    kind = (schema.metadata or {}).get(KIND_KEY, b"").decode()
+    if not kind:
+        return "no extrembench.kind metadata (not written by this pipeline)"
+    if kind in SCHEMAS and not schema.remove_metadata().equals(SCHEMAS[kind]):
+        return f"schema does not match artifact kind {kind!r}"
+    return None
+
+
+def damaged_artifacts(root: str | os.PathLike) -> list[tuple[Path, str]]:
+    """(path, why) for every `*.parquet` under `root` that is not a usable artifact, sorted."""
+    found = []
+    for path in sorted(Path(root).rglob("*.parquet")) if Path(root).is_dir() else ():
+        problem = artifact_problem(path)
+        if problem is not None:
+            found.append((path, problem))
+    return found
 
 
 def read_lineage(path: str | os.PathLike) -> list[dict[str, str]]:

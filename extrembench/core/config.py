@@ -22,7 +22,7 @@ from pydantic import BeforeValidator, Field, TypeAdapter, ValidationError, field
 from pydantic_core import PydanticCustomError
 
 from extrembench.core.errors import InputError
-from extrembench.core.untrusted_yaml import StrictModel, shown
+from extrembench.core.untrusted_yaml import StrictModel, UniqueKeyLoader, shown
 
 KINDS = ("extremal", "ingested", "formalized", "variants")
 BACKENDS = ("sglang", "openai", "llamacpp", "reference-solver", "symmetric-guess", "boundary-guess")
@@ -173,7 +173,9 @@ class SglangSettings(Section):
 
 
 class OpenAISettings(Section):
-    base_url: str
+    base_url: Annotated[str, Field(pattern=r"^https?://[^/\s]+[^\s]*$", max_length=2048)] = Field(
+        description="http(s)://host[:port][/prefix] of an OpenAI-compatible endpoint"
+    )
     api_key_env: Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]{0,127}$")] | None = Field(
         None, description="NAME of the environment variable holding the key; the key itself never goes in config"
     )
@@ -294,6 +296,17 @@ class Evaluate(Section):
     models: list[str] = Field(min_length=1)
     benchmarks: list[str] = Field(min_length=1)
 
+    @field_validator("models", "benchmarks")
+    @classmethod
+    def _once_each(cls, names: list[str]) -> list[str]:
+        # a name listed twice would be planned, generated and counted twice (n_samples doubled)
+        twice = sorted({name for name in names if names.count(name) > 1})
+        if twice:
+            raise PydanticCustomError(
+                "not_unique", "lists {twice} more than once; list each once", {"twice": ", ".join(map(repr, twice))}
+            )
+        return names
+
 
 class Resources(Section):
     """Cluster resources of one size class."""
@@ -410,6 +423,14 @@ class Config(Section):
     translate: Translate = Field(default_factory=Translate)
     convert: Convert = Field(default_factory=Convert)
 
+    @field_validator("cache_dir")
+    @classmethod
+    def _named_cache_dir(cls, value: str) -> str:
+        # "" would put the cache in the working directory, mixed with everything else
+        if not value.strip():
+            raise ValueError("must name a directory, e.g. cache (an empty path is the working directory)")
+        return value
+
     @field_validator("results_dir")
     @classmethod
     def _relative_results_dir(cls, value: str) -> str:
@@ -523,6 +544,8 @@ def _explain(error: dict) -> str:
     where, kind, ctx = _key_path(error["loc"]), error["type"], error.get("ctx") or {}
     if kind == "config":
         return error["msg"]
+    if error["loc"][-1:] == ("base_url",) and kind == "string_pattern_mismatch":
+        return f"{where}: {shown(error['input'])} is not an http:// or https:// URL (e.g. http://127.0.0.1:8000/v1)"
     if "api_key_env" in error["loc"]:
         # never echo the value: a key pasted here by mistake must not reach the console or logs
         return (
@@ -559,9 +582,23 @@ def model_entry(raw: Mapping[str, Any]) -> Model:
     return TypeAdapter(Model).validate_python(raw)
 
 
-def load_config_file(path: str | Path) -> Config:
+def read_config_yaml(path: str | Path) -> Any:
+    """One config file's data; ConfigError naming the file and line of a key given twice (plain
+    YAML keeps the last silently, so half of a model's settings would vanish unseen)."""
     with open(path, encoding="utf-8") as handle:
-        raw = yaml.safe_load(handle)
+        try:
+            return yaml.load(handle, Loader=UniqueKeyLoader)  # a SafeLoader: plain data only
+        except yaml.constructor.ConstructorError as exc:
+            if exc.problem and exc.problem.startswith("duplicate key"):
+                mark = exc.problem_mark
+                raise ConfigError(
+                    f"{path}:{mark.line + 1}: {exc.problem}: a key may appear once per mapping; merge the two entries"
+                ) from None
+            raise
+
+
+def load_config_file(path: str | Path) -> Config:
+    raw = read_config_yaml(path)
     if not isinstance(raw, dict):
         raise ConfigError(f"{path}: the top level must be a mapping")
     return validate_config(raw)
@@ -574,8 +611,7 @@ def layered_config(base: Path | None, overlays: Iterable[Path]) -> Config:
 
     merged: dict[str, Any] = {}
     for path in [*([base] if base else []), *overlays]:
-        with open(path, encoding="utf-8") as handle:
-            layer = yaml.safe_load(handle) or {}
+        layer = read_config_yaml(path) or {}
         if not isinstance(layer, dict):
             raise ConfigError(f"{path}: the top level must be a mapping")
         update_config(merged, layer)

@@ -131,6 +131,18 @@ def file_commit(path: str | Path, cwd: str | Path = ".") -> str | None:
     return _git("log", "-1", "--format=%H", "--", str(path), cwd=cwd) or None
 
 
+def file_state(path: str | Path, cwd: str | Path = ".") -> str:
+    """Where the content of `path` comes from, as audit prints it: 'git <commit>' when the file is
+    as that commit left it, 'uncommitted (edited after git <commit>)' when the working copy differs
+    (the last commit did not make this content), 'untracked' otherwise."""
+    commit = file_commit(path, cwd)
+    if commit is None:
+        return "untracked"
+    if _git("status", "--porcelain", "--", str(path), cwd=cwd):
+        return f"uncommitted (edited after git {commit[:12]})"
+    return f"git {commit[:12]}"
+
+
 def versions() -> dict[str, str]:
     found = {}
     for name in KEY_PACKAGES:

@@ -22,3 +22,23 @@ def take(ids, limit: int | None) -> list[str]:
         return ids
     chosen = set(sorted(ids, key=lambda i: name_digest("limit", i))[:limit])
     return [i for i in ids if i in chosen]
+
+
+def problem_set_check(benchmark: str, folder: str, n_problems: int, n_shards: int) -> tuple[str | None, str | None]:
+    """(error, warning) about one benchmark's problem set before any job is planned: no problem
+    at all is an error (every table would be empty and the leaderboard fail at the end); more
+    shards than problems is a warning (the surplus shards are jobs that hold nothing)."""
+    if n_problems == 0:
+        return (
+            f"benchmarks.{benchmark}.problems: {folder!r} holds no *.yaml problem file (relative to the "
+            f"working directory): every table of this benchmark will be empty and the leaderboard fail; "
+            f"point it at a folder of problem files",
+            None,
+        )
+    if n_shards > n_problems:
+        return None, (
+            f"benchmarks.{benchmark}.shards: {n_shards} shards for {n_problems} problems: at least "
+            f"{n_shards - n_problems} shards hold no problem (each still a job per stage and model); "
+            f"set shards to at most {n_problems}"
+        )
+    return None, None

@@ -56,6 +56,7 @@ def _construct_mapping(loader: yaml.SafeLoader, node: yaml.MappingNode, deep: bo
 
 
 _UniqueKeyLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+UniqueKeyLoader = _UniqueKeyLoader  # for our own files too (config): a repeated key is a mistake there as well
 
 
 def shown(value: Any) -> str:

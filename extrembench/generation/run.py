@@ -14,9 +14,11 @@ way the next run of the job sends exactly the requests that have no cached answe
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import time
+from collections.abc import AsyncIterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,6 +38,7 @@ from extrembench.llm.requests import chat_payload, produced_by
 log = logging.getLogger(__name__)
 
 CACHE_WRITERS = 4  # threads creating cache files (I/O wait, not CPU)
+CLAIM_POLL_S = 0.05  # how often a request another run is asking is looked at again (latency only)
 
 
 @dataclass
@@ -127,8 +130,10 @@ def _send_chat(
             )
             return
         outcomes[sample.key] = {"response": response, "produced_by": origin}
-        errors.append(response["error"])
-        log.warning("%s trial %d failed: %s", sample.problem["problem_id"], sample.trial, response["error"])
+        # named by what a reader can find (problem, trial, cache key), never by anything secret
+        where = f"{sample.problem['problem_id']} trial {sample.trial} (cache key {sample.key[:16]})"
+        errors.append(f"{where}: {response['error']}")
+        log.warning("%s failed: %s", where, response["error"])
         if must_fail(
             progress.failed,
             progress.client_errors,
@@ -140,8 +145,24 @@ def _send_chat(
             log.error("%s", message)  # into the rule's log too, not only the traceback on stderr
             raise GenerationFailed(message)
 
+    @contextlib.asynccontextmanager
+    async def claim(request: ChatRequest) -> AsyncIterator[bool]:
+        # Another run sharing the cache may be asking the same key: wait for its claim, then use
+        # its answer instead of paying for the request again (llm/cache.py, KeyClaim).
+        handle = cache.claim(request.key)
+        while not handle.try_acquire():
+            await asyncio.sleep(CLAIM_POLL_S)
+        try:
+            entry = cache.get(request.key)
+            if entry is not None:
+                outcomes[request.key] = entry
+                progress.cached += 1
+            yield entry is None
+        finally:
+            handle.release()
+
     with ThreadPoolExecutor(CACHE_WRITERS, thread_name_prefix="cache-writer") as writers:
-        asyncio.run(client.run(requests, on_response))
+        asyncio.run(client.run(requests, on_response, claim=claim))
 
 
 def _serve_missing(
@@ -295,8 +316,8 @@ def generate_shard(
         "shard": output.stem,
         "planned": len(planned),
         "cached": progress.cached,
-        "sent": len(missing) if is_llm else 0,
-        "computed": 0 if is_llm else len(missing),
+        "sent": progress.sent if is_llm else 0,
+        "computed": 0 if is_llm else progress.sent,
         "failed": progress.failed,
     }
     write_bytes_atomic(stats_path, (json.dumps(stats, sort_keys=True) + "\n").encode())

@@ -24,10 +24,14 @@ class GuardedEquivalence:
         self.timeout = timeout
         self.mode = mode
         self.timeouts = 0
-        self._pool = HardTimeoutPool("extrembench.grading.guarded:equivalent_task", workers=1)
+        # started on the first comparison: most rows of a leaderboard (and most audits) need none,
+        # and a worker process costs a second or more to start
+        self._pool: HardTimeoutPool | None = None
 
     def __call__(self, gold: str, predicted: str, *, answer_type: str = "number") -> bool:
         argument = {"gold": gold, "predicted": predicted, "answer_type": answer_type, "mode": self.mode}
+        if self._pool is None:
+            self._pool = HardTimeoutPool("extrembench.grading.guarded:equivalent_task", workers=1)
         outcome = self._pool.map([argument], self.timeout)[0]
         if outcome.timed_out or outcome.error:
             self.timeouts += 1
@@ -35,7 +39,9 @@ class GuardedEquivalence:
         return bool(outcome.value)
 
     def close(self) -> None:
-        self._pool.close()
+        if self._pool is not None:
+            self._pool.close()
+            self._pool = None
 
     def __enter__(self) -> GuardedEquivalence:
         return self

@@ -16,10 +16,27 @@ def grade_shard(
     generations: Path, problems: Path, output: Path, *, dag_node: str, mode: str, timeout_s: float, judge=None
 ) -> None:  # judge: extrembench.llm.judge.LLMJudge
     """Grade the final content (never the reasoning) in every mode; the row's verdict is `mode`'s,
-    and the other modes' verdicts are kept so disagreements are counted, not hidden."""
+    and the other modes' verdicts are kept so disagreements are counted, not hidden. The mode and
+    timeout are recorded in the file's metadata, so `extrembench audit` can grade it again."""
 
     by_id = {p["problem_id"]: p for p in read_artifact(problems, "problems").to_pylist()}
     samples = read_artifact(generations, "generations").to_pylist()
+    rows = grade_samples(samples, by_id, dag_node=dag_node, mode=mode, timeout_s=timeout_s, judge=judge)
+    write_artifact(
+        rows,
+        output,
+        "grades",
+        inputs=[generations, problems],
+        extra_metadata={"grading_mode": mode, "grading_timeout_s": repr(float(timeout_s))},
+    )
+    log.info("graded %d samples: %d correct", len(rows), sum(bool(r["correct"]) for r in rows))
+
+
+def grade_samples(
+    samples: list[dict], by_id: dict[str, dict], *, dag_node: str, mode: str, timeout_s: float, judge=None
+) -> list[dict]:
+    """The grade rows of generation rows `samples` against problem rows `by_id` (by problem_id):
+    what grade_shard writes, and what audit recomputes to compare with it."""
     # A sample without final content (cut off inside its reasoning, an engine error, an abstaining
     # solver) is no answer: nothing to extract, and never sent to the judge.
     answered = [i for i, sample in enumerate(samples) if sample["content"] is not None]
@@ -82,5 +99,4 @@ def grade_shard(
                 "dag_node": dag_node,
             }
         )
-    write_artifact(rows, output, "grades", inputs=[generations, problems])
-    log.info("graded %d samples: %d correct", len(rows), sum(bool(r["correct"]) for r in rows))
+    return rows

@@ -11,6 +11,9 @@ atomic on local file systems and on NFS alike. What this gives (docs/models.md, 
 - a killed writer leaves either the whole entry or none (at worst a `.tmp` file nobody reads);
 - two jobs writing at once never corrupt each other: each writes its own temp file, and two
   answers to the same key are both valid, the last rename wins;
+- two runs sharing the cache do not both pay for a request: a run claims a key (`KeyClaim`, a
+  flock the kernel releases even on kill -9) before requesting it, and the other waits and reuses
+  the answer;
 - each entry is self-verifying: `sha256` over its canonical content, and its key recomputed from
   its request, so a torn file (power loss before the data reached the disk) or an edited one reads
   as absent (`get`) or as a named problem (`load`, `iter_entries`: what `extrembench audit` uses).
@@ -19,14 +22,17 @@ atomic on local file systems and on NFS alike. What this gives (docs/models.md, 
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
 import os
+import time
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 from extrembench.core.files import write_bytes_atomic
+from extrembench.llm.reply import reply_problem
 
 CACHE_SCHEMA_VERSION = 1
 
@@ -59,7 +65,67 @@ def entry_problem(key: str, entry: Any) -> str | None:
         return "sha256 does not match the content (torn or edited)"
     if not isinstance(entry["request"], dict) or cache_key(entry["request"]) != key:
         return "the key does not match the recorded request (request edited)"
+    malformed = reply_problem(entry["response"])
+    if malformed is not None:
+        # written before replies were type-checked: reads as absent, so it is requested again
+        return f"malformed response ({malformed})"
     return None
+
+
+class KeyClaim:
+    """The right to request one key: an exclusive `flock` on `<key>.lock` beside the entry.
+
+    Two runs sharing a cache would otherwise both pay for every request (and, with a sampling
+    model, overwrite each other's answers). The kernel drops the lock when its holder dies, even
+    by kill -9, so a dead run never blocks the key; on NFS Linux maps flock to NFS byte-range
+    locks. The holder checks the cache again after acquiring: the previous holder may have
+    answered. The holder removes the lock file before unlocking, and a lock counts only on the
+    file still at the path, so no lock file outlives its claim (except a killed holder's, which
+    the next claim takes over)."""
+
+    def __init__(self, cache: GenerationCache, key: str) -> None:
+        self.cache, self.key = cache, key
+        self.path = cache.path(key).with_suffix(".lock")
+        self._fd: int | None = None
+
+    def try_acquire(self) -> bool:
+        """Take the claim if nobody holds it; never blocks."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            # the holder before us may have removed the file between our open and our lock: a lock
+            # on a removed file claims nothing, so only the file still at the path counts
+            held = os.fstat(fd)
+            now = os.stat(self.path)
+        except (BlockingIOError, FileNotFoundError):
+            os.close(fd)
+            return False
+        if (held.st_ino, held.st_dev) != (now.st_ino, now.st_dev):
+            os.close(fd)
+            return False
+        self._fd = fd
+        return True
+
+    def acquire(self, poll_s: float = 0.05) -> None:
+        """Wait for the claim (polling, so a signal still stops a waiting job)."""
+        while not self.try_acquire():
+            time.sleep(poll_s)
+
+    def release(self) -> None:
+        if self._fd is None:
+            return
+        self.path.unlink(missing_ok=True)  # before unlocking: a waiter then locks a new file
+        fcntl.flock(self._fd, fcntl.LOCK_UN)
+        os.close(self._fd)
+        self._fd = None
+
+    def __enter__(self) -> KeyClaim:
+        self.acquire()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.release()
 
 
 class GenerationCache:
@@ -86,6 +152,10 @@ class GenerationCache:
         problem = entry_problem(key, entry)
         return (entry, None) if problem is None else (None, problem)
 
+    def claim(self, key: str) -> KeyClaim:
+        """The claim on `key` (not yet taken): `with cache.claim(key):` waits for it."""
+        return KeyClaim(self, key)
+
     def get(self, key: str) -> dict[str, Any] | None:
         return self.load(key)[0]
 
@@ -110,6 +180,9 @@ class GenerationCache:
         """Store one answer atomically and return the entry. Without fsync a killed process still
         leaves a whole entry; a power loss may leave a torn one, which its sha256 rejects (so that
         response is requested again, never misread)."""
+        malformed = reply_problem(response)
+        if malformed is not None:  # the callers check first; this keeps a poisoned entry off disk whatever they do
+            raise ValueError(f"cache entry {key[:16]}…: refusing to store a malformed response ({malformed})")
         entry = {"key": key, "request": dict(request), "response": dict(response), "produced_by": dict(produced_by)}
         content = canonical_json(entry).encode()
         entry["sha256"] = hashlib.sha256(content).hexdigest()

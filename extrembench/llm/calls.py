@@ -105,11 +105,16 @@ class LLMCaller:
         key = cache_key(identity)
         entry = self.cache.get(key)
         if entry is None:
-            response = self._send(key, identity)
-            self.sent += 1
-            if response["finish_reason"] != "failed":
-                self.cache.put(key, identity, response, produced_by(identity["engine"], identity["engine_version"]))
-        else:
+            # claimed, then looked up again: another run sharing the cache may be asking this very call
+            with self.cache.claim(key):
+                entry = self.cache.get(key)
+                if entry is None:
+                    response = self._send(key, identity)
+                    self.sent += 1
+                    if response["finish_reason"] != "failed":
+                        origin = produced_by(identity["engine"], identity["engine_version"])
+                        self.cache.put(key, identity, response, origin)
+        if entry is not None:
             self.cached += 1
             response = entry["response"]
         return CallResult(
@@ -146,7 +151,8 @@ class LLMCaller:
             raise LLMCallError(f"models.{self.model}: {exc}") from exc
         [response] = replies
         if response["finish_reason"] == "failed" and not is_client_error(response):
-            raise LLMCallError(f"models.{self.model}: {response['error']}")
+            # named by its cache key (over messages, model and seed), never by anything secret
+            raise LLMCallError(f"models.{self.model}: call {key[:16]}: {response['error']}")
         return response
 
 

@@ -4,7 +4,7 @@ Bounded concurrency, explicit sampling parameters on every request (the caller's
 as is), retries with backoff on 408/409/425/429/5xx/timeouts/dropped connections (a longer
 `Retry-After` wins), and each outcome handed to a callback the moment it arrives. An outcome is
 an answer, or a failure record (`finish_reason: failed`): a client error (other 4xx), retries
-exhausted, or an unreadable 200. The caller caches answers only and decides what failures mean.
+exhausted, or an unreadable or malformed 200 (wrong types: llm/reply.py). The caller caches answers only and decides what failures mean.
 
 The API key is read from the environment once per run and goes only into the Authorization
 header; error bodies are read up to a cap, scrubbed of the key and of anything that looks like
@@ -27,12 +27,15 @@ import random
 import re
 import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import aiohttp
 from tenacity import AsyncRetrying, retry_if_exception_type, stop_after_attempt
+
+from extrembench.llm.reply import reply_problem
 
 log = logging.getLogger(__name__)
 
@@ -85,23 +88,38 @@ def scrub(text: str, secrets: Iterable[str] = (), *, limit: int = MAX_ERROR_TEXT
     return text if len(text) <= limit else text[:limit] + f"… ({len(text) - limit} more characters)"
 
 
+class MalformedReply(ValueError):
+    """A 200 whose fields have the wrong type or range (reply.ChatReply says which)."""
+
+
 def parse_chat_response(body: Mapping[str, Any]) -> dict[str, Any]:
-    """The fields we keep from a chat completion; ValueError when it holds no choice (e.g. a
-    200 carrying an error object), so that is a failure, never a cached empty answer."""
+    """The fields we keep from a chat completion, type-checked (reply.ChatReply). ValueError when
+    it holds no choice (e.g. a 200 carrying an error object), MalformedReply when a field has the
+    wrong type: either way a failure, never a cached answer."""
     choices = body.get("choices")
     if not choices or not isinstance(choices[0], dict):
         raise ValueError("no choices in the reply")
     choice = choices[0]
-    message = choice.get("message") or {}
-    usage = body.get("usage") or {}
-    return {
+    message = choice.get("message")
+    usage = body.get("usage")
+    if message is not None and not isinstance(message, dict):
+        raise MalformedReply(f"choices[0].message: an object expected, got {type(message).__name__}")
+    if usage is not None and not isinstance(usage, dict):
+        raise MalformedReply(f"usage: an object expected, got {type(usage).__name__}")
+    message, usage = message or {}, usage or {}
+    finish_reason = choice.get("finish_reason")
+    response = {
         "content": message.get("content"),
         "reasoning_content": message.get("reasoning_content"),
-        "finish_reason": choice.get("finish_reason") or "unknown",
+        "finish_reason": "unknown" if finish_reason is None else finish_reason,
         "prompt_tokens": usage.get("prompt_tokens"),
         "completion_tokens": usage.get("completion_tokens"),
         "error": None,
     }
+    problem = reply_problem(response)
+    if problem is not None:
+        raise MalformedReply(problem)
+    return response
 
 
 def failure(message: str, *, status: int | None = None) -> dict[str, Any]:
@@ -213,6 +231,8 @@ class ChatClient:
                 if not whole:
                     raise ValueError(f"body over {MAX_ANSWER_BODY} bytes")
                 response = parse_chat_response(json.loads(data))
+            except MalformedReply as exc:
+                return failure(scrub(f"HTTP 200 with a malformed reply: {exc}", self._secrets), status=200)
             except (ValueError, AttributeError, TypeError, IndexError) as exc:
                 text = data[:MAX_ERROR_BODY].decode("utf-8", errors="replace")
                 return failure(scrub(f"HTTP 200 with an unreadable body ({exc}): {text}", self._secrets), status=200)
@@ -276,9 +296,15 @@ class ChatClient:
         self,
         requests: Sequence[ChatRequest],
         on_response: Callable[[ChatRequest, dict[str, Any]], Awaitable[None] | None],
+        *,
+        claim: Callable[[ChatRequest], AbstractAsyncContextManager[bool]] | None = None,
     ) -> None:
         """Send every request; `on_response` runs as each one finishes (in completion order) and
         may raise to stop the run.
+
+        `claim(request)`, when given, is entered before a request is sent and left after its
+        `on_response`: it yields False when the request needs no sending after all (another run
+        sharing the cache answered it while this one waited for the claim).
 
         `concurrency` workers pull from one queue (not one task per request), so a shard of
         100,000 requests costs 100,000 small dicts, not 100,000 pending tasks."""
@@ -291,12 +317,20 @@ class ChatClient:
             headers=headers, connector=connector, timeout=aiohttp.ClientTimeout(total=None)
         ) as session:
 
+            async def answer(request: ChatRequest) -> None:
+                response = await self._send_one(session, request)
+                result = on_response(request, response)
+                if asyncio.iscoroutine(result):
+                    await result
+
             async def worker() -> None:
                 for request in pending:
-                    response = await self._send_one(session, request)
-                    result = on_response(request, response)
-                    if asyncio.iscoroutine(result):
-                        await result
+                    if claim is None:
+                        await answer(request)
+                        continue
+                    async with claim(request) as must_send:
+                        if must_send:
+                            await answer(request)
 
             workers = [asyncio.create_task(worker()) for _ in range(min(self.concurrency, len(requests)))]
             try:

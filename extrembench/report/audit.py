@@ -2,7 +2,10 @@
 
 Walks leaderboard row ← grade files ← generation files and their cache entries ← problem tables
 ← problem files (with the git commit that last touched each), recomputing every sha256 recorded
-in the artifacts' lineage metadata. It also rechecks the number itself: the leaderboard files
+in the artifacts' lineage metadata. Every verdict of each grade file is graded again from the
+generation text and the gold (report/regrade.py), so an edited verdict fails even when the files
+downstream were rebuilt around it; likewise each problem table's gold answers are derived again from
+their sources and its certificates re-checked (report/problem_check.py). It also rechecks the number itself: the leaderboard files
 against their recorded checksums (results/leaderboard.sha256), the row's accuracy, standard
 deviation and interval recomputed from the grade rows it walked, and each cache entry's request
 (its key is the hash of the request) and token counts against the generation row. Exit 0 when
@@ -23,9 +26,12 @@ import pyarrow.parquet as pq
 from extrembench.core.artifacts import read_lineage, read_metadata
 from extrembench.core.config import layered_config
 from extrembench.core.files import sha256_file
-from extrembench.core.provenance import file_commit, inputs_hash
+from extrembench.core.provenance import file_state, inputs_hash
+from extrembench.grading.guarded import GuardedEquivalence
 from extrembench.llm.cache import GenerationCache, cache_key
-from extrembench.report.leaderboard import accuracy_summary, apply_ungraded_policy
+from extrembench.report.leaderboard import leaderboard_row
+from extrembench.report.problem_check import check_problem_table
+from extrembench.report.regrade import regrade_file
 
 
 @dataclass
@@ -85,6 +91,31 @@ def _check_cache_entries(path: Path, cache: GenerationCache, depth: int, report:
         report.say(depth, f"ok   {len(rows)} cache entries match (produced on {', '.join(jobs)})")
 
 
+def _regrade(path: Path, depth: int, report: AuditReport) -> None:
+    regraded = regrade_file(path)
+    for problem in regraded.problems:
+        report.fail(depth, problem)
+    if regraded.not_rederived:
+        report.say(
+            depth, f"note {regraded.not_rederived} descriptive answer(s) graded by the LLM judge: not re-derived"
+        )
+    if not regraded.problems:
+        report.say(depth, f"ok   {regraded.checked} verdicts re-derived from the generation text and the gold")
+
+
+def _check_problems(path: Path, depth: int, report: AuditReport) -> None:
+    checked = check_problem_table(path)
+    for problem in checked.problems:
+        report.fail(depth, problem)
+    if not checked.problems:
+        report.say(
+            depth,
+            f"ok   {checked.answers} gold answers re-derived from their sources, "
+            f"{checked.certificates} certificates verified"
+            + (f" ({checked.uncertified} variants confirmed without one)" if checked.uncertified else ""),
+        )
+
+
 def _show_variants(path: Path, depth: int, report: AuditReport) -> None:
     """Each confirmed variant with its parent problem file and what was changed (the parent
     file itself is rechecked below, from the artifact's lineage)."""
@@ -134,17 +165,19 @@ def _walk(path: Path, expected: str, depth: int, report: AuditReport, cache: Gen
     if not _check_file(path, expected, depth, report):
         return
     if path.suffix != ".parquet":  # a source file, not an artifact with lineage
-        commit = file_commit(path)
-        report.say(depth, f"ok   {path} sha256 {expected[:16]} (git {commit[:12] if commit else 'untracked'})")
+        report.say(depth, f"ok   {path} sha256 {expected[:16]} ({file_state(path)})")
         return
     kind = read_metadata(path).get("extrembench.kind", "?")
     report.say(depth, f"ok   {path} [{kind}] sha256 {expected[:16]}")
+    if kind == "grades":
+        _regrade(path, depth + 1, report)
     if kind == "generations":
         _check_cache_entries(path, cache, depth + 1, report)
     if kind == "variants":
         _show_variants(path, depth + 1, report)
     if kind == "problems":
         _certificate_summary(path, depth + 1, report)
+        _check_problems(path, depth + 1, report)
     for record in read_lineage(path):
         _walk(Path(record["path"]), record["sha256"], depth + 1, report, cache)
 
@@ -162,29 +195,28 @@ def _check_board_files(board_path: Path, report: AuditReport) -> None:
             report.say(0, f"ok   {target} sha256 {expected[:16]} (recorded in {sums.name})")
 
 
-_RECOMPUTED = (
-    "n_problems",
-    "n_trials",
-    "n_samples",
-    "n_graded",
-    "accuracy_mean",
-    "accuracy_std",
-    "avg_at_k",
-    "ci_low",
-    "ci_high",
+# Leaderboard columns that are not numbers derived from the grade rows (checked elsewhere or labels).
+_NOT_RECOMPUTED = frozenset(
+    {"benchmark", "model", "inputs_sha256", "config_sha256", "git_commit", "git_dirty", "versions_json"}
 )
 
 
+def _missing(value) -> bool:
+    # pandas' NaN is written to Parquet as null: both mean "no value" (e.g. no token counts)
+    return value is None or (isinstance(value, float) and math.isnan(value))
+
+
 def _same_number(a, b) -> bool:
+    if _missing(a) or _missing(b):
+        return _missing(a) and _missing(b)
     if isinstance(a, float) or isinstance(b, float):
-        if a is None or b is None:
-            return a is b
-        return (math.isnan(a) and math.isnan(b)) or math.isclose(a, b, rel_tol=1e-12, abs_tol=1e-15)
+        return math.isclose(a, b, rel_tol=1e-12, abs_tol=1e-15)
     return a == b
 
 
 def _recompute(row: dict, grade_files: list[Path], board_path: Path, report: AuditReport) -> None:
-    """The row's numbers again, from the grade rows the walk just rechecked."""
+    """The row's numbers again, every one of them (accuracy, interval, pass@k, maj@k, rates,
+    token statistics), from the grade rows the walk just rechecked."""
     import pandas as pd  # deferred: pandas costs start-up time and only this path needs it
 
     metadata = read_metadata(board_path)
@@ -193,25 +225,35 @@ def _recompute(row: dict, grade_files: list[Path], board_path: Path, report: Aud
         return
     grades = pd.concat(frames, ignore_index=True)
     grades = grades[(grades["benchmark"] == row["benchmark"]) & (grades["model"] == row["model"])]
-    failed = grades["status"] == "failed"  # no answer by the model: out of every figure (leaderboard.py)
-    n_failed, grades = int(failed.sum()), grades[~failed]
-    grades = apply_ungraded_policy(grades, metadata.get("extrembench.ungraded", "exclude"))
-    summary = accuracy_summary(
-        row["benchmark"], row["model"], grades, int(metadata.get("extrembench.bootstrap_seed", "0"))
-    )
-    summary["n_failed"] = n_failed
+    ks = sorted(int(k.removeprefix("pass_at_")) for k in row if k.startswith("pass_at_"))
+    # maj@k groups answers with the grader's equivalence, in the mode and timeout the grades record
+    graded_with = read_metadata(grade_files[0])
+    with GuardedEquivalence(
+        timeout=float(graded_with.get("extrembench.grading_timeout_s", "5.0")),
+        mode=graded_with.get("extrembench.grading_mode", "default"),
+    ) as equivalent:
+        again = leaderboard_row(
+            row["benchmark"],
+            row["model"],
+            grades,
+            ks=ks,
+            equivalent=equivalent,
+            seed=int(metadata.get("extrembench.bootstrap_seed", "0")),
+            ungraded=metadata.get("extrembench.ungraded", "exclude"),
+        )
+    n_rows = len(grades) - again["n_failed"]
     wrong = [
-        f"{k} {row[k]!r} (recomputed {summary[k]!r})"
-        for k in (*_RECOMPUTED, "n_failed")
-        if k in row and not _same_number(row[k], summary[k])
+        f"{k} {row[k]!r} (recomputed {again[k]!r})"
+        for k in again
+        if k in row and k not in _NOT_RECOMPUTED and not _same_number(row[k], again[k])
     ]
     if wrong:
-        report.fail(0, f"{board_path}: the row does not follow from its {len(grades)} grade rows: " + "; ".join(wrong))
+        report.fail(0, f"{board_path}: the row does not follow from its {n_rows} grade rows: " + "; ".join(wrong))
     else:
         report.say(
             0,
-            f"ok   accuracy {summary['accuracy_mean']:.4f}, interval [{summary['ci_low']:.4f}, "
-            f"{summary['ci_high']:.4f}] recomputed from {len(grades)} grade rows",
+            f"ok   accuracy {again['accuracy_mean']:.4f}, interval [{again['ci_low']:.4f}, "
+            f"{again['ci_high']:.4f}], pass@k, maj@k and rates recomputed from {n_rows} grade rows",
         )
 
 

@@ -254,6 +254,22 @@ def _leaderboard_row(
     }
 
 
+def leaderboard_row(
+    benchmark: str,
+    model: str,
+    grades: pd.DataFrame,
+    *,
+    ks: list[int],
+    equivalent: Callable[..., bool] | None = None,
+    seed: int = 0,
+    ungraded: str = "wrong",
+) -> dict:
+    """One row of build_leaderboard on its own, from that (benchmark, model)'s grade rows (failed
+    ones included): what `extrembench audit` recomputes and compares, pass@k and maj@k too."""
+    equivalence = AnswerEquivalence(equivalent or string_equality)
+    return _leaderboard_row(benchmark, model, apply_ungraded_policy(grades, ungraded), ks, equivalence, seed)
+
+
 def build_leaderboard(
     grades: pd.DataFrame, *, equivalent: Callable[..., bool] | None = None, seed: int = 0, ungraded: str = "wrong"
 ) -> pd.DataFrame:
