@@ -175,6 +175,7 @@ MISSES_BENCHMARKS = [b for b in BENCHMARKS if CONFIG.benchmarks[b].kind in ("ext
 MISSES_OUTPUTS = {
     "table": f"{RESULTS}/tables/misses.csv",
     "figure": f"{RESULTS}/figures/misses.png",
+    "checksums": f"{RESULTS}/tables/misses.sha256",
 }
 
 

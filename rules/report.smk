@@ -150,6 +150,8 @@ rule misses_report:
         ),
         # save_figure writes a PDF beside every PNG
         pdf=MISSES_OUTPUTS["figure"].removesuffix(".png") + ".pdf",
+        # sha256 of every misses shard read and every file written, rechecked by `extrembench audit`
+        checksums=MISSES_OUTPUTS["checksums"],
     log:
         f"{RESULTS}/logs/misses_report.log",
     params:

@@ -7,4 +7,9 @@ from extrembench.report.misses_table import write_misses_report
 
 start_job(snakemake)  # noqa: F821 (injected by Snakemake)
 smk = snakemake  # noqa: F821
-write_misses_report(list(smk.input.misses), table=Path(smk.output.table), figure=Path(smk.output.figure))
+write_misses_report(
+    list(smk.input.misses),
+    table=Path(smk.output.table),
+    figure=Path(smk.output.figure),
+    checksums=Path(smk.output.checksums),
+)

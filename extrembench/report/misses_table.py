@@ -16,6 +16,7 @@ from matplotlib.figure import Figure
 
 from extrembench.core.artifacts import MISSES, read_artifact, write_csv
 from extrembench.report import metrics
+from extrembench.report.aggregate import write_checksums
 from extrembench.report.figures import save_figure, styled
 from extrembench.report.leaderboard import group_seed
 from extrembench.report.misses import CLASSES, KINDS
@@ -119,8 +120,12 @@ def read_misses(paths) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=MISSES.names)
 
 
-def write_misses_report(paths, *, table: Path, figure: Path) -> pd.DataFrame:
+def write_misses_report(paths, *, table: Path, figure: Path, checksums: Path) -> pd.DataFrame:
+    """The table and figure, and `checksums`: the sha256 of every misses shard read and of every
+    file written, which `extrembench audit` rechecks before it re-derives the table's numbers."""
+    paths = sorted(str(p) for p in paths)
     built = build_misses_table(read_misses(paths), seed=MISSES_SEED)
     write_csv(built, table)
-    plot_misses(built, figure)
+    png, pdf = plot_misses(built, figure)
+    write_checksums([*paths, table, png, pdf], checksums)
     return built
