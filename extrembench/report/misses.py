@@ -37,21 +37,6 @@ from extrembench.verify.certificates.document import epsilon_abs
 from extrembench.verify.claims import Landmarks, landmarks, opposite_sense, point_text, value_at
 from extrembench.verify.validate import HP_DIGITS, Effort, TimeCap
 
-MISSES_VERSION = "1"
-CLASSES = (
-    "correct",
-    "no_answer",
-    "answer_in_reasoning_only",
-    "unparsable",
-    "non_real",
-    "beyond_extremum",
-    "suboptimal_attained",
-    "wrong_sense_value",
-    "suboptimal_unexplained",
-    "undecided",
-)
-MISSED = CLASSES[1:]  # every class but correct
-KINDS = ("all_equal", "boundary", "other_feasible")
 # The search behind the landmarks: the validator's default counts; the wall-clock cap is only the
 # safety net (a sample that reaches it is `undecided`, reason "cap").
 EFFORT = Effort(starts=14, iterations=150, time_cap_s=120.0)

@@ -14,8 +14,8 @@ from pathlib import Path
 from extrembench.core.artifacts import read_artifact, write_artifact
 from extrembench.core.seeds import name_digest
 from extrembench.grading.grade import grade_many
+from extrembench.report.miss_classes import MISSES_VERSION
 from extrembench.report.misses import (
-    MISSES_VERSION,
     ProblemFacts,
     Verdict,
     classify_claim,
