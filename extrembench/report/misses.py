@@ -200,7 +200,8 @@ def classify_claim(claim: Claim, facts: ProblemFacts) -> Verdict:
             reason="the claim equals the gold (to 40 digits, or to its own decimals): a grading fault to look at",
         )
     if past > 0:
-        return _beyond(facts, past, shown)
+        # exact where the claim and the gold are: a claim exactly at a bound's slack is not excluded by it
+        return _beyond(facts, sign * (facts.gold - claim.value), shown)
     try:
         return _worse(claim, facts, shown)
     except TimeCap:
@@ -219,7 +220,7 @@ def _beyond(facts: ProblemFacts, past: sympy.Float, shown: str) -> Verdict:
         )
     if kind == "bound" and facts.epsilon is not None:
         slack = epsilon_abs(facts.epsilon, facts.gold)
-        if past > sympy.Rational(slack.numerator, slack.denominator):
+        if bool(past > sympy.Rational(slack.numerator, slack.denominator)):
             return Verdict(
                 "beyond_extremum",
                 proof="bound",
