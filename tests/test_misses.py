@@ -13,8 +13,9 @@ import pandas as pd
 import pytest
 
 from extrembench.core.artifacts import read_artifact, write_artifact
+from extrembench.grading.extract import reasoning_answer
 from extrembench.report.miss_classes import CLASSES
-from extrembench.report.misses import Claim, classify_claim, problem_facts, read_claim, reasoning_answer
+from extrembench.report.misses import Claim, classify_claim, problem_facts, read_claim
 from extrembench.report.misses_table import build_misses_table
 
 # min 1/x + 4/y + 9/z on x + y + z = 1 (x, y, z > 0): 36 at (1/6, 1/3, 1/2); all-equal point 42;

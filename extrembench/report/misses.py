@@ -28,8 +28,6 @@ from fractions import Fraction
 import sympy
 
 from extrembench.generation.symmetric import symmetric_guess
-from extrembench.grading.answer_value import is_witness, stated_value
-from extrembench.grading.extract import boxed_contents, final_content
 from extrembench.grading.normalize import normalize_answer, normalize_unicode, strip_delimiters
 from extrembench.problems.expr import ExpressionError, parse_expression
 from extrembench.problems.latex import FormalizeError, latex_to_text
@@ -286,22 +284,6 @@ def _worse(claim: Claim, facts: ProblemFacts, shown: str) -> Verdict:
         "local optima of the search attains it",
         work=found.work,
     )
-
-
-# ---------------------------------------------------------------- answers left in the reasoning
-def reasoning_answer(content: str | None, reasoning: str | None) -> str | None:
-    """The last boxed value written inside the reasoning (the reasoning field, or a response cut
-    off inside <think>): what graders that read the whole response would take."""
-    parts = [reasoning or ""]
-    if content is not None:
-        final, why = final_content(normalize_unicode(content))
-        parts.append(content if final is None else content[: len(content) - len(final)])
-    text = normalize_unicode("\n".join(parts))
-    for box in reversed(boxed_contents(text)):
-        value = stated_value(strip_delimiters(box))
-        if value and not is_witness(box):
-            return value
-    return None
 
 
 def witness_json(verdict: Verdict) -> str | None:

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from extrembench.core.artifacts import read_artifact, write_artifact
 from extrembench.core.seeds import name_digest
+from extrembench.grading.extract import reasoning_answer
 from extrembench.grading.grade import grade_many
 from extrembench.report.miss_classes import MISSES_VERSION
 from extrembench.report.misses import (
@@ -21,7 +22,6 @@ from extrembench.report.misses import (
     classify_claim,
     problem_facts,
     read_claim,
-    reasoning_answer,
     witness_json,
 )
 
