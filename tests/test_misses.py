@@ -346,6 +346,8 @@ def test_table_counts_sum_to_samples_with_intervals_over_problems():
     assert a["correct_share"] == pytest.approx(0.5)
     assert a["correct_low"] <= a["correct_share"] <= a["correct_high"]
     assert a["undecided_share"] == 0 and a["undecided_low"] == a["undecided_high"] == 0
-    assert a["all_equal_share_of_missed"] == pytest.approx(1 / 3)
+    assert a["all_equal_share_of_answered_misses"] == pytest.approx(1 / 3)
+    b = table.iloc[1]
+    assert (b["n_missed"], b["n_answered_missed"]) == (3, 2)  # the no_answer sample states no value
     # seeded: the same table again
     pd.testing.assert_frame_equal(table, build_misses_table(rows, seed=3))

@@ -51,7 +51,11 @@ def misses_row(benchmark: str, model: str, frame: pd.DataFrame, seed: int) -> di
     row["in_reasoning_right"] = int((in_reasoning & (frame["reasoning_correct"] == True)).sum())  # noqa: E712 (nullable)
     missed = len(frame) - row["correct"]
     row["n_missed"] = missed
-    row["all_equal_share_of_missed"] = row["attained_all_equal"] / missed if missed else float("nan")
+    # misses that state a final answer (abstentions and answers left in the reasoning have no value
+    # to place): the denominator of "how often is a wrong answer the all-equal value"
+    answered = missed - row["no_answer"] - row["answer_in_reasoning_only"]
+    row["n_answered_missed"] = answered
+    row["all_equal_share_of_answered_misses"] = row["attained_all_equal"] / answered if answered else float("nan")
     return row
 
 
