@@ -114,7 +114,6 @@ rule misses:
         benchmark="|".join(map(re.escape, MISSES_BENCHMARKS)) or "(?!)",
     input:
         grades=f"{RESULTS}/{{benchmark}}/grade/{{model}}/shard-{{shard}}.parquet",
-        generations=f"{RESULTS}/{{benchmark}}/generate/{{model}}/shard-{{shard}}.parquet",
         problems=f"{RESULTS}/{{benchmark}}/problems/shard-{{shard}}.parquet",
     output:
         misses=f"{RESULTS}/{{benchmark}}/misses/{{model}}/shard-{{shard}}.parquet",
@@ -122,7 +121,6 @@ rule misses:
         job=f"{RESULTS}/logs/misses/{{benchmark}}/{{model}}/shard-{{shard}}.log",
     params:
         code=CODE["misses"],
-        settings=lambda wc: settings_json(grading=CONFIG.grading),
     resources:
         mem_mb=cpu_resource("mem_mb"),
         runtime=cpu_resource("runtime"),

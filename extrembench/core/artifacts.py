@@ -148,6 +148,10 @@ GRADES = _schema(
     ("completion_tokens", pa.int64()),
     "grader",
     "grader_version",
+    "scope",  # grading.scope the row's verdict follows: final | anywhere
+    ("correct_final", pa.bool_()),  # the final-section reading (null = ungraded)
+    ("correct_anywhere", pa.bool_()),  # the reading that also takes a box left in the reasoning
+    "reasoning_answer",  # the last box in the reasoning, when the final section states no answer
     "dag_node",
 )
 

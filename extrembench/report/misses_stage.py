@@ -1,8 +1,8 @@
-"""The misses rule's job: one grades shard (with its generations and problems) → one misses shard.
+"""The misses rule's job: one grades shard (with its problems) → one misses shard.
 
 The engine is extrembench/report/misses.py; this module only reads the artifacts, keeps one
 ProblemFacts per problem (so landmarks are computed once per problem, however many samples miss
-it), grades the answers found only inside the reasoning with the project's grader, and writes.
+it) and writes. Answers left in the reasoning come graded from the grade rows (grading.scope).
 """
 
 from __future__ import annotations
@@ -13,8 +13,6 @@ from pathlib import Path
 
 from extrembench.core.artifacts import read_artifact, write_artifact
 from extrembench.core.seeds import name_digest
-from extrembench.grading.extract import reasoning_answer
-from extrembench.grading.grade import grade_many
 from extrembench.report.miss_classes import MISSES_VERSION
 from extrembench.report.misses import (
     ProblemFacts,
@@ -33,44 +31,33 @@ def problem_seed(problem_id: str) -> int:
     return int.from_bytes(name_digest("misses", problem_id)[:4], "big")
 
 
-def classify_row(grade: dict, generation: dict | None, facts: ProblemFacts) -> tuple[Verdict, str | None]:
-    """One grade row's verdict, and the answer found only in the reasoning (to be graded)."""
+def classify_row(grade: dict, facts: ProblemFacts) -> Verdict:
+    """One grade row's verdict. An answer boxed only in the reasoning is the grader's reading
+    (`reasoning_answer`, `correct_anywhere`), whichever scope the row's verdict follows."""
     status = grade["status"]
+    if grade.get("reasoning_answer") is not None:
+        right = {True: "right", False: "wrong", None: "ungraded"}[grade.get("correct_anywhere")]
+        return Verdict("answer_in_reasoning_only", reason=f"boxed only inside the reasoning ({right})")
     if status == "correct":
-        return Verdict("correct"), None
+        return Verdict("correct")
     if status == "no_answer":
-        found = reasoning_answer(generation.get("content"), generation.get("reasoning_content")) if generation else None
-        if found is not None:
-            return Verdict("answer_in_reasoning_only", reason="boxed only inside the reasoning"), found
-        return Verdict("no_answer", reason=grade["reason"] or ""), None
+        return Verdict("no_answer", reason=grade["reason"] or "")
     if grade["extracted"] is None:  # ungraded before anything was extracted (a grader timeout)
-        return Verdict("unparsable", reason=f"the grader extracted nothing ({grade['reason']})"), None
-    return classify_claim(read_claim(grade["extracted"], facts.variables), facts), None
+        return Verdict("unparsable", reason=f"the grader extracted nothing ({grade['reason']})")
+    return classify_claim(read_claim(grade["extracted"], facts.variables), facts)
 
 
-def misses_shard(
-    grades: Path, generations: Path, problems: Path, output: Path, *, dag_node: str, mode: str, timeout_s: float
-) -> None:
-    """mode, timeout_s: the config's grading settings, used to grade answers left in the reasoning."""
+def misses_shard(grades: Path, problems: Path, output: Path, *, dag_node: str) -> None:
     facts = {
         row["problem_id"]: problem_facts(row, problem_seed(row["problem_id"]))
         for row in read_artifact(problems, "problems").to_pylist()
     }
-    by_sample = {(g["problem_id"], g["trial"]): g for g in read_artifact(generations, "generations").to_pylist()}
-    rows, pending = [], []
+    rows = []
     for grade in read_artifact(grades, "grades").to_pylist():
         if grade["status"] == "failed":  # the model never answered: out of every figure (docs/metrics.md)
             continue
-        verdict, found = classify_row(
-            grade, by_sample.get((grade["problem_id"], grade["trial"])), facts[grade["problem_id"]]
-        )
-        if found is not None:
-            pending.append(
-                (
-                    len(rows),
-                    {"gold": grade["gold"], "response": f"\\boxed{{{found}}}", "answer_type": grade["answer_type"]},
-                )
-            )
+        verdict = classify_row(grade, facts[grade["problem_id"]])
+        in_reasoning = verdict.miss_class == "answer_in_reasoning_only"
         rows.append(
             {
                 "benchmark": grade["benchmark"],
@@ -90,20 +77,13 @@ def misses_shard(
                 "witness_json": witness_json(verdict),
                 "claim_value": verdict.claim_value,
                 "opposite_extremum": verdict.opposite_extremum,
-                "reasoning_answer": found,
-                "reasoning_correct": None,
+                "reasoning_answer": grade["reasoning_answer"] if in_reasoning else None,
+                "reasoning_correct": grade["correct_anywhere"] if in_reasoning else None,
                 "reason": verdict.reason,
                 "work": verdict.work,
                 "misses_version": MISSES_VERSION,
                 "dag_node": dag_node,
             }
         )
-    if pending:
-        results = grade_many([case for _, case in pending], mode=mode, timeout=timeout_s)
-        for (index, _), result in zip(pending, results):
-            rows[index]["reasoning_correct"] = result.correct
-            rows[index]["reason"] += (
-                f" ({'right' if result.correct else 'wrong' if result.correct is False else 'ungraded'})"
-            )
-    write_artifact(rows, output, "misses", inputs=[grades, generations, problems])
+    write_artifact(rows, output, "misses", inputs=[grades, problems])
     log.info("misses: %s", dict(sorted(Counter(r["miss_class"] for r in rows).items())))

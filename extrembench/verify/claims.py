@@ -48,6 +48,7 @@ from extrembench.verify.validate import (
 
 MAX_OPTIMA_PER_SENSE = 8  # distinct local optima re-checked per sense: bounds the 50-digit work
 SAME_VALUE = 1e-9  # two float optima within this relative distance are one landmark
+ABSOLUTE_FEAS = sympy.Float("1e-20", HP_DIGITS)  # generation/symmetric.py's FEASIBILITY_TOL
 
 
 @dataclass(frozen=True)
@@ -197,4 +198,23 @@ def value_at(spec: dict, point: dict[str, sympy.Expr]) -> sympy.Float | None:
         return None
     # NUMERIC_TOL: the symmetric baseline's roots of non-polynomial equations are 30-digit floats
     verdict, _ = _recheck(model, by_symbol, value, NUMERIC_TOL)
-    return sympy.Float(value, HP_DIGITS) if verdict == "ok" else None
+    if verdict == "ok" or _holds_absolutely(model, by_symbol):
+        return sympy.Float(value, HP_DIGITS)
+    return None
+
+
+def _holds_absolutely(model, point: dict) -> bool:
+    """In the domain, and every constraint within ABSOLUTE_FEAS at 50 digits: where all the terms
+    of a constraint vanish together (5 cos t = 0 at a root t) the relative test of the re-check
+    cannot pass at any float root; the all-equal points are held to the symmetric baseline's own
+    absolute tolerance instead."""
+    if not all(model.parsed.domains[s].contains(point[s]) for s in model.symbols):
+        return False
+    for lhs, op, rhs in model.parsed.constraints:
+        measured = _constraint_slack(lhs, op, rhs, point)
+        if measured is None:
+            return False
+        slack = measured[0]
+        if (op == "=" and abs(slack) > ABSOLUTE_FEAS) or (op != "=" and slack < -ABSOLUTE_FEAS):
+            return False
+    return True
