@@ -239,8 +239,8 @@ def _audit_misses(benchmark: str, model: str, results: Path, report: AuditReport
         report.say(0, f"note {sums.name} lists no misses shard for {benchmark}/{model} (not an extremal benchmark)")
         return
     for path, expected in shards:
-        intact = _check_file(path, expected, 1, report) and intact
-        _walk(path, expected, 1, report, cache)
+        intact = intact and path.exists() and sha256_file(path) == expected
+        _walk(path, expected, 1, report, cache)  # names a changed or missing shard itself
     if not intact or not table.exists():
         return
     rows = read_misses([path for path, _ in shards])
@@ -271,8 +271,9 @@ def _audit_misses(benchmark: str, model: str, results: Path, report: AuditReport
     report.say(0, f"ok   misses of {int(want['n_samples'])} samples recomputed from {len(shards)} shards: {counts}")
     for row in rows.sort_values(["problem_id", "trial"]).to_dict("records"):
         if row["miss_class"] != "correct":
-            what = "/".join(v for v in (row["miss_class"], row["kind"], row["proof"]) if v)
-            witness = f" at {row['witness_json']}" if row["witness_json"] else ""
+            # pandas reads a null string as NaN: only real strings are shown
+            what = "/".join(v for v in (row["miss_class"], row["kind"], row["proof"]) if isinstance(v, str))
+            witness = f" at {row['witness_json']}" if isinstance(row["witness_json"], str) else ""
             report.say(1, f"{row['problem_id']} trial {row['trial']}: {what} (answer {row['extracted']!r}){witness}")
 
 
