@@ -86,7 +86,7 @@ def test_scaling_job_count_is_what_snakemake_plans(tmp_path):
     names = {r for r in counts if r != "total"}
     listed = set(
         re.findall(
-            r"\b([a-z]+)\b", " ".join(line for line in doc.split("## Job counts")[1].split("| grid |")[0].splitlines())
+            r"\b([a-z_]+)\b", " ".join(line for line in doc.split("## Job counts")[1].split("| grid |")[0].splitlines())
         )
     )
     assert names <= listed, f"rules missing from docs/scaling.md's job table: {sorted(names - listed)}"
