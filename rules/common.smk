@@ -94,7 +94,7 @@ wildcard_constraints:
 CODE = {
     name: stage_code_hash([f"scripts/{name}.py"], base=BASE)
     for name in ("translate", "convert", "formalize", "validate", "review", "ingest", "vary", "generate",
-                 "grade", "aggregate", "plot", "compare")
+                 "grade", "aggregate", "plot", "compare", "misses", "misses_report")
 }
 
 
@@ -220,12 +220,31 @@ COMPARISONS = {
 VARIED = [CONFIG.benchmarks[b].parent for b in BENCHMARKS if CONFIG.benchmarks[b].kind == "variants"]
 
 
+# How models miss (rules/report.smk, extrembench/report/misses): every benchmark whose problems
+# carry a machine-checkable extremal spec (extremal, their variants, formalized).
+MISSES_BENCHMARKS = [b for b in BENCHMARKS if CONFIG.benchmarks[b].kind in ("extremal", "variants", "formalized")]
+MISSES_OUTPUTS = {
+    "table": f"{RESULTS}/tables/misses.csv",
+    "figure": f"{RESULTS}/figures/misses.png",
+    "checksums": f"{RESULTS}/tables/misses.sha256",
+}
+
+
+def misses_table(benchmark, model, shard):
+    return f"{RESULTS}/{benchmark}/misses/{model}/shard-{shard}.parquet"
+
+
+def all_misses_tables():
+    return [misses_table(b, m, s) for b in MISSES_BENCHMARKS for m in MODELS for s in shards(b)]
+
+
 def variants_table(benchmark, shard):
     return f"{RESULTS}/{benchmark}/variants/shard-{shard}.parquet"
 
 
 def all_targets():
-    return [*LEADERBOARD.values(), *TABLES.values(), *FIGURES.values(), REVIEW, *COMPARISONS.values()]
+    misses = list(MISSES_OUTPUTS.values()) if MISSES_BENCHMARKS else []
+    return [*LEADERBOARD.values(), *TABLES.values(), *FIGURES.values(), REVIEW, *COMPARISONS.values(), *misses]
 
 
 # ---------------------------------------------------------------- resources

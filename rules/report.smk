@@ -105,3 +105,61 @@ rule plot:
         "../envs/pipeline.yaml"
     script:
         "../scripts/plot.py"
+
+
+# How models miss: each graded sample of an extremal benchmark (and its variants) in one class,
+# decided by the validator's computations (extrembench/report/misses, docs/metrics.md).
+rule misses:
+    wildcard_constraints:
+        benchmark="|".join(map(re.escape, MISSES_BENCHMARKS)) or "(?!)",
+    input:
+        grades=f"{RESULTS}/{{benchmark}}/grade/{{model}}/shard-{{shard}}.parquet",
+        problems=f"{RESULTS}/{{benchmark}}/problems/shard-{{shard}}.parquet",
+    output:
+        misses=f"{RESULTS}/{{benchmark}}/misses/{{model}}/shard-{{shard}}.parquet",
+    log:
+        job=f"{RESULTS}/logs/misses/{{benchmark}}/{{model}}/shard-{{shard}}.log",
+    params:
+        code=CODE["misses"],
+    resources:
+        mem_mb=cpu_resource("mem_mb"),
+        runtime=cpu_resource("runtime"),
+        cpus_per_task=cpu_resource("cpus_per_task"),
+        slurm_partition=cpu_resource("slurm_partition"),
+    conda:
+        "../envs/pipeline.yaml"
+    script:
+        "../scripts/misses.py"
+
+
+rule misses_report:
+    input:
+        misses=all_misses_tables(),
+    output:
+        table=report(
+            MISSES_OUTPUTS["table"],
+            caption="../report/misses.rst",
+            category="Tables",
+        ),
+        figure=report(
+            MISSES_OUTPUTS["figure"],
+            caption="../report/misses.rst",
+            category="Figures",
+        ),
+        # save_figure writes a PDF beside every PNG
+        pdf=MISSES_OUTPUTS["figure"].removesuffix(".png") + ".pdf",
+        # sha256 of every misses shard read and every file written, rechecked by `extrembench audit`
+        checksums=MISSES_OUTPUTS["checksums"],
+    log:
+        f"{RESULTS}/logs/misses_report.log",
+    params:
+        code=CODE["misses_report"],
+    resources:
+        mem_mb=cpu_resource("mem_mb"),
+        runtime=cpu_resource("runtime"),
+        cpus_per_task=cpu_resource("cpus_per_task"),
+        slurm_partition=cpu_resource("slurm_partition"),
+    conda:
+        "../envs/pipeline.yaml"
+    script:
+        "../scripts/misses_report.py"

@@ -22,6 +22,7 @@ try:
         mode=settings.mode,
         timeout_s=settings.timeout_s,
         judge=judge,
+        scope=settings.scope,
     )
 finally:
     if judge is not None:

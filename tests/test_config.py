@@ -24,6 +24,7 @@ def test_default_config_validates_and_fills_defaults():
         "timeout_s": 5,
         "judge_model": None,
         "judge_votes": 5,
+        "scope": "final",
         "ungraded": "wrong",
     }
     assert (

@@ -79,12 +79,14 @@ def test_scaling_job_count_is_what_snakemake_plans(tmp_path):
     assert _number(row[3]) == counts.get("total", sum(counts.values())), row
     assert _number(row[4]) == counts["generate"], row
     # the per-rule table: one job per shard for the build rules, 5 single jobs
-    singles = _row(doc, "aggregate, plot, compare, review, all")
-    assert _number(singles[1]) == sum(counts[r] for r in ("aggregate", "plot", "compare", "review", "all"))
+    singles = _row(doc, "aggregate, plot, compare, review, misses_report, all")
+    assert _number(singles[1]) == sum(
+        counts[r] for r in ("aggregate", "plot", "compare", "review", "misses_report", "all")
+    )
     names = {r for r in counts if r != "total"}
     listed = set(
         re.findall(
-            r"\b([a-z]+)\b", " ".join(line for line in doc.split("## Job counts")[1].split("| grid |")[0].splitlines())
+            r"\b([a-z_]+)\b", " ".join(line for line in doc.split("## Job counts")[1].split("| grid |")[0].splitlines())
         )
     )
     assert names <= listed, f"rules missing from docs/scaling.md's job table: {sorted(names - listed)}"

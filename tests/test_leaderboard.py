@@ -49,6 +49,10 @@ def grade_row(benchmark="extrem", model="alpha", problem_id="p1", trial=0, corre
         "completion_tokens": 100,
         "grader": "test",
         "grader_version": "0",
+        "scope": "final",
+        "correct_final": correct,
+        "correct_anywhere": correct,
+        "reasoning_answer": None,
         "dag_node": "grade",
     }
     row.update(fields)

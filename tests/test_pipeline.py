@@ -16,6 +16,7 @@ import yaml
 from support.workflow import run_snakemake
 
 from extrembench.core.shards import shard_of
+from extrembench.report.miss_classes import CLASSES
 
 pytestmark = pytest.mark.slow
 
@@ -141,6 +142,35 @@ def test_audit_passes_then_names_a_changed_grade_file(workdir):
         grade_file.write_bytes(original)
 
 
+@pytest.mark.parametrize(
+    "changed",
+    [
+        "results/tables/misses.csv",
+        "results/extrem/misses/symmetric-guess/shard-0.parquet",
+        "results/figures/misses.png",
+    ],
+)
+def test_audit_rederives_the_misses_row_then_fails_on_one_changed_byte(workdir, changed):
+    command = [sys.executable, "-m", "extrembench.cli", "audit", "--benchmark", "extrem", "--model", "symmetric-guess"]
+    ok = subprocess.run(command, cwd=workdir, capture_output=True, text=True)
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    assert "misses of 6 samples recomputed from 2 shards: correct 6" in ok.stdout, ok.stdout
+    table = pd.read_csv(workdir / "results" / "tables" / "misses.csv")
+    assert (table[list(CLASSES)].sum(axis=1) == table["n_samples"]).all()
+    assert set(table.set_index("model").loc["reference-solver", ["n_missed"]]) == {0}
+    target = workdir / changed
+    original = target.read_bytes()
+    try:
+        data = bytearray(original)
+        data[len(data) // 2] ^= 0x01
+        target.write_bytes(bytes(data))
+        broken = subprocess.run(command, cwd=workdir, capture_output=True, text=True)
+        assert broken.returncode != 0
+        assert f"{changed}: changed" in broken.stderr
+    finally:
+        target.write_bytes(original)
+
+
 def test_editing_one_problem_reruns_its_shard_and_sends_models_times_trials(workdir):
     edited = workdir / "problems" / "tiny-sum-of-squares.yaml"
     shard = shard_of(edited.stem, N_SHARDS)
@@ -150,7 +180,7 @@ def test_editing_one_problem_reruns_its_shard_and_sends_models_times_trials(work
     plan = planned_jobs(run_snakemake(workdir, "-n").stdout)
     for rule in ("translate", "convert", "validate"):
         assert plan[rule] == [f"benchmark=extrem, shard={shard}"], plan
-    for rule in ("generate", "grade"):
+    for rule in ("generate", "grade", "misses"):
         assert sorted(plan[rule]) == sorted(
             f"benchmark=extrem, model={m}, shard={shard}" for m in TINY_CONFIG["evaluate"]["models"]
         ), plan
@@ -164,6 +194,8 @@ def test_editing_one_problem_reruns_its_shard_and_sends_models_times_trials(work
         "aggregate",
         "plot",
         "compare",
+        "misses",
+        "misses_report",
         "all",
     }
     rerun = run_snakemake(workdir)

@@ -148,6 +148,10 @@ GRADES = _schema(
     ("completion_tokens", pa.int64()),
     "grader",
     "grader_version",
+    "scope",  # grading.scope the row's verdict follows: final | anywhere
+    ("correct_final", pa.bool_()),  # the final-section reading (null = ungraded)
+    ("correct_anywhere", pa.bool_()),  # the reading that also takes a box left in the reasoning
+    "reasoning_answer",  # the last box in the reasoning, when the final section states no answer
     "dag_node",
 )
 
@@ -179,6 +183,35 @@ VARIANTS = _schema(
     "dag_node",
 )
 
+# How each graded sample of an extremal benchmark missed (report/misses.py, docs/metrics.md "How
+# models miss"): one row per grade row that is not `failed`, exactly one class each.
+MISSES = _schema(
+    "benchmark",
+    "model",
+    "problem_id",
+    ("trial", pa.int32()),
+    "source_sha256",
+    "cache_key",
+    "sense",
+    "gold",
+    "certificate_kind",
+    "grade_status",  # the grade row's status
+    "extracted",  # the grade row's extracted answer
+    "miss_class",  # correct | no_answer | answer_in_reasoning_only | unparsable | non_real | beyond_extremum |
+    # suboptimal_attained | wrong_sense_value | suboptimal_unexplained | undecided
+    "kind",  # suboptimal_attained: all_equal | boundary | other_feasible
+    "proof",  # beyond_extremum: bound | sos | numeric; wrong_sense_value: search
+    "witness_json",  # the feasible point that attains the claim (exact, or 20-digit text)
+    "claim_value",  # the claim to 20 significant digits
+    "opposite_extremum",  # the opposite sense's extremum, when it was computed
+    "reasoning_answer",  # answer_in_reasoning_only: the last value boxed in the reasoning
+    ("reasoning_correct", pa.bool_()),  # ... and the grader's verdict on it (null: not graded)
+    "reason",
+    ("work", pa.int64()),  # local searches + 50-digit re-checks spent (counts, never seconds)
+    "misses_version",
+    "dag_node",
+)
+
 SCHEMAS: dict[str, pa.Schema] = {
     "translations": TRANSLATIONS,
     "conversions": CONVERSIONS,
@@ -186,6 +219,7 @@ SCHEMAS: dict[str, pa.Schema] = {
     "generations": GENERATIONS,
     "grades": GRADES,
     "variants": VARIANTS,
+    "misses": MISSES,
 }
 
 

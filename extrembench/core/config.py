@@ -374,6 +374,14 @@ class Grading(Section):
     timeout_s: float = Field(5.0, gt=0)
     judge_model: str | None = Field(None, description="registry name of the LLM judge for descriptive answers")
     judge_votes: int = Field(5, ge=1)
+    scope: Annotated[Literal["final", "anywhere"], _one_of("final", "anywhere")] = Field(
+        "final",
+        description=(
+            "where the graded answer is read: 'final' = the final section only (after the reasoning); 'anywhere' = "
+            "also the last box inside the reasoning when the final section states none, as graders that take the "
+            "last box of the whole response do. Both readings are counted in the leaderboard either way"
+        ),
+    )
     ungraded: Annotated[Literal["wrong", "exclude"], _one_of("wrong", "exclude")] = Field(
         "wrong",
         description=(

@@ -190,3 +190,19 @@ def extract_answer(response: str, answer_type: str = "number") -> Extraction:
     if bare is not None and box_reason == "no-box":
         return Extraction(bare, "bare")
     return Extraction(None, box_reason if box_reason == "witness-only-box" else "no-answer-found")
+
+
+def reasoning_answer(content: str | None, reasoning: str | None) -> str | None:
+    """The last boxed value written inside the reasoning (the reasoning field, or the part of the
+    content inside <think>...</think> or cut off inside it): what graders that take the last box
+    anywhere in the response would read when the final section states nothing (`grading.scope`)."""
+    parts = [reasoning or ""]
+    if content is not None:
+        text = normalize_unicode(content)
+        final, _ = final_content(text)
+        parts.append(text if final is None else text[: len(text) - len(final)])
+    for box in reversed(boxed_contents(normalize_unicode("\n".join(parts)))):
+        value = stated_value(drop_qualifier(strip_delimiters(box)))
+        if value and not is_witness(box):
+            return value
+    return None

@@ -7,33 +7,51 @@ from pathlib import Path
 
 from extrembench.core.artifacts import read_artifact, write_artifact
 from extrembench.grading import GRADER_NAME, GRADER_VERSION, GradeResult
-from extrembench.grading.grade import grade_all_modes, modes_disagree
+from extrembench.grading.extract import reasoning_answer
+from extrembench.grading.grade import grade_all_modes, grade_many, modes_disagree
 
 log = logging.getLogger(__name__)
 
 
 def grade_shard(
-    generations: Path, problems: Path, output: Path, *, dag_node: str, mode: str, timeout_s: float, judge=None
-) -> None:  # judge: extrembench.llm.judge.LLMJudge
-    """Grade the final content (never the reasoning) in every mode; the row's verdict is `mode`'s,
-    and the other modes' verdicts are kept so disagreements are counted, not hidden. The mode and
-    timeout are recorded in the file's metadata, so `extrembench audit` can grade it again."""
+    generations: Path,
+    problems: Path,
+    output: Path,
+    *,
+    dag_node: str,
+    mode: str,
+    timeout_s: float,
+    judge=None,  # extrembench.llm.judge.LLMJudge
+    scope: str = "final",
+) -> None:
+    """Grade the final content in every mode; the row's verdict is `mode`'s, and the other modes'
+    verdicts are kept so disagreements are counted, not hidden. A sample whose final section states
+    no answer but that boxed one inside its reasoning is graded on that box too (`mode`): kept as
+    `correct_anywhere`, and the row's verdict when `scope` is 'anywhere' (docs/grading.md). The mode,
+    timeout and scope are recorded in the file's metadata, so `extrembench audit` can grade it again."""
 
     by_id = {p["problem_id"]: p for p in read_artifact(problems, "problems").to_pylist()}
     samples = read_artifact(generations, "generations").to_pylist()
-    rows = grade_samples(samples, by_id, dag_node=dag_node, mode=mode, timeout_s=timeout_s, judge=judge)
+    rows = grade_samples(samples, by_id, dag_node=dag_node, mode=mode, timeout_s=timeout_s, judge=judge, scope=scope)
     write_artifact(
         rows,
         output,
         "grades",
         inputs=[generations, problems],
-        extra_metadata={"grading_mode": mode, "grading_timeout_s": repr(float(timeout_s))},
+        extra_metadata={"grading_mode": mode, "grading_timeout_s": repr(float(timeout_s)), "grading_scope": scope},
     )
     log.info("graded %d samples: %d correct", len(rows), sum(bool(r["correct"]) for r in rows))
 
 
 def grade_samples(
-    samples: list[dict], by_id: dict[str, dict], *, dag_node: str, mode: str, timeout_s: float, judge=None
+    samples: list[dict],
+    by_id: dict[str, dict],
+    *,
+    dag_node: str,
+    mode: str,
+    timeout_s: float,
+    judge=None,
+    scope: str = "final",
 ) -> list[dict]:
     """The grade rows of generation rows `samples` against problem rows `by_id` (by problem_id):
     what grade_shard writes, and what audit recomputes to compare with it."""
@@ -51,6 +69,28 @@ def grade_samples(
         for i in answered
     ]
     verdicts = dict(zip(answered, grade_all_modes(cases, timeout=timeout_s, judge=judge)))
+    in_reasoning = {
+        i: found
+        for i, sample in enumerate(samples)
+        if sample["finish_reason"] != "failed"
+        and (i not in verdicts or verdicts[i][mode].status == "no_answer")
+        and (found := reasoning_answer(sample["content"], sample["reasoning_content"])) is not None
+    }
+    reasoning_cases = [
+        {
+            "gold": by_id[samples[i]["problem_id"]]["answer"],
+            "response": f"\\boxed{{{found}}}",
+            "answer_type": by_id[samples[i]["problem_id"]]["answer_type"],
+            "question": by_id[samples[i]["problem_id"]]["statement"],
+        }
+        for i, found in in_reasoning.items()
+    ]
+    reasoning_verdicts = dict(
+        zip(
+            in_reasoning,
+            grade_many(reasoning_cases, mode=mode, timeout=timeout_s, judge=judge) if reasoning_cases else [],
+        )
+    )
     rows = []
     for index, sample in enumerate(samples):
         problem = by_id[sample["problem_id"]]
@@ -70,6 +110,12 @@ def grade_samples(
                 reason=f"no content (finish_reason={sample['finish_reason']})",
             )
             disagree, math_verify, amo_official = False, False, False
+        correct_final = correct_anywhere = result.correct
+        if index in reasoning_verdicts:
+            correct_anywhere = reasoning_verdicts[index].correct
+            if scope == "anywhere":
+                boxed = reasoning_verdicts[index]
+                result = GradeResult(boxed.correct, boxed.extracted, boxed.status, f"reasoning-{boxed.reason}")
         rows.append(
             {
                 "benchmark": sample["benchmark"],
@@ -96,6 +142,10 @@ def grade_samples(
                 "completion_tokens": sample["completion_tokens"],
                 "grader": GRADER_NAME,
                 "grader_version": GRADER_VERSION,
+                "scope": scope,
+                "correct_final": correct_final,
+                "correct_anywhere": correct_anywhere,
+                "reasoning_answer": in_reasoning.get(index),
                 "dag_node": dag_node,
             }
         )

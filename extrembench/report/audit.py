@@ -30,6 +30,8 @@ from extrembench.core.provenance import file_state, inputs_hash
 from extrembench.grading.guarded import GuardedEquivalence
 from extrembench.llm.cache import GenerationCache, cache_key
 from extrembench.report.leaderboard import leaderboard_row
+from extrembench.report.miss_classes import CLASSES
+from extrembench.report.misses_table import MISSES_SEED, build_misses_table, read_misses
 from extrembench.report.problem_check import check_problem_table
 from extrembench.report.regrade import regrade_file
 
@@ -257,6 +259,66 @@ def _recompute(row: dict, grade_files: list[Path], board_path: Path, report: Aud
         )
 
 
+def _audit_misses(benchmark: str, model: str, results: Path, report: AuditReport, cache: GenerationCache) -> None:
+    """The misses table's row for (benchmark, model): every file misses_report recorded in
+    tables/misses.sha256 rechecked, the shards' lineage walked, the row re-derived from the shard
+    rows (counts, shares and intervals), and each missed sample listed."""
+    import pandas as pd  # deferred: pandas costs start-up time and only this path needs it
+
+    sums, table = results / "tables" / "misses.sha256", results / "tables" / "misses.csv"
+    if not sums.exists():
+        if table.exists():
+            report.fail(0, f"{sums}: missing (the checksums of the misses table and its shards); rerun misses_report")
+        return
+    recorded = [line.partition("  ") for line in sums.read_text(encoding="utf-8").splitlines() if line.strip()]
+    intact = True
+    for expected, _, name in recorded:
+        if not name.endswith(".parquet"):
+            intact = _check_file(Path(name), expected, 0, report) and intact
+    marker = f"/{benchmark}/misses/{model}/"
+    shards = [(Path(name), expected) for expected, _, name in recorded if marker in "/" + name]
+    if not shards:
+        report.say(0, f"note {sums.name} lists no misses shard for {benchmark}/{model} (not an extremal benchmark)")
+        return
+    for path, expected in shards:
+        intact = intact and path.exists() and sha256_file(path) == expected
+        _walk(path, expected, 1, report, cache)  # names a changed or missing shard itself
+    if not intact or not table.exists():
+        return
+    rows = read_misses([path for path, _ in shards])
+    rows = rows[(rows["benchmark"] == benchmark) & (rows["model"] == model)]
+    rebuilt = build_misses_table(rows, seed=MISSES_SEED)
+    written = pd.read_csv(table)
+    written = written[(written["benchmark"] == benchmark) & (written["model"] == model)]
+    if written.empty or rebuilt.empty:
+        report.fail(0, f"{table}: no row for {benchmark}/{model}")
+        return
+    want, have = rebuilt.iloc[0].to_dict(), written.iloc[0].to_dict()
+    # the csv holds 6 significant digits (write_csv), so shares and intervals compare to that
+    wrong = [
+        f"{k} {have.get(k)!r} (recomputed {want[k]!r})"
+        for k in want
+        if k not in ("benchmark", "model")
+        and not (
+            (isinstance(want[k], float) and math.isnan(want[k]) and math.isnan(float(have.get(k, "nan"))))
+            or math.isclose(float(have.get(k, "nan")), float(want[k]), rel_tol=1e-5, abs_tol=1e-9)
+        )
+    ]
+    if wrong:
+        report.fail(
+            0, f"{table}: the {benchmark}/{model} row does not follow from its misses rows: " + "; ".join(wrong)
+        )
+        return
+    counts = ", ".join(f"{c} {int(want[c])}" for c in CLASSES if want[c])
+    report.say(0, f"ok   misses of {int(want['n_samples'])} samples recomputed from {len(shards)} shards: {counts}")
+    for row in rows.sort_values(["problem_id", "trial"]).to_dict("records"):
+        if row["miss_class"] != "correct":
+            # pandas reads a null string as NaN: only real strings are shown
+            what = "/".join(v for v in (row["miss_class"], row["kind"], row["proof"]) if isinstance(v, str))
+            witness = f" at {row['witness_json']}" if isinstance(row["witness_json"], str) else ""
+            report.say(1, f"{row['problem_id']} trial {row['trial']}: {what} (answer {row['extracted']!r}){witness}")
+
+
 def audit(benchmark: str, model: str, *, results: Path, cache_dir: Path) -> AuditReport:
     report = AuditReport()
     board_path = results / "leaderboard.parquet"
@@ -296,6 +358,7 @@ def audit(benchmark: str, model: str, *, results: Path, cache_dir: Path) -> Audi
     # numbers are only worth recomputing from grade files that are intact
     if mine and all(Path(r["path"]).exists() and sha256_file(r["path"]) == r["sha256"] for r in mine):
         _recompute(row, [Path(r["path"]) for r in mine], board_path, report)
+    _audit_misses(benchmark, model, results, report, cache)
     return report
 
 

@@ -195,6 +195,17 @@ def _trial_accuracies(frame: pd.DataFrame) -> np.ndarray:
     return per_trial.dropna().to_numpy(dtype=float)
 
 
+def reading_accuracy(frame: pd.DataFrame, column: str) -> float:
+    """accuracy_mean under one grading scope (`correct_final` or `correct_anywhere`): the mean over
+    trials of the per-trial accuracy; where that reading is ungraded the row's own (policy-applied)
+    verdict stands. NaN for grade files written before the columns existed."""
+    if column not in frame.columns:
+        return float("nan")
+    reading = frame[column].astype(object).where(frame[column].notna(), frame["correct"])
+    accuracies = _trial_accuracies(frame.assign(correct=reading))
+    return float(accuracies.mean()) if accuracies.size else float("nan")
+
+
 def accuracy_summary(benchmark: str, model: str, frame: pd.DataFrame, seed: int) -> dict:
     """The counts, accuracy and interval of one (benchmark, model): the leaderboard's numbers that
     `extrembench audit` recomputes from the grade rows (ungraded policy already applied)."""
@@ -236,6 +247,10 @@ def _leaderboard_row(
             for key in ("n_problems", "n_trials", "n_samples", "n_graded", "accuracy_mean", "accuracy_std")
         },
         "n_failed": n_failed,
+        # both grading scopes, whichever the row's verdicts follow (grading.scope), for comparison
+        # with numbers published either way (docs/metrics.md)
+        "accuracy_final_only": reading_accuracy(frame, "correct_final"),
+        "accuracy_anywhere": reading_accuracy(frame, "correct_anywhere"),
         "k": n_trials,
         **{key: summary[key] for key in ("avg_at_k", "ci_low", "ci_high")},
         **{f"pass_at_{k}": _mean_pass_at_k(per_problem, k) if k <= n_trials else float("nan") for k in ks},

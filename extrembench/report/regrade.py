@@ -34,6 +34,10 @@ DERIVED = (
     "finish_reason",
     "prompt_tokens",
     "completion_tokens",
+    "scope",
+    "correct_final",
+    "correct_anywhere",
+    "reasoning_answer",
 )
 
 
@@ -70,6 +74,7 @@ def regrade_file(path: Path) -> Regraded:
         )
         return result
     timeout_s = float(metadata.get("extrembench.grading_timeout_s", "5.0"))
+    scope = metadata.get("extrembench.grading_scope", "final")
     recorded = read_artifact(path, "grades").to_pylist()
     graders = sorted({f"{r['grader']} {r['grader_version']}" for r in recorded})
     if graders and graders != [f"{GRADER_NAME} {GRADER_VERSION}"]:
@@ -90,7 +95,7 @@ def regrade_file(path: Path) -> Regraded:
         return result
     dag_node = recorded[0]["dag_node"] if recorded else ""
     # judge=None: a descriptive answer comes back ungraded ("no-judge") and is skipped below
-    again = grade_samples(samples, by_id, dag_node=dag_node, mode=mode, timeout_s=timeout_s, judge=None)
+    again = grade_samples(samples, by_id, dag_node=dag_node, mode=mode, timeout_s=timeout_s, judge=None, scope=scope)
     ours = {(r["problem_id"], r["trial"]): r for r in again}
     theirs = {(r["problem_id"], r["trial"]): r for r in recorded}
     for key in sorted(ours.keys() ^ theirs.keys()):
