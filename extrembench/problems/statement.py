@@ -22,7 +22,7 @@ def to_text(expr: sympy.Expr) -> str:
 def answer_latex(answer: str) -> str:
     """The gold answer as LaTeX, the notation graders read reliably (Math-Verify misreads some
     plain-syntax forms such as "(1 + sqrt(2) + sqrt(3))^2"); parsed safely, never evaluated."""
-    return sympy.latex(parse_expression(answer, []))
+    return sympy.latex(parse_expression(answer, []), ln_notation=True)
 
 
 def domain_phrase(text: str, plural: bool) -> str:
@@ -59,7 +59,9 @@ def source_order_latex(text: str, names: list[str]) -> str:
     is parsed normally first, so every limit of the safe parser applies; the unevaluated second
     parse is only for display."""
     parse_expression(text, names)
-    return sympy.latex(_flatten(_SourceOrderParser(text, names).parse_expression_only()), order="none")
+    return sympy.latex(
+        _flatten(_SourceOrderParser(text, names).parse_expression_only()), order="none", ln_notation=True
+    )
 
 
 class _SourceOrderParser(_Parser):

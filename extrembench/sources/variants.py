@@ -493,7 +493,7 @@ def render_phrasing(problem: Problem, phrasing: str) -> str:
         return render_statement(problem)
     names = list(problem.variables)
     joined = constraints_latex(problem.constraints, names)
-    objective = "$" + sympy.latex(parse_expression(problem.objective, names)) + "$"
+    objective = "$" + sympy.latex(parse_expression(problem.objective, names), ln_notation=True) + "$"
     word, small, least = _WORDS[problem.sense]
     subjects = " and ".join(
         f"${listed}$ {'are' if plural else 'is'} {domain_phrase(domain, plural)}"
