@@ -15,6 +15,7 @@ Pipeline per problem (statuses in docs/problem-format.md):
 
 from __future__ import annotations
 
+import copy
 import logging
 import math
 import time
@@ -42,8 +43,10 @@ from extrembench.problems.problem import (
     min_form_sign,
     parse_problem,
 )
+from extrembench.verify import components
 from extrembench.verify.certificates.certify import certify as build_certificate
 from extrembench.verify.certificates.refutation_check import point_floats
+from extrembench.verify.components import Orthants
 from extrembench.verify.refutation import (
     exact_feasible_point,
     level_certificate,
@@ -352,6 +355,107 @@ def _search(model: _Model, seed: int, effort: Effort, deadline: float) -> list[_
     return sorted(found, key=lambda c: (c.violation > FEAS_TOL, c.value))
 
 
+# ---------------------------------------------------------------- every sign orthant
+ORTHANT_STARTS = 2  # local searches per orthant: from x = (+-1, ...) and from the best sample in it
+ORTHANT_SAMPLES_PER_VARIABLE = 40
+MAX_ORTHANT_SEARCHES = 256  # a work count: past it the remaining orthants stay unvisited
+
+
+@dataclass(frozen=True)
+class Coverage:
+    """Which sign orthants of the sign-free variables a search visited (components.orthants);
+    `unvisited` names the parts no search ran in (a numeric confirmation is then refused)."""
+
+    free: tuple[str, ...]
+    visited: tuple[str, ...]
+    unvisited: tuple[str, ...]
+    complete: bool
+
+    def record(self) -> dict | None:
+        """What a numeric certificate records (None when no variable is sign-free)."""
+        if not self.free:
+            return None
+        return {"free": list(self.free), "visited": list(self.visited), "complete": self.complete}
+
+    def missing(self) -> str:
+        if self.complete:
+            return ""
+        if not self.unvisited:
+            return f"the sign orthants of {', '.join(self.free)} (too many sign-free variables to enumerate)"
+        shown = "; ".join(self.unvisited[:4]) + (
+            f"; and {len(self.unvisited) - 4} more" if len(self.unvisited) > 4 else ""
+        )
+        return f"{len(self.unvisited)} sign orthant(s) of {', '.join(self.free)} never searched ({shown})"
+
+
+def _orthant_coordinate(domain: Domain, sign: int) -> _Coordinate:
+    """The coordinate of a sign-free variable restricted to one closed half of its domain."""
+    if sign > 0:
+        if domain.hi is None:
+            return _Coordinate("sinh", 0.0, 1.0, 0.0, LOG_LIMIT)
+        hi = float(domain.hi)
+        return (
+            _Coordinate("exp", hi, -1.0, -LOG_LIMIT, math.log(hi))
+            if domain.hi_open
+            else _Coordinate("box", 0.0, 1.0, 0.0, hi)
+        )
+    if domain.lo is None:
+        return _Coordinate("sinh", 0.0, -1.0, 0.0, LOG_LIMIT)
+    lo = float(domain.lo)
+    return (
+        _Coordinate("exp", lo, 1.0, -LOG_LIMIT, math.log(-lo))
+        if domain.lo_open
+        else _Coordinate("box", 0.0, 1.0, lo, 0.0)
+    )
+
+
+def _restricted(model: _Model, orthants: Orthants, pattern: str) -> _Model:
+    signs = dict(zip(orthants.free, pattern))
+    restricted = copy.copy(model)
+    restricted.coords = [
+        _orthant_coordinate(model.parsed.domains[s], 1 if signs[name] == "+" else -1) if name in signs else c
+        for s, name, c in zip(model.symbols, model.names, model.coords)
+    ]
+    return restricted
+
+
+def _orthant_search(model: _Model, seed: int, effort: Effort, deadline: float) -> tuple[list[_Candidate], Coverage]:
+    """A small multistart search inside each closed sign orthant of the sign-free variables (one
+    per orbit under the problem's exact symmetries), its local optima in the model's own
+    coordinates, and the coverage. Bounded by counts: ORTHANT_STARTS per orthant, at most
+    MAX_ORTHANT_SEARCHES in all, the orthants in a fixed order (all '+' first)."""
+    orthants = components.orthants(model.parsed)
+    if not orthants.free:
+        return [], Coverage((), (), (), True)
+    found, visited = [], []
+    budget = MAX_ORTHANT_SEARCHES
+    for k, pattern in enumerate(orthants.patterns):
+        if budget < ORTHANT_STARTS:
+            break
+        restricted = _restricted(model, orthants, pattern)
+        rng = np.random.default_rng([seed, k])
+        samples = _sample(restricted, rng, ORTHANT_SAMPLES_PER_VARIABLE * len(model.coords) + 40)
+        values, violation = restricted.values(restricted.x(samples))
+        merit = _penalised(restricted, values, violation)
+        unit = np.array([c.t(c.sign * 1.0 if c.kind == "sinh" else 1.0) for c in restricted.coords])
+        bounds = [(c.t_lo, c.t_hi) for c in restricted.coords]
+        unit = np.clip(unit, [b[0] for b in bounds], [b[1] for b in bounds])
+        starts = [unit, samples[:, int(np.argmin(merit))]][:ORTHANT_STARTS]
+        for start in starts:
+            _check_cap(deadline)
+            candidate = _local(restricted, start, iterations=effort.iterations)
+            if candidate is None:
+                continue
+            x = restricted.x_scalar(np.array(candidate.t))
+            t = tuple(float(c.t(v)) for c, v in zip(model.coords, x))
+            found.append(replace(candidate, t=t))
+        budget -= len(starts)
+        visited.append(pattern)
+    unvisited = [orthants.describe(p) for p in orthants.patterns[len(visited) :]]
+    coverage = Coverage(orthants.free, tuple(visited), tuple(unvisited), orthants.complete and not unvisited)
+    return sorted(found, key=lambda c: (c.violation > FEAS_TOL, c.value)), coverage
+
+
 def _check_cap(deadline: float) -> None:
     if time.monotonic() > deadline:
         raise TimeCap
@@ -375,6 +479,37 @@ def _diverges(model: _Model, start: _Candidate) -> tuple[bool, list[float], list
     steps = [a - b for a, b in zip(path, path[1:])]
     growing = all(s > 0 for s in steps) and steps[-1] >= 0.5 * steps[0] and steps[-1] > 1e-9 * (1 + abs(path[-1]))
     return growing, path, points
+
+
+RAY_FACTORS = (10.0, 100.0, 1e3, 1e4, 1e5, 1e6)  # one coordinate pushed out this far, the rest re-optimised
+
+
+def _rays(model: _Model, start: _Candidate, iterations: int, deadline: float):
+    """Paths of feasible points along which one unbounded coordinate is pushed outward from a point
+    beating the claim (x fixed at 10x, 100x, ... its value, the others re-optimised from the
+    previous point), each yielded when the objective keeps decreasing along it: its points are the
+    far points an exact `unbounded` certificate is fitted to. A critical point such as (-1, -1) on
+    the branch x*y = 1, x, y < 0 is where a local search stays; the push leaves it. Bounded work:
+    len(RAY_FACTORS) local searches per coordinate."""
+    x0 = model.x_scalar(np.array(start.t))
+    for i, c in enumerate(model.coords):
+        if c.kind == "box" or x0[i] == 0 or (c.kind == "exp" and c.sign * (x0[i] - c.offset) <= 0):
+            continue
+        t, values, points = np.array(start.t), [start.value], []
+        for factor in RAY_FACTORS:
+            _check_cap(deadline)
+            fixed = c.t(x0[i] * factor if c.offset == 0 else c.offset + (x0[i] - c.offset) * factor)
+            pinned = copy.copy(model)
+            pinned.coords = [*model.coords[:i], replace(c, t_lo=fixed, t_hi=fixed), *model.coords[i + 1 :]]
+            t = np.array([*t[:i], fixed, *t[i + 1 :]])
+            candidate = _local(pinned, t, iterations=iterations)
+            if candidate is None or candidate.violation > FEAS_TOL or not candidate.value < values[-1]:
+                break
+            t = np.array(candidate.t)
+            values.append(candidate.value)
+            points.append(_witness(model, candidate))
+        if len(points) >= 2:
+            yield values, points
 
 
 def _at_limit(model: _Model, candidate: _Candidate) -> bool:
@@ -737,9 +872,14 @@ def _check_loaded(problem: Problem, seed: int, effort: Effort, certify: bool = T
     except (ProblemError, ExpressionError) as exc:
         return _invalid(problem.id, exc)
     candidates = _search(model, seed, effort, deadline)
+    # every sign orthant of the sign-free variables searched too (a hyperbola's other branch);
+    # its points join only where they change the verdict, so the usual witness stays the same
+    in_orthants, coverage = _orthant_search(model, seed, effort, deadline)
     feasible = _feasible(candidates)
     if not feasible:
-        exact = _exactly_feasible(model, candidates, deadline)
+        feasible = _feasible(in_orthants)
+    if not feasible:
+        exact = _exactly_feasible(model, candidates + in_orthants, deadline)
         if exact is None:
             closest = min((c.violation for c in candidates), default=float("inf"))
             return CheckResult(
@@ -757,6 +897,9 @@ def _check_loaded(problem: Problem, seed: int, effort: Effort, certify: bool = T
     answer = float(parsed.answer.evalf(30))
     target = model.sign * answer
     tol = REL_TOL * (1 + abs(answer))
+    beating = [c for c in _feasible(in_orthants) if c.value < min(target - tol, feasible[0].value)]
+    if beating:
+        feasible = sorted(feasible + beating, key=lambda c: c.value)
     best = feasible[0]
     if best.value < target - tol:
         return _refute_by_witness(problem, model, [c for c in feasible if c.value < target - tol], deadline)
@@ -765,8 +908,16 @@ def _check_loaded(problem: Problem, seed: int, effort: Effort, certify: bool = T
     matching = [c for c in feasible if c.value <= target + tol]
     status, chosen, reason = _attainment(model, matching, parsed.answer)
     result = CheckResult(problem.id, status, model.sign * chosen.value, _witness(model, chosen), reason)
-    if status == "confirmed" and certify:
-        result = replace(result, certificate=build_certificate(problem, result.witness, reason))
+    if status == "confirmed" and (certify or not coverage.complete):
+        certificate = build_certificate(problem, result.witness, reason, components=coverage.record())
+        if certificate["kind"] == "numeric" and not coverage.complete:
+            # a proof covers the whole set; the search alone covers only the orthants it visited
+            return replace(
+                result,
+                status="inconclusive",
+                reason=f"{reason}, but the numeric search did not cover the feasible set: {coverage.missing()}",
+            )
+        result = replace(result, certificate=certificate if certify else None)
     return result
 
 
@@ -827,6 +978,18 @@ def _refute_by_witness(problem: Problem, model: _Model, better: list[_Candidate]
                 reason = (
                     f"unbounded {word} (numerically: along feasible points with coordinates running to 0 or "
                     f"infinity the objective goes {shown}, ...); certified by {reason}"
+                )
+        for path, points in _rays(model, candidate, 60, deadline):
+            unbounded, detail = unbounded_certificate(model.parsed, problem.answer, points)
+            if unbounded is not None:
+                shown = ", ".join(f"{model.sign * v:.6g}" for v in path)
+                return CheckResult(
+                    problem.id,
+                    "refuted",
+                    best_value,
+                    witness,
+                    f"unbounded {word}: {detail} (numerically, pushing one coordinate out, the objective goes {shown}, ...)",
+                    unbounded,
                 )
         return CheckResult(problem.id, "refuted", best_value, witness, reason, certificate)
     best = better[0]
