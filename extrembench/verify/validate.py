@@ -63,6 +63,7 @@ FEAS_TOL = 1e-8  # constraint residual, relative to the size of its sides
 HP_DIGITS = 50
 EXACT_TOL = 1e-30  # 50-digit re-check of a rational witness
 NUMERIC_TOL = 1e-11  # 50-digit re-check of a witness that could not be made exact
+SHIFT_FROM = 10**6  # an additive constant this large is taken out of the float search (exact checks keep it)
 BOUNDARY_RATIO = 1e-6  # a coordinate this close to an open end (relative to the point's scale) is "at" it
 
 
@@ -144,8 +145,12 @@ class _Model:
         self.names = [str(s) for s in self.symbols]
         self.sign = float(min_form_sign(sense))
         self.coords = [_coordinate(parsed.domains[s]) for s in self.symbols]
+        # a large additive constant is searched without: a^2 + b^2 + 10^20 is flat in floats
+        constant, _ = parsed.objective.as_coeff_Add()
+        self.shift = constant if constant.is_Rational and abs(constant) >= SHIFT_FROM else sympy.Integer(0)
+        objective = parsed.objective - self.shift
         # lambdify prints our own parsed tree (fixed vocabulary) to numpy code, never the raw text
-        self.objective = sympy.lambdify(self.symbols, parsed.objective, "numpy")
+        self.objective = sympy.lambdify(self.symbols, objective, "numpy")
         self.equalities, self.inequalities = [], []
         self.scalar_equalities, self.scalar_inequalities = [], []
         for lhs, op, rhs in parsed.constraints:
@@ -163,7 +168,15 @@ class _Model:
                 self.inequalities.append(pair)
                 self.scalar_inequalities.append(relative)
         # plain-float versions for the local searches: ~10x faster than numpy on scalars
-        self.scalar_objective = sympy.lambdify(self.symbols, parsed.objective, "math")
+        self.scalar_objective = sympy.lambdify(self.symbols, objective, "math")
+
+    def reported(self, value: float) -> float:
+        """A searched (signed, shifted) value as the objective's own value."""
+        return self.sign * value + float(self.shift)
+
+    def target(self) -> float:
+        """The claim in the searched (signed, shifted) scale."""
+        return self.sign * float((self.parsed.answer - self.shift).evalf(30))
 
     def x_scalar(self, t) -> list[float]:
         return [c.x(float(t[i]), math) for i, c in enumerate(self.coords)]
@@ -529,7 +542,7 @@ def search_extremum(problem_or_spec: Problem | ExtremalSpec, *, seed: int, effor
         return SearchResult(None, None, False)
     best = feasible[0]
     unbounded = _at_limit(model, best) and _diverges(model, best)[0]
-    return SearchResult(model.sign * best.value, _witness(model, best), unbounded)
+    return SearchResult(model.reported(best.value), _witness(model, best), unbounded)
 
 
 # ---------------------------------------------------------------- high-precision re-check
@@ -658,9 +671,29 @@ def _is_at_closed_end(domain: Domain, value) -> bool:
     )
 
 
-def _hp(expr: sympy.Expr, point: dict) -> sympy.Expr | None:
+def _magnitude_digits(answer: sympy.Expr) -> int:
+    """Decimal digits of the answer's integer part (0 below 1), capped."""
+    try:
+        size = abs(float(answer.evalf(20)))
+    except (TypeError, ValueError, OverflowError):
+        return 0
+    return 400 if not math.isfinite(size) else min(400, max(0, math.ceil(math.log10(1 + size))))
+
+
+def _answer_scale(objective: sympy.Expr, answer: sympy.Expr):
+    """What a relative tolerance on the answer is relative to: 1 + |answer|, or 1 + |answer - c|
+    when the objective adds a constant c (a^2 + b^2 + 10^20: only the varying part's size counts,
+    so a claim of 10^20 + 1 is not within 1e-11 * 10^20 of the minimum). Never larger than before."""
+    constant, _ = objective.as_coeff_Add()
+    scale = 1 + abs(sympy.N(answer, 20))
+    if constant != 0 and constant.is_Rational:
+        scale = min(scale, 1 + abs(sympy.N(answer - constant, 20)))
+    return scale
+
+
+def _hp(expr: sympy.Expr, point: dict, digits: int = HP_DIGITS) -> sympy.Expr | None:
     """50-digit value of expr at point; None where it is undefined or not real."""
-    value = sympy.N(expr.subs(point), HP_DIGITS)
+    value = sympy.N(expr.subs(point), digits)
     if not value.is_number or value.has(sympy.zoo, sympy.nan, sympy.oo, -sympy.oo):
         return None
     real, imaginary = value.as_real_imag()
@@ -703,11 +736,13 @@ def _recheck(model: _Model, point: dict, answer: sympy.Expr, tol: float) -> tupl
             return "fail", f"constraint {lhs} {op} {rhs} is violated by {sympy.N(-slack, 3)}"
         if op in (">", "<") and slack <= tol * scale:
             on_boundary.append(f"strict constraint {lhs} {op} {rhs} is tight")
-    value = _hp(parsed.objective, point)
+    # digits for the answer's magnitude too: 10^20 + 1 and 10^20 differ in the 21st digit
+    digits = HP_DIGITS + _magnitude_digits(answer)
+    value = _hp(parsed.objective, point, digits)
     if value is None:
         return ("boundary", "; ".join(on_boundary)) if on_boundary else ("fail", "objective undefined at the witness")
-    gap = abs(value - sympy.N(answer, HP_DIGITS))
-    if gap > tol * (1 + abs(sympy.N(answer, 20))):
+    gap = abs(value - sympy.N(answer, digits))
+    if gap > tol * _answer_scale(parsed.objective, answer):
         return "fail", f"objective at the witness is {sympy.N(value, 15)}, not the answer (gap {sympy.N(gap, 3)})"
     if on_boundary:
         return "boundary", "; ".join(on_boundary)
@@ -894,8 +929,8 @@ def _check_loaded(problem: Problem, seed: int, effort: Effort, certify: bool = T
     statement_error = _statement_mismatch(problem, model, feasible)
     if statement_error:
         return CheckResult(problem.id, "invalid", None, None, f"statement: {statement_error}")
-    answer = float(parsed.answer.evalf(30))
-    target = model.sign * answer
+    answer = float((parsed.answer - model.shift).evalf(30))
+    target = model.target()
     tol = REL_TOL * (1 + abs(answer))
     beating = [c for c in _feasible(in_orthants) if c.value < min(target - tol, feasible[0].value)]
     if beating:
@@ -907,7 +942,12 @@ def _check_loaded(problem: Problem, seed: int, effort: Effort, certify: bool = T
         return _refute_unreachable(problem, model, best)
     matching = [c for c in feasible if c.value <= target + tol]
     status, chosen, reason = _attainment(model, matching, parsed.answer)
-    result = CheckResult(problem.id, status, model.sign * chosen.value, _witness(model, chosen), reason)
+    if status != "confirmed" or best.value < target - FLOAT_NOISE * (1 + abs(target)):
+        # within the search's tolerance, yet not an exact match: the exact point decides
+        refuted = _refute_near_claim(problem, model, matching, deadline)
+        if refuted is not None:
+            return refuted
+    result = CheckResult(problem.id, status, model.reported(chosen.value), _witness(model, chosen), reason)
     if status == "confirmed" and (certify or not coverage.complete):
         certificate = build_certificate(problem, result.witness, reason, components=coverage.record())
         if certificate["kind"] == "numeric" and not coverage.complete:
@@ -921,12 +961,48 @@ def _check_loaded(problem: Problem, seed: int, effort: Effort, certify: bool = T
     return result
 
 
+def _least_violation(model: _Model, starts: list[_Candidate], deadline: float) -> list[_Candidate]:
+    """Points of least absolute constraint violation, from the given points and the structured
+    starts. A set such as (x - 1)^2 + (y - 2)^2 <= 0 is a single point where every relative
+    residual is 1 except exactly there, so the relative measure the search uses gives no slope to
+    follow; the absolute violation (a square distance here) leads to it, and the exact snap then
+    decides. Bounded work: one L-BFGS-B run of at most 300 iterations per start."""
+
+    def violation(t):
+        xs = model.x_scalar(t)
+        total = 0.0
+        for func, _ in model.equalities:
+            total += abs(_scalar(func, xs))
+        for func, _ in model.inequalities:
+            total += max(0.0, -_scalar(func, xs))
+        return total if math.isfinite(total) else 1e300
+
+    bounds = [(c.t_lo, c.t_hi) for c in model.coords]
+    out = []
+    for start in _structured_starts(model) + [np.array(c.t) for c in starts]:
+        _check_cap(deadline)
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            result = minimize(
+                violation,
+                np.clip(start, [b[0] for b in bounds], [b[1] for b in bounds]),
+                method="L-BFGS-B",
+                bounds=bounds,
+                options={"maxiter": 300},
+            )
+        f, v = model.values(model.x(result.x))
+        if np.isfinite(f):
+            out.append(_Candidate(tuple(float(t) for t in result.x), float(f), float(v)))
+    return out
+
+
 def _exactly_feasible(model: _Model, candidates: list[_Candidate], deadline: float) -> _Candidate | None:
     """A feasible point proven exactly (rational / algebraic coordinates) near one of the search's
     closest points, as a candidate: a set whose only points sit where a relative residual test
     cannot pass (the origin, a single point like x^2 + y^2 = 0) is not empty."""
 
-    for candidate in sorted(candidates, key=lambda c: c.violation)[:4]:
+    closest = sorted(candidates, key=lambda c: c.violation)[:4]
+    for candidate in closest + _least_violation(model, closest, deadline):
         _check_cap(deadline)
         point = exact_feasible_point(model.parsed, _witness(model, candidate))
         if point is None:
@@ -937,6 +1013,56 @@ def _exactly_feasible(model: _Model, candidates: list[_Candidate], deadline: flo
         if np.isfinite(value):
             return _Candidate(tuple(float(v) for v in t), float(value), 0.0)
     return None
+
+
+FLOAT_NOISE = 1e-12  # a best value this far below the claim (relative) is more than rounding
+NEAR_CLAIM_CANDIDATES = 2  # float points within tolerance of the claim that are snapped and re-evaluated
+
+
+def _refute_near_claim(
+    problem: Problem, model: _Model, matching: list[_Candidate], deadline: float
+) -> CheckResult | None:
+    """A claim the search matched only to tolerance: the nearest points snapped to rationals and
+    low-height algebraic numbers (refutation.exact_points) and evaluated exactly; refuted when one
+    beats the claim, whatever the gap's size (the objective equals -1/10^10 at x = 1/2 exactly,
+    below a claimed 0), or when the exact value there lies past a claim no point reaches (10^20
+    claimed 10^20 - 1) and a level proof closes. None when neither settles it."""
+    refuted = _refute_by_witness(problem, model, matching[:NEAR_CLAIM_CANDIDATES], deadline)
+    if refuted.status == "refuted":
+        return refuted
+    claim = model.parsed.answer
+    for candidate in matching[:NEAR_CLAIM_CANDIDATES]:
+        _check_cap(deadline)
+        point = exact_feasible_point(model.parsed, _witness(model, candidate))
+        value = None if point is None else _exact_objective(model.parsed, point)
+        if value is None or not (model.sign * (value - claim)).is_positive:
+            continue
+        # the exact value lies past the claim: a proof that nothing reaches the claim refutes it
+        certificate, detail = level_certificate(
+            model.parsed, problem.answer, Fraction(value.p, value.q), _witness(model, candidate)
+        )
+        if certificate is not None:
+            return CheckResult(
+                problem.id,
+                "refuted",
+                float(value),
+                _witness(model, candidate),
+                f"the claimed {problem.answer} is never reached: an exactly feasible point gives {value}, and {detail}",
+                certificate,
+            )
+    return None
+
+
+def _exact_objective(parsed, point: dict) -> sympy.Rational | None:
+    """The objective at an exact point of rational coordinates, when that value is rational."""
+    if not all(isinstance(v, str) for v in point.values()):
+        return None
+    try:
+        values = {s: sympy.Rational(Fraction(point[str(s)])) for s in parsed.symbols}
+    except (ValueError, ZeroDivisionError):
+        return None
+    value = parsed.objective.xreplace(values)
+    return value if value.is_Rational else None
 
 
 MAX_REFUTATION_CANDIDATES = 5  # float points beating the claim that are tried as exact witnesses
@@ -957,11 +1083,11 @@ def _refute_by_witness(problem: Problem, model: _Model, better: list[_Candidate]
             continue
         witness = point_floats(certificate["point"])
         value, _ = model.values([np.float64(witness[name]) for name in model.names])
-        best_value = float(model.sign * value)
+        best_value = model.reported(float(value))
         reason = f"an exactly feasible point gives {best_value:.12g}, {word} the claimed {answer:.12g} ({detail})"
         if _at_limit(model, candidate):
             diverging, path, points = _diverges(model, candidate)
-            shown = ", ".join(f"{model.sign * v:.6g}" for v in path)
+            shown = ", ".join(f"{model.reported(v):.6g}" for v in path)
             # the exact path is checked on its own, so a fit is tried even when the numeric path
             # stopped early (a local search that left the feasible set at a larger limit)
             unbounded, detail = unbounded_certificate(model.parsed, problem.answer, points)
@@ -982,7 +1108,7 @@ def _refute_by_witness(problem: Problem, model: _Model, better: list[_Candidate]
         for path, points in _rays(model, candidate, 60, deadline):
             unbounded, detail = unbounded_certificate(model.parsed, problem.answer, points)
             if unbounded is not None:
-                shown = ", ".join(f"{model.sign * v:.6g}" for v in path)
+                shown = ", ".join(f"{model.reported(v):.6g}" for v in path)
                 return CheckResult(
                     problem.id,
                     "refuted",
@@ -996,9 +1122,9 @@ def _refute_by_witness(problem: Problem, model: _Model, better: list[_Candidate]
     return CheckResult(
         problem.id,
         "inconclusive",
-        model.sign * best.value,
+        model.reported(best.value),
         _witness(model, best),
-        f"a point feasible to float tolerance gives {model.sign * best.value:.12g}, {word} the claimed "
+        f"a point feasible to float tolerance gives {model.reported(best.value):.12g}, {word} the claimed "
         f"{answer:.12g}, but no exactly feasible point near it beats the claim ({why})",
     )
 
@@ -1008,8 +1134,12 @@ def _refute_unreachable(problem: Problem, model: _Model, best: _Candidate) -> Ch
     feasible point reaches it (scaling, or a bound or sos proof of a level past it), inconclusive otherwise."""
 
     answer = float(model.parsed.answer.evalf(30))
-    best_value = model.sign * best.value
-    certificate, detail = level_certificate(model.parsed, problem.answer, best_value, _witness(model, best))
+    best_value = model.reported(best.value)
+    # with a large constant taken out, the best value is exact from its float part and the constant
+    level_from = (
+        best_value if model.shift == 0 else Fraction(model.sign * best.value) + Fraction(model.shift.p, model.shift.q)
+    )
+    certificate, detail = level_certificate(model.parsed, problem.answer, level_from, _witness(model, best))
     if certificate is None:
         return CheckResult(
             problem.id,
