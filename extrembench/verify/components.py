@@ -79,38 +79,49 @@ def orthants(parsed: ParsedProblem) -> Orthants:
         return Orthants((), ("",), True)
     if len(free) > MAX_FREE:
         return Orthants(names, (), False)
+    patterns = _orbit_representatives(len(free), _generators(parsed, free))
+    return Orthants(names, tuple("".join("+" if v > 0 else "-" for v in p) for p in patterns), True)
+
+
+def _generators(parsed: ParsedProblem, free: list) -> list:
+    """The problem's exact symmetries, as functions on sign patterns (tuples of +1/-1 over free)."""
     base = _forms(parsed, {})
     index = {s: i for i, s in enumerate(free)}
-    # generators, as functions on patterns (tuples of +1/-1 over `free`)
-    generators = []
+    out = []
     for s in free:
         if _symmetric_domain(parsed.domains[s]) and _symmetry(parsed, base, {s: -s}):
-            generators.append(lambda p, i=index[s]: p[:i] + (-p[i],) + p[i + 1 :])
-    if len(free) > 1 and all(_symmetric_domain(parsed.domains[s]) for s in free):
-        if _symmetry(parsed, base, {s: -s for s in free}):
-            generators.append(lambda p: tuple(-v for v in p))
+            out.append(lambda p, i=index[s]: p[:i] + (-p[i],) + p[i + 1 :])
+    if (
+        len(free) > 1
+        and all(_symmetric_domain(parsed.domains[s]) for s in free)
+        and _symmetry(parsed, base, {s: -s for s in free})
+    ):
+        out.append(lambda p: tuple(-v for v in p))
+    by_name = {s.name: s for s in free}
     for group in groups(parsed):
-        members = [index[next(s for s in free if s.name == n)] for n in group if n in names]
-        if len(members) == len(group):
+        if all(n in by_name for n in group):
+            members = [index[by_name[n]] for n in group]
             for i, j in zip(members, members[1:]):
-                generators.append(
+                out.append(
                     lambda p, i=i, j=j: tuple(p[j] if k == i else p[i] if k == j else v for k, v in enumerate(p))
                 )
     symbols = list(parsed.symbols)
     if len(symbols) > 2 and len(free) == len(symbols):
         shift = {s: symbols[(k + 1) % len(symbols)] for k, s in enumerate(symbols)}
         if all(parsed.domains[s] == parsed.domains[symbols[0]] for s in symbols) and _forms(parsed, shift) == base:
-            generators.append(lambda p: p[-1:] + p[:-1])
-    seen: set[tuple] = set()
-    representatives = []
-    # all '+' first, then by number of '-' signs: the orbit's first pattern in this order is its name
+            out.append(lambda p: p[-1:] + p[:-1])
+    return out
+
+
+def _orbit_representatives(n: int, generators: list) -> list[tuple]:
+    """One pattern per orbit, each the first of its orbit in the order: fewest '-' signs first,
+    then '+' before '-' variable by variable (so all '+' comes first)."""
     order = sorted(
-        (
-            tuple(1 if (m >> (len(free) - 1 - k)) & 1 == 0 else -1 for k in range(len(free)))
-            for m in range(2 ** len(free))
-        ),
+        (tuple(-1 if (m >> (n - 1 - k)) & 1 else 1 for k in range(n)) for m in range(2**n)),
         key=lambda p: (sum(v < 0 for v in p), [-v for v in p]),
     )
+    seen: set[tuple] = set()
+    representatives = []
     for pattern in order:
         if pattern in seen:
             continue
@@ -124,5 +135,4 @@ def orthants(parsed: ParsedProblem) -> Orthants:
                 if image not in seen:
                     seen.add(image)
                     stack.append(image)
-    text = tuple("".join("+" if v > 0 else "-" for v in p) for p in representatives)
-    return Orthants(names, text, True)
+    return representatives

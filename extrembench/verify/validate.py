@@ -15,9 +15,12 @@ Pipeline per problem (statuses in docs/problem-format.md):
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import logging
 import math
+import signal
+import threading
 import time
 import warnings
 from dataclasses import dataclass, replace
@@ -342,8 +345,33 @@ class Effort:
         return cls(starts=validation.starts, iterations=validation.iterations, time_cap_s=validation.time_cap_s)
 
 
-class TimeCap(Exception):
-    """The wall-clock safety net of Effort was hit; the check reports inconclusive."""
+class TimeCap(BaseException):
+    """The wall-clock safety net of Effort was hit; the check reports inconclusive. A BaseException
+    (like KeyboardInterrupt): the catch-alls that keep a certifier bug from stopping a batch must
+    not turn the cap into another verdict."""
+
+
+@contextlib.contextmanager
+def _wall_cap(seconds: float):
+    """Raise TimeCap in this thread once `seconds` have passed, wherever the check is (the SDP, the
+    box search, a sympy simplification): a timer signal, so no code path can run past the cap by
+    more than its longest single C call. Only in the main thread and when no other timer is set
+    (signals go to the main thread; a caller's own alarm is left alone); elsewhere the counted
+    work and the search's own deadline checks are the bound."""
+    if threading.current_thread() is not threading.main_thread() or signal.getitimer(signal.ITIMER_REAL)[0] > 0:
+        yield
+        return
+
+    def fire(signum, frame):
+        raise TimeCap
+
+    previous = signal.signal(signal.SIGALRM, fire)
+    signal.setitimer(signal.ITIMER_REAL, max(seconds, 1e-3))
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 def _search(model: _Model, seed: int, effort: Effort, deadline: float) -> list[_Candidate]:
@@ -883,7 +911,8 @@ def check_problem(
         except ProblemError as exc:
             return _invalid(declared_id(Path(problem)), exc)
     try:
-        return _check_loaded(problem, seed, effort, certify)
+        with _wall_cap(effort.time_cap_s):
+            return _check_loaded(problem, seed, effort, certify)
     except TimeCap:
         return CheckResult(
             problem.id,
