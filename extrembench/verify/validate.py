@@ -523,6 +523,7 @@ def _diverges(model: _Model, start: _Candidate) -> tuple[bool, list[float], list
 
 
 RAY_FACTORS = (10.0, 100.0, 1e3, 1e4, 1e5, 1e6)  # one coordinate pushed out this far, the rest re-optimised
+RAY_STEP = math.log(10.0) + 0.5  # how far (in search coordinates) the others may move per push
 
 
 def _rays(model: _Model, start: _Candidate, iterations: int, deadline: float):
@@ -536,15 +537,28 @@ def _rays(model: _Model, start: _Candidate, iterations: int, deadline: float):
     for i, c in enumerate(model.coords):
         if c.kind == "box" or x0[i] == 0 or (c.kind == "exp" and c.sign * (x0[i] - c.offset) <= 0):
             continue
-        t, values, points = np.array(start.t), [start.value], []
+        t, values, points = np.array(start.t), [], []
+        # from a far start (a point already at 1e16) the pushes begin at 10, so the path stays in floats
+        base = x0[i] - c.offset if abs(x0[i] - c.offset) <= 1e3 else math.copysign(1.0, x0[i] - c.offset)
         for factor in RAY_FACTORS:
             _check_cap(deadline)
-            fixed = c.t(x0[i] * factor if c.offset == 0 else c.offset + (x0[i] - c.offset) * factor)
+            fixed = c.t(c.offset + base * factor)
             pinned = copy.copy(model)
-            pinned.coords = [*model.coords[:i], replace(c, t_lo=fixed, t_hi=fixed), *model.coords[i + 1 :]]
+            # the other coordinates move at most ~10x per push: re-optimised freely, one that can
+            # also run off (x + y + z on x*y*z = 1) would leave no path to fit
+            pinned.coords = [
+                replace(c, t_lo=fixed, t_hi=fixed)
+                if k == i
+                else (
+                    other
+                    if other.kind == "box"
+                    else replace(other, t_lo=max(other.t_lo, t[k] - RAY_STEP), t_hi=min(other.t_hi, t[k] + RAY_STEP))
+                )
+                for k, other in enumerate(model.coords)
+            ]
             t = np.array([*t[:i], fixed, *t[i + 1 :]])
             candidate = _local(pinned, t, iterations=iterations)
-            if candidate is None or candidate.violation > FEAS_TOL or not candidate.value < values[-1]:
+            if candidate is None or candidate.violation > FEAS_TOL or (values and not candidate.value < values[-1]):
                 break
             t = np.array(candidate.t)
             values.append(candidate.value)
@@ -971,7 +985,11 @@ def _check_loaded(problem: Problem, seed: int, effort: Effort, certify: bool = T
         return _refute_unreachable(problem, model, best)
     matching = [c for c in feasible if c.value <= target + tol]
     status, chosen, reason = _attainment(model, matching, parsed.answer)
-    if status != "confirmed" or best.value < target - FLOAT_NOISE * (1 + abs(target)):
+    if (
+        status != "confirmed"
+        or not reason.startswith("exact closed-form")
+        or best.value < target - FLOAT_NOISE * (1 + abs(target))
+    ):
         # within the search's tolerance, yet not an exact match: the exact point decides
         refuted = _refute_near_claim(problem, model, matching, deadline)
         if refuted is not None:
@@ -1044,7 +1062,7 @@ def _exactly_feasible(model: _Model, candidates: list[_Candidate], deadline: flo
     return None
 
 
-FLOAT_NOISE = 1e-12  # a best value this far below the claim (relative) is more than rounding
+FLOAT_NOISE = 1e-14  # a best value this far below the claim (relative) is more than rounding
 NEAR_CLAIM_CANDIDATES = 2  # float points within tolerance of the claim that are snapped and re-evaluated
 
 
