@@ -399,6 +399,7 @@ def _search(model: _Model, seed: int, effort: Effort, deadline: float) -> list[_
 # ---------------------------------------------------------------- every sign orthant
 ORTHANT_STARTS = 2  # local searches per orthant: from x = (+-1, ...) and from the best sample in it
 ORTHANT_SAMPLES_PER_VARIABLE = 40
+ORTHANT_LIMIT = 16.0  # |t| bound of the orthant searches (|x| up to ~4e6)
 MAX_ORTHANT_SEARCHES = 256  # a work count: past it the remaining orthants stay unvisited
 
 
@@ -484,12 +485,17 @@ def _orthant_search(model: _Model, seed: int, effort: Effort, deadline: float) -
         starts = [unit, samples[:, int(np.argmin(merit))]][:ORTHANT_STARTS]
         for start in starts:
             _check_cap(deadline)
-            candidate = _local(restricted, start, iterations=effort.iterations)
-            if candidate is None:
-                continue
-            x = restricted.x_scalar(np.array(candidate.t))
-            t = tuple(float(c.t(v)) for c, v in zip(model.coords, x))
-            found.append(replace(candidate, t=t))
+            # within |t| <= ORTHANT_LIMIT: a local search running off to 1e17 leaves the constraint
+            # by more than the tolerance; stopped at the limit it stays feasible, and the rays
+            # (_rays) then carry it further out exactly
+            f, v = restricted.values(restricted.x(start))
+            here = _Candidate(tuple(float(u) for u in start), float(f), float(v)) if np.isfinite(f) else None
+            for candidate in (here, _local(restricted, start, limit=ORTHANT_LIMIT, iterations=effort.iterations)):
+                if candidate is None:
+                    continue
+                x = restricted.x_scalar(np.array(candidate.t))
+                t = tuple(float(c.t(value)) for c, value in zip(model.coords, x))
+                found.append(replace(candidate, t=t))
         budget -= len(starts)
         visited.append(pattern)
     unvisited = [orthants.describe(p) for p in orthants.patterns[len(visited) :]]
@@ -526,6 +532,15 @@ RAY_FACTORS = (10.0, 100.0, 1e3, 1e4, 1e5, 1e6)  # one coordinate pushed out thi
 RAY_STEP = math.log(10.0) + 0.5  # how far (in search coordinates) the others may move per push
 
 
+def _near(c: _Coordinate, t: float, x: float) -> _Coordinate:
+    """The coordinate within RAY_STEP of t and on the side of 0 where x is (a ray stays in the
+    orthant it starts in)."""
+    lo, hi = max(c.t_lo, t - RAY_STEP), min(c.t_hi, t + RAY_STEP)
+    if c.kind == "sinh" and c.offset == 0 and c.t_lo < 0 < c.t_hi and x != 0:
+        lo, hi = (max(lo, 0.0), hi) if c.sign * x > 0 else (lo, min(hi, 0.0))
+    return replace(c, t_lo=lo, t_hi=max(lo, hi))
+
+
 def _rays(model: _Model, start: _Candidate, iterations: int, deadline: float):
     """Paths of feasible points along which one unbounded coordinate is pushed outward from a point
     beating the claim (x fixed at 10x, 100x, ... its value, the others re-optimised from the
@@ -549,11 +564,7 @@ def _rays(model: _Model, start: _Candidate, iterations: int, deadline: float):
             pinned.coords = [
                 replace(c, t_lo=fixed, t_hi=fixed)
                 if k == i
-                else (
-                    other
-                    if other.kind == "box"
-                    else replace(other, t_lo=max(other.t_lo, t[k] - RAY_STEP), t_hi=min(other.t_hi, t[k] + RAY_STEP))
-                )
+                else (other if other.kind == "box" else _near(other, t[k], x0[k]))
                 for k, other in enumerate(model.coords)
             ]
             t = np.array([*t[:i], fixed, *t[i + 1 :]])
@@ -1152,7 +1163,11 @@ def _refute_by_witness(problem: Problem, model: _Model, better: list[_Candidate]
                     f"unbounded {word} (numerically: along feasible points with coordinates running to 0 or "
                     f"infinity the objective goes {shown}, ...); certified by {reason}"
                 )
-        for path, points in _rays(model, candidate, 60, deadline):
+        # rays from this point and from up to two moderate ones (a far point's neighbours need
+        # more than a 10x move per push to follow a coordinate brought back to 10)
+        moderate = [c for c in better if c is not candidate and max(map(abs, _witness(model, c).values())) <= 1e3]
+        rays = (ray for start in [candidate, *moderate[:2]] for ray in _rays(model, start, 60, deadline))
+        for path, points in rays:
             unbounded, detail = unbounded_certificate(model.parsed, problem.answer, points)
             if unbounded is not None:
                 shown = ", ".join(f"{model.reported(v):.6g}" for v in path)
