@@ -100,6 +100,7 @@ ORBITS = [
     ({"x": "real", "y": "positive"}, "x*y", ["x + y = 1"], 1, 2),
     ({"x": "[-1, 1]", "y": "[0, 1]"}, "x^3 + y", [], 1, 2),  # a box through 0 has two halves
     (pos("ab"), "a + b", ["a*b = 1"], 0, 1),
+    (real("xyz"), "x*y*z", ["x <= y", "y <= z"], 3, 4),  # a chain leaves +++, -++, --+, ---
     # (a + c)(b + d): cyclic, a <-> c, b <-> d and x -> -x leave ++++, +++-, ++--, +-+-
     (real("abcd"), "a*b + b*c + c*d + d*a", ["a^2 + b^2 + c^2 + d^2 = 1"], 4, 4),
 ]

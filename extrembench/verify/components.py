@@ -79,8 +79,27 @@ def orthants(parsed: ParsedProblem) -> Orthants:
         return Orthants((), ("",), True)
     if len(free) > MAX_FREE:
         return Orthants(names, (), False)
-    patterns = _orbit_representatives(len(free), _generators(parsed, free))
+    order = _order_pairs(parsed, free)
+    # a pattern with a >= 0 >= b under a <= b holds only a = b = 0, a point of the pattern with b
+    # '+' as well: nothing of its own to search (the symmetries keep the constraints, so whole
+    # orbits go)
+    patterns = [
+        p
+        for p in _orbit_representatives(len(free), _generators(parsed, free))
+        if not any(p[i] > 0 and p[j] < 0 for i, j in order)
+    ]
     return Orthants(names, tuple("".join("+" if v > 0 else "-" for v in p) for p in patterns), True)
+
+
+def _order_pairs(parsed: ParsedProblem, free: list) -> list[tuple[int, int]]:
+    """(i, j) for each constraint free[i] <= free[j] (or <, or written the other way round)."""
+    index = {s: k for k, s in enumerate(free)}
+    pairs = []
+    for lhs, op, rhs in parsed.constraints:
+        if lhs in index and rhs in index and op in ("<=", "<", ">=", ">"):
+            small, large = (lhs, rhs) if op in ("<=", "<") else (rhs, lhs)
+            pairs.append((index[small], index[large]))
+    return pairs
 
 
 def _generators(parsed: ParsedProblem, free: list) -> list:
