@@ -996,13 +996,14 @@ def _check_loaded(problem: Problem, seed: int, effort: Effort, certify: bool = T
         return _refute_unreachable(problem, model, best)
     matching = [c for c in feasible if c.value <= target + tol]
     status, chosen, reason = _attainment(model, matching, parsed.answer)
-    if (
-        status != "confirmed"
-        or not reason.startswith("exact closed-form")
-        or best.value < target - FLOAT_NOISE * (1 + abs(target))
+    # within the search's tolerance, yet not an exact match: the exact point decides. A confirmed
+    # claim is only tried for a point below it (a level proof past a right claim cannot close and
+    # would spend its whole box budget failing)
+    if status != "confirmed" or (
+        best.value < target
+        and (not reason.startswith("exact closed-form") or best.value < target - FLOAT_NOISE * (1 + abs(target)))
     ):
-        # within the search's tolerance, yet not an exact match: the exact point decides
-        refuted = _refute_near_claim(problem, model, matching, deadline)
+        refuted = _refute_near_claim(problem, model, matching, deadline, levels=status != "confirmed")
         if refuted is not None:
             return refuted
     result = CheckResult(problem.id, status, model.reported(chosen.value), _witness(model, chosen), reason)
@@ -1078,7 +1079,7 @@ NEAR_CLAIM_CANDIDATES = 2  # float points within tolerance of the claim that are
 
 
 def _refute_near_claim(
-    problem: Problem, model: _Model, matching: list[_Candidate], deadline: float
+    problem: Problem, model: _Model, matching: list[_Candidate], deadline: float, levels: bool
 ) -> CheckResult | None:
     """A claim the search matched only to tolerance: the nearest points snapped to rationals and
     low-height algebraic numbers (refutation.exact_points) and evaluated exactly; refuted when one
@@ -1089,7 +1090,7 @@ def _refute_near_claim(
     if refuted.status == "refuted":
         return refuted
     claim = model.parsed.answer
-    for candidate in matching[:NEAR_CLAIM_CANDIDATES]:
+    for candidate in matching[:NEAR_CLAIM_CANDIDATES] if levels else []:
         _check_cap(deadline)
         point = exact_feasible_point(model.parsed, _witness(model, candidate))
         value = None if point is None else _exact_objective(model.parsed, point)
