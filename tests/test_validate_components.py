@@ -167,7 +167,7 @@ def test_a_time_cap_holds_with_a_verdict(sense, variables, objective, answer, co
     started = time.monotonic()
     result = check_problem(make(sense, variables, objective, answer, constraints), effort=Effort(time_cap_s=cap))
     elapsed = time.monotonic() - started
-    assert elapsed <= cap + 2.0, elapsed
+    assert elapsed <= cap + 3.0, elapsed  # the margin: one solver call in C finishing under load
     assert result.status == "inconclusive" and result.reason.startswith("time cap"), result.reason
 
 
