@@ -352,7 +352,7 @@ class Validation(Section):
     starts: int = Field(14, ge=1, description="random local searches per problem")
     iterations: int = Field(150, ge=1, description="SLSQP iterations per local search")
     time_cap_s: float = Field(
-        300.0, gt=0, description="safety net only: a check running longer is inconclusive (reason 'time cap')"
+        1800.0, gt=0, description="safety net only: a check running longer is inconclusive (reason 'time cap')"
     )
     seed: int = 0
 

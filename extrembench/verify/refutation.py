@@ -242,15 +242,21 @@ def _bound_branches(parsed, level: Fraction, plan: list):
     return branches, interval_point(signed)
 
 
-def _level(parsed, claim: sympy.Expr, best_value: float) -> Fraction | None:
+def _level(parsed, claim: sympy.Expr, best_value: float | Fraction) -> Fraction | None:
     """A short decimal just past the claim (min form: claim < level, a sixteenth of the gap to the
     best value found): the proof's slack, best - level, is then most of the gap. Compared with the
     claim exactly: a short decimal claim (0.999) is itself a short rational the level may snap onto."""
     sign = min_form_sign(parsed.sense)
-    c, v = sign * float(claim.evalf(30)), sign * best_value
-    if not (math.isfinite(c) and math.isfinite(v) and c < v):
-        return None
-    c, v = Fraction(c), Fraction(v)  # exact from here: a float middle rounds onto a short decimal
+    if isinstance(best_value, Fraction) and claim.is_Rational:
+        # an exact value past an exact claim (10^20 against 10^20 - 1: one float for both)
+        c, v = sign * Fraction(claim.p, claim.q), sign * best_value
+        if not c < v:
+            return None
+    else:
+        c, v = sign * float(claim.evalf(30)), sign * best_value
+        if not (math.isfinite(c) and math.isfinite(v) and c < v):
+            return None
+        c, v = Fraction(c), Fraction(v)  # exact from here: a float middle rounds onto a short decimal
     for digits in range(1, 13):  # the shortest decimal in [c + gap/16, c + gap/4]
         level = Fraction(math.ceil((c + (v - c) / 16) * 10**digits), 10**digits)
         if level <= c + (v - c) / 4 and _beyond(parsed, sign * level, claim):

@@ -15,8 +15,12 @@ Pipeline per problem (statuses in docs/problem-format.md):
 
 from __future__ import annotations
 
+import contextlib
+import copy
 import logging
 import math
+import signal
+import threading
 import time
 import warnings
 from dataclasses import dataclass, replace
@@ -42,8 +46,10 @@ from extrembench.problems.problem import (
     min_form_sign,
     parse_problem,
 )
+from extrembench.verify import components
 from extrembench.verify.certificates.certify import certify as build_certificate
 from extrembench.verify.certificates.refutation_check import point_floats
+from extrembench.verify.components import Orthants
 from extrembench.verify.refutation import (
     exact_feasible_point,
     level_certificate,
@@ -60,6 +66,7 @@ FEAS_TOL = 1e-8  # constraint residual, relative to the size of its sides
 HP_DIGITS = 50
 EXACT_TOL = 1e-30  # 50-digit re-check of a rational witness
 NUMERIC_TOL = 1e-11  # 50-digit re-check of a witness that could not be made exact
+SHIFT_FROM = 10**6  # an additive constant this large is taken out of the float search (exact checks keep it)
 BOUNDARY_RATIO = 1e-6  # a coordinate this close to an open end (relative to the point's scale) is "at" it
 
 
@@ -141,8 +148,12 @@ class _Model:
         self.names = [str(s) for s in self.symbols]
         self.sign = float(min_form_sign(sense))
         self.coords = [_coordinate(parsed.domains[s]) for s in self.symbols]
+        # a large additive constant is searched without: a^2 + b^2 + 10^20 is flat in floats
+        constant, _ = parsed.objective.as_coeff_Add()
+        self.shift = constant if constant.is_Rational and abs(constant) >= SHIFT_FROM else sympy.Integer(0)
+        objective = parsed.objective - self.shift
         # lambdify prints our own parsed tree (fixed vocabulary) to numpy code, never the raw text
-        self.objective = sympy.lambdify(self.symbols, parsed.objective, "numpy")
+        self.objective = sympy.lambdify(self.symbols, objective, "numpy")
         self.equalities, self.inequalities = [], []
         self.scalar_equalities, self.scalar_inequalities = [], []
         for lhs, op, rhs in parsed.constraints:
@@ -160,7 +171,15 @@ class _Model:
                 self.inequalities.append(pair)
                 self.scalar_inequalities.append(relative)
         # plain-float versions for the local searches: ~10x faster than numpy on scalars
-        self.scalar_objective = sympy.lambdify(self.symbols, parsed.objective, "math")
+        self.scalar_objective = sympy.lambdify(self.symbols, objective, "math")
+
+    def reported(self, value: float) -> float:
+        """A searched (signed, shifted) value as the objective's own value."""
+        return self.sign * value + float(self.shift)
+
+    def target(self) -> float:
+        """The claim in the searched (signed, shifted) scale."""
+        return self.sign * float((self.parsed.answer - self.shift).evalf(30))
 
     def x_scalar(self, t) -> list[float]:
         return [c.x(float(t[i]), math) for i, c in enumerate(self.coords)]
@@ -319,15 +338,40 @@ class Effort:
     starts: int = 14  # random local searches (plus the all-ones and lower-corner starts)
     iterations: int = 150  # SLSQP iterations per local search
     samples_per_variable: int = 300  # random sample the starts are picked from
-    time_cap_s: float = 300.0
+    time_cap_s: float = 1800.0  # holds now (a timer signal): 300 s cut ineq-0042 and 0057 short on a loaded 2-core box
 
     @classmethod
     def from_settings(cls, validation: Validation) -> Effort:
         return cls(starts=validation.starts, iterations=validation.iterations, time_cap_s=validation.time_cap_s)
 
 
-class TimeCap(Exception):
-    """The wall-clock safety net of Effort was hit; the check reports inconclusive."""
+class TimeCap(BaseException):
+    """The wall-clock safety net of Effort was hit; the check reports inconclusive. A BaseException
+    (like KeyboardInterrupt): the catch-alls that keep a certifier bug from stopping a batch must
+    not turn the cap into another verdict."""
+
+
+@contextlib.contextmanager
+def _wall_cap(seconds: float):
+    """Raise TimeCap in this thread once `seconds` have passed, wherever the check is (the SDP, the
+    box search, a sympy simplification): a timer signal, so no code path can run past the cap by
+    more than its longest single C call. Only in the main thread and when no other timer is set
+    (signals go to the main thread; a caller's own alarm is left alone); elsewhere the counted
+    work and the search's own deadline checks are the bound."""
+    if threading.current_thread() is not threading.main_thread() or signal.getitimer(signal.ITIMER_REAL)[0] > 0:
+        yield
+        return
+
+    def fire(signum, frame):
+        raise TimeCap
+
+    previous = signal.signal(signal.SIGALRM, fire)
+    signal.setitimer(signal.ITIMER_REAL, max(seconds, 1e-3))
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 def _search(model: _Model, seed: int, effort: Effort, deadline: float) -> list[_Candidate]:
@@ -350,6 +394,113 @@ def _search(model: _Model, seed: int, effort: Effort, deadline: float) -> list[_
         if candidate is not None:
             found.append(candidate)
     return sorted(found, key=lambda c: (c.violation > FEAS_TOL, c.value))
+
+
+# ---------------------------------------------------------------- every sign orthant
+ORTHANT_STARTS = 2  # local searches per orthant: from x = (+-1, ...) and from the best sample in it
+ORTHANT_SAMPLES_PER_VARIABLE = 40
+ORTHANT_LIMIT = 16.0  # |t| bound of the orthant searches (|x| up to ~4e6)
+MAX_ORTHANT_SEARCHES = 256  # a work count: past it the remaining orthants stay unvisited
+
+
+@dataclass(frozen=True)
+class Coverage:
+    """Which sign orthants of the sign-free variables a search visited (components.orthants);
+    `unvisited` names the parts no search ran in (a numeric confirmation is then refused)."""
+
+    free: tuple[str, ...]
+    visited: tuple[str, ...]
+    unvisited: tuple[str, ...]
+    complete: bool
+
+    def record(self) -> dict | None:
+        """What a numeric certificate records (None when no variable is sign-free)."""
+        if not self.free:
+            return None
+        return {"free": list(self.free), "visited": list(self.visited), "complete": self.complete}
+
+    def missing(self) -> str:
+        if self.complete:
+            return ""
+        if not self.unvisited:
+            return f"the sign orthants of {', '.join(self.free)} (too many sign-free variables to enumerate)"
+        shown = "; ".join(self.unvisited[:4]) + (
+            f"; and {len(self.unvisited) - 4} more" if len(self.unvisited) > 4 else ""
+        )
+        return f"{len(self.unvisited)} sign orthant(s) of {', '.join(self.free)} never searched ({shown})"
+
+
+def _orthant_coordinate(domain: Domain, sign: int) -> _Coordinate:
+    """The coordinate of a sign-free variable restricted to one closed half of its domain."""
+    if sign > 0:
+        if domain.hi is None:
+            return _Coordinate("sinh", 0.0, 1.0, 0.0, LOG_LIMIT)
+        hi = float(domain.hi)
+        return (
+            _Coordinate("exp", hi, -1.0, -LOG_LIMIT, math.log(hi))
+            if domain.hi_open
+            else _Coordinate("box", 0.0, 1.0, 0.0, hi)
+        )
+    if domain.lo is None:
+        return _Coordinate("sinh", 0.0, -1.0, 0.0, LOG_LIMIT)
+    lo = float(domain.lo)
+    return (
+        _Coordinate("exp", lo, 1.0, -LOG_LIMIT, math.log(-lo))
+        if domain.lo_open
+        else _Coordinate("box", 0.0, 1.0, lo, 0.0)
+    )
+
+
+def _restricted(model: _Model, orthants: Orthants, pattern: str) -> _Model:
+    signs = dict(zip(orthants.free, pattern))
+    restricted = copy.copy(model)
+    restricted.coords = [
+        _orthant_coordinate(model.parsed.domains[s], 1 if signs[name] == "+" else -1) if name in signs else c
+        for s, name, c in zip(model.symbols, model.names, model.coords)
+    ]
+    return restricted
+
+
+def _orthant_search(model: _Model, seed: int, effort: Effort, deadline: float) -> tuple[list[_Candidate], Coverage]:
+    """A small multistart search inside each closed sign orthant of the sign-free variables (one
+    per orbit under the problem's exact symmetries), its local optima in the model's own
+    coordinates, and the coverage. Bounded by counts: ORTHANT_STARTS per orthant, at most
+    MAX_ORTHANT_SEARCHES in all, the orthants in a fixed order (all '+' first)."""
+    orthants = components.orthants(model.parsed)
+    if not orthants.free:
+        return [], Coverage((), (), (), True)
+    found, visited = [], []
+    budget = MAX_ORTHANT_SEARCHES
+    for k, pattern in enumerate(orthants.patterns):
+        if budget < ORTHANT_STARTS:
+            break
+        restricted = _restricted(model, orthants, pattern)
+        rng = np.random.default_rng([seed, k])
+        samples = _sample(restricted, rng, ORTHANT_SAMPLES_PER_VARIABLE * len(model.coords) + 40)
+        values, violation = restricted.values(restricted.x(samples))
+        merit = _penalised(restricted, values, violation)
+        unit = np.array([c.t(c.sign * 1.0 if c.kind == "sinh" else 1.0) for c in restricted.coords])
+        bounds = [(c.t_lo, c.t_hi) for c in restricted.coords]
+        unit = np.clip(unit, [b[0] for b in bounds], [b[1] for b in bounds])
+        starts = [unit, samples[:, int(np.argmin(merit))]][:ORTHANT_STARTS]
+        for start in starts:
+            _check_cap(deadline)
+            # within |t| <= ORTHANT_LIMIT: a local search running off to 1e17 leaves the constraint
+            # by more than the tolerance; stopped at the limit it stays feasible, and the rays
+            # (_rays) then carry it further out exactly
+            f, v = restricted.values(restricted.x(start))
+            here = _Candidate(tuple(float(u) for u in start), float(f), float(v)) if np.isfinite(f) else None
+            for candidate in (here, _local(restricted, start, limit=ORTHANT_LIMIT, iterations=effort.iterations)):
+                if candidate is None:
+                    continue
+                x = restricted.x_scalar(np.array(candidate.t))
+                t = tuple(float(c.t(value)) for c, value in zip(model.coords, x))
+                found.append(replace(candidate, t=t))
+        budget -= len(starts)
+        visited.append(pattern)
+    unvisited = [orthants.describe(p) for p in orthants.patterns[len(visited) :]]
+    coverage = Coverage(orthants.free, tuple(visited), tuple(unvisited), orthants.complete and not unvisited)
+    return sorted(found, key=lambda c: (c.violation > FEAS_TOL, c.value)), coverage
 
 
 def _check_cap(deadline: float) -> None:
@@ -377,6 +528,56 @@ def _diverges(model: _Model, start: _Candidate) -> tuple[bool, list[float], list
     return growing, path, points
 
 
+RAY_FACTORS = (10.0, 100.0, 1e3, 1e4, 1e5, 1e6)  # one coordinate pushed out this far, the rest re-optimised
+RAY_STEP = math.log(10.0) + 0.5  # how far (in search coordinates) the others may move per push
+
+
+def _near(c: _Coordinate, t: float, x: float) -> _Coordinate:
+    """The coordinate within RAY_STEP of t and on the side of 0 where x is (a ray stays in the
+    orthant it starts in)."""
+    lo, hi = max(c.t_lo, t - RAY_STEP), min(c.t_hi, t + RAY_STEP)
+    if c.kind == "sinh" and c.offset == 0 and c.t_lo < 0 < c.t_hi and x != 0:
+        lo, hi = (max(lo, 0.0), hi) if c.sign * x > 0 else (lo, min(hi, 0.0))
+    return replace(c, t_lo=lo, t_hi=max(lo, hi))
+
+
+def _rays(model: _Model, start: _Candidate, iterations: int, deadline: float):
+    """Paths of feasible points along which one unbounded coordinate is pushed outward from a point
+    beating the claim (x fixed at 10x, 100x, ... its value, the others re-optimised from the
+    previous point), each yielded when the objective keeps decreasing along it: its points are the
+    far points an exact `unbounded` certificate is fitted to. A critical point such as (-1, -1) on
+    the branch x*y = 1, x, y < 0 is where a local search stays; the push leaves it. Bounded work:
+    len(RAY_FACTORS) local searches per coordinate."""
+    x0 = model.x_scalar(np.array(start.t))
+    for i, c in enumerate(model.coords):
+        if c.kind == "box" or x0[i] == 0 or (c.kind == "exp" and c.sign * (x0[i] - c.offset) <= 0):
+            continue
+        t, values, points = np.array(start.t), [], []
+        # from a far start (a point already at 1e16) the pushes begin at 10, so the path stays in floats
+        base = x0[i] - c.offset if abs(x0[i] - c.offset) <= 1e3 else math.copysign(1.0, x0[i] - c.offset)
+        for factor in RAY_FACTORS:
+            _check_cap(deadline)
+            fixed = c.t(c.offset + base * factor)
+            pinned = copy.copy(model)
+            # the other coordinates move at most ~10x per push: re-optimised freely, one that can
+            # also run off (x + y + z on x*y*z = 1) would leave no path to fit
+            pinned.coords = [
+                replace(c, t_lo=fixed, t_hi=fixed)
+                if k == i
+                else (other if other.kind == "box" else _near(other, t[k], x0[k]))
+                for k, other in enumerate(model.coords)
+            ]
+            t = np.array([*t[:i], fixed, *t[i + 1 :]])
+            candidate = _local(pinned, t, iterations=iterations)
+            if candidate is None or candidate.violation > FEAS_TOL or (values and not candidate.value < values[-1]):
+                break
+            t = np.array(candidate.t)
+            values.append(candidate.value)
+            points.append(_witness(model, candidate))
+        if len(points) >= 2:
+            yield values, points
+
+
 def _at_limit(model: _Model, candidate: _Candidate) -> bool:
     return any(c.kind != "box" and abs(t) >= LOG_LIMIT - 1 for c, t in zip(model.coords, candidate.t))
 
@@ -394,7 +595,7 @@ def search_extremum(problem_or_spec: Problem | ExtremalSpec, *, seed: int, effor
         return SearchResult(None, None, False)
     best = feasible[0]
     unbounded = _at_limit(model, best) and _diverges(model, best)[0]
-    return SearchResult(model.sign * best.value, _witness(model, best), unbounded)
+    return SearchResult(model.reported(best.value), _witness(model, best), unbounded)
 
 
 # ---------------------------------------------------------------- high-precision re-check
@@ -523,9 +724,29 @@ def _is_at_closed_end(domain: Domain, value) -> bool:
     )
 
 
-def _hp(expr: sympy.Expr, point: dict) -> sympy.Expr | None:
+def _magnitude_digits(answer: sympy.Expr) -> int:
+    """Decimal digits of the answer's integer part (0 below 1), capped."""
+    try:
+        size = abs(float(answer.evalf(20)))
+    except (TypeError, ValueError, OverflowError):
+        return 0
+    return 400 if not math.isfinite(size) else min(400, max(0, math.ceil(math.log10(1 + size))))
+
+
+def _answer_scale(objective: sympy.Expr, answer: sympy.Expr):
+    """What a relative tolerance on the answer is relative to: 1 + |answer|, or 1 + |answer - c|
+    when the objective adds a constant c (a^2 + b^2 + 10^20: only the varying part's size counts,
+    so a claim of 10^20 + 1 is not within 1e-11 * 10^20 of the minimum). Never larger than before."""
+    constant, _ = objective.as_coeff_Add()
+    scale = 1 + abs(sympy.N(answer, 20))
+    if constant != 0 and constant.is_Rational:
+        scale = min(scale, 1 + abs(sympy.N(answer - constant, 20)))
+    return scale
+
+
+def _hp(expr: sympy.Expr, point: dict, digits: int = HP_DIGITS) -> sympy.Expr | None:
     """50-digit value of expr at point; None where it is undefined or not real."""
-    value = sympy.N(expr.subs(point), HP_DIGITS)
+    value = sympy.N(expr.subs(point), digits)
     if not value.is_number or value.has(sympy.zoo, sympy.nan, sympy.oo, -sympy.oo):
         return None
     real, imaginary = value.as_real_imag()
@@ -568,11 +789,13 @@ def _recheck(model: _Model, point: dict, answer: sympy.Expr, tol: float) -> tupl
             return "fail", f"constraint {lhs} {op} {rhs} is violated by {sympy.N(-slack, 3)}"
         if op in (">", "<") and slack <= tol * scale:
             on_boundary.append(f"strict constraint {lhs} {op} {rhs} is tight")
-    value = _hp(parsed.objective, point)
+    # digits for the answer's magnitude too: 10^20 + 1 and 10^20 differ in the 21st digit
+    digits = HP_DIGITS + _magnitude_digits(answer)
+    value = _hp(parsed.objective, point, digits)
     if value is None:
         return ("boundary", "; ".join(on_boundary)) if on_boundary else ("fail", "objective undefined at the witness")
-    gap = abs(value - sympy.N(answer, HP_DIGITS))
-    if gap > tol * (1 + abs(sympy.N(answer, 20))):
+    gap = abs(value - sympy.N(answer, digits))
+    if gap > tol * _answer_scale(parsed.objective, answer):
         return "fail", f"objective at the witness is {sympy.N(value, 15)}, not the answer (gap {sympy.N(gap, 3)})"
     if on_boundary:
         return "boundary", "; ".join(on_boundary)
@@ -713,7 +936,8 @@ def check_problem(
         except ProblemError as exc:
             return _invalid(declared_id(Path(problem)), exc)
     try:
-        return _check_loaded(problem, seed, effort, certify)
+        with _wall_cap(effort.time_cap_s):
+            return _check_loaded(problem, seed, effort, certify)
     except TimeCap:
         return CheckResult(
             problem.id,
@@ -737,9 +961,14 @@ def _check_loaded(problem: Problem, seed: int, effort: Effort, certify: bool = T
     except (ProblemError, ExpressionError) as exc:
         return _invalid(problem.id, exc)
     candidates = _search(model, seed, effort, deadline)
+    # every sign orthant of the sign-free variables searched too (a hyperbola's other branch);
+    # its points join only where they change the verdict, so the usual witness stays the same
+    in_orthants, coverage = _orthant_search(model, seed, effort, deadline)
     feasible = _feasible(candidates)
     if not feasible:
-        exact = _exactly_feasible(model, candidates, deadline)
+        feasible = _feasible(in_orthants)
+    if not feasible:
+        exact = _exactly_feasible(model, candidates + in_orthants, deadline)
         if exact is None:
             closest = min((c.violation for c in candidates), default=float("inf"))
             return CheckResult(
@@ -754,9 +983,12 @@ def _check_loaded(problem: Problem, seed: int, effort: Effort, certify: bool = T
     statement_error = _statement_mismatch(problem, model, feasible)
     if statement_error:
         return CheckResult(problem.id, "invalid", None, None, f"statement: {statement_error}")
-    answer = float(parsed.answer.evalf(30))
-    target = model.sign * answer
+    answer = float((parsed.answer - model.shift).evalf(30))
+    target = model.target()
     tol = REL_TOL * (1 + abs(answer))
+    beating = [c for c in _feasible(in_orthants) if c.value < min(target - tol, feasible[0].value)]
+    if beating:
+        feasible = sorted(feasible + beating, key=lambda c: c.value)
     best = feasible[0]
     if best.value < target - tol:
         return _refute_by_witness(problem, model, [c for c in feasible if c.value < target - tol], deadline)
@@ -764,10 +996,63 @@ def _check_loaded(problem: Problem, seed: int, effort: Effort, certify: bool = T
         return _refute_unreachable(problem, model, best)
     matching = [c for c in feasible if c.value <= target + tol]
     status, chosen, reason = _attainment(model, matching, parsed.answer)
-    result = CheckResult(problem.id, status, model.sign * chosen.value, _witness(model, chosen), reason)
-    if status == "confirmed" and certify:
-        result = replace(result, certificate=build_certificate(problem, result.witness, reason))
+    # within the search's tolerance, yet not an exact match: the exact point decides. A confirmed
+    # claim is only tried for a point below it (a level proof past a right claim cannot close and
+    # would spend its whole box budget failing)
+    if status != "confirmed" or (
+        best.value < target
+        and (not reason.startswith("exact closed-form") or best.value < target - FLOAT_NOISE * (1 + abs(target)))
+    ):
+        refuted = _refute_near_claim(problem, model, matching, deadline, levels=status != "confirmed")
+        if refuted is not None:
+            return refuted
+    result = CheckResult(problem.id, status, model.reported(chosen.value), _witness(model, chosen), reason)
+    if status == "confirmed" and (certify or not coverage.complete):
+        certificate = build_certificate(problem, result.witness, reason, components=coverage.record())
+        if certificate["kind"] == "numeric" and not coverage.complete:
+            # a proof covers the whole set; the search alone covers only the orthants it visited
+            return replace(
+                result,
+                status="inconclusive",
+                reason=f"{reason}, but the numeric search did not cover the feasible set: {coverage.missing()}",
+            )
+        result = replace(result, certificate=certificate if certify else None)
     return result
+
+
+def _least_violation(model: _Model, starts: list[_Candidate], deadline: float) -> list[_Candidate]:
+    """Points of least absolute constraint violation, from the given points and the structured
+    starts. A set such as (x - 1)^2 + (y - 2)^2 <= 0 is a single point where every relative
+    residual is 1 except exactly there, so the relative measure the search uses gives no slope to
+    follow; the absolute violation (a square distance here) leads to it, and the exact snap then
+    decides. Bounded work: one L-BFGS-B run of at most 300 iterations per start."""
+
+    def violation(t):
+        xs = model.x_scalar(t)
+        total = 0.0
+        for func, _ in model.equalities:
+            total += abs(_scalar(func, xs))
+        for func, _ in model.inequalities:
+            total += max(0.0, -_scalar(func, xs))
+        return total if math.isfinite(total) else 1e300
+
+    bounds = [(c.t_lo, c.t_hi) for c in model.coords]
+    out = []
+    for start in _structured_starts(model) + [np.array(c.t) for c in starts]:
+        _check_cap(deadline)
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            result = minimize(
+                violation,
+                np.clip(start, [b[0] for b in bounds], [b[1] for b in bounds]),
+                method="L-BFGS-B",
+                bounds=bounds,
+                options={"maxiter": 300},
+            )
+        f, v = model.values(model.x(result.x))
+        if np.isfinite(f):
+            out.append(_Candidate(tuple(float(t) for t in result.x), float(f), float(v)))
+    return out
 
 
 def _exactly_feasible(model: _Model, candidates: list[_Candidate], deadline: float) -> _Candidate | None:
@@ -775,7 +1060,8 @@ def _exactly_feasible(model: _Model, candidates: list[_Candidate], deadline: flo
     closest points, as a candidate: a set whose only points sit where a relative residual test
     cannot pass (the origin, a single point like x^2 + y^2 = 0) is not empty."""
 
-    for candidate in sorted(candidates, key=lambda c: c.violation)[:4]:
+    closest = sorted(candidates, key=lambda c: c.violation)[:4]
+    for candidate in closest + _least_violation(model, closest, deadline):
         _check_cap(deadline)
         point = exact_feasible_point(model.parsed, _witness(model, candidate))
         if point is None:
@@ -786,6 +1072,56 @@ def _exactly_feasible(model: _Model, candidates: list[_Candidate], deadline: flo
         if np.isfinite(value):
             return _Candidate(tuple(float(v) for v in t), float(value), 0.0)
     return None
+
+
+FLOAT_NOISE = 1e-14  # a best value this far below the claim (relative) is more than rounding
+NEAR_CLAIM_CANDIDATES = 2  # float points within tolerance of the claim that are snapped and re-evaluated
+
+
+def _refute_near_claim(
+    problem: Problem, model: _Model, matching: list[_Candidate], deadline: float, levels: bool
+) -> CheckResult | None:
+    """A claim the search matched only to tolerance: the nearest points snapped to rationals and
+    low-height algebraic numbers (refutation.exact_points) and evaluated exactly; refuted when one
+    beats the claim, whatever the gap's size (the objective equals -1/10^10 at x = 1/2 exactly,
+    below a claimed 0), or when the exact value there lies past a claim no point reaches (10^20
+    claimed 10^20 - 1) and a level proof closes. None when neither settles it."""
+    refuted = _refute_by_witness(problem, model, matching[:NEAR_CLAIM_CANDIDATES], deadline)
+    if refuted.status == "refuted":
+        return refuted
+    claim = model.parsed.answer
+    for candidate in matching[:NEAR_CLAIM_CANDIDATES] if levels else []:
+        _check_cap(deadline)
+        point = exact_feasible_point(model.parsed, _witness(model, candidate))
+        value = None if point is None else _exact_objective(model.parsed, point)
+        if value is None or not (model.sign * (value - claim)).is_positive:
+            continue
+        # the exact value lies past the claim: a proof that nothing reaches the claim refutes it
+        certificate, detail = level_certificate(
+            model.parsed, problem.answer, Fraction(value.p, value.q), _witness(model, candidate)
+        )
+        if certificate is not None:
+            return CheckResult(
+                problem.id,
+                "refuted",
+                float(value),
+                _witness(model, candidate),
+                f"the claimed {problem.answer} is never reached: an exactly feasible point gives {value}, and {detail}",
+                certificate,
+            )
+    return None
+
+
+def _exact_objective(parsed, point: dict) -> sympy.Rational | None:
+    """The objective at an exact point of rational coordinates, when that value is rational."""
+    if not all(isinstance(v, str) for v in point.values()):
+        return None
+    try:
+        values = {s: sympy.Rational(Fraction(point[str(s)])) for s in parsed.symbols}
+    except (ValueError, ZeroDivisionError):
+        return None
+    value = parsed.objective.xreplace(values)
+    return value if value.is_Rational else None
 
 
 MAX_REFUTATION_CANDIDATES = 5  # float points beating the claim that are tried as exact witnesses
@@ -806,11 +1142,11 @@ def _refute_by_witness(problem: Problem, model: _Model, better: list[_Candidate]
             continue
         witness = point_floats(certificate["point"])
         value, _ = model.values([np.float64(witness[name]) for name in model.names])
-        best_value = float(model.sign * value)
+        best_value = model.reported(float(value))
         reason = f"an exactly feasible point gives {best_value:.12g}, {word} the claimed {answer:.12g} ({detail})"
         if _at_limit(model, candidate):
             diverging, path, points = _diverges(model, candidate)
-            shown = ", ".join(f"{model.sign * v:.6g}" for v in path)
+            shown = ", ".join(f"{model.reported(v):.6g}" for v in path)
             # the exact path is checked on its own, so a fit is tried even when the numeric path
             # stopped early (a local search that left the feasible set at a larger limit)
             unbounded, detail = unbounded_certificate(model.parsed, problem.answer, points)
@@ -828,14 +1164,30 @@ def _refute_by_witness(problem: Problem, model: _Model, better: list[_Candidate]
                     f"unbounded {word} (numerically: along feasible points with coordinates running to 0 or "
                     f"infinity the objective goes {shown}, ...); certified by {reason}"
                 )
+        # rays from this point and from up to two moderate ones (a far point's neighbours need
+        # more than a 10x move per push to follow a coordinate brought back to 10)
+        moderate = [c for c in better if c is not candidate and max(map(abs, _witness(model, c).values())) <= 1e3]
+        rays = (ray for start in [candidate, *moderate[:2]] for ray in _rays(model, start, 60, deadline))
+        for path, points in rays:
+            unbounded, detail = unbounded_certificate(model.parsed, problem.answer, points)
+            if unbounded is not None:
+                shown = ", ".join(f"{model.reported(v):.6g}" for v in path)
+                return CheckResult(
+                    problem.id,
+                    "refuted",
+                    best_value,
+                    witness,
+                    f"unbounded {word}: {detail} (numerically, pushing one coordinate out, the objective goes {shown}, ...)",
+                    unbounded,
+                )
         return CheckResult(problem.id, "refuted", best_value, witness, reason, certificate)
     best = better[0]
     return CheckResult(
         problem.id,
         "inconclusive",
-        model.sign * best.value,
+        model.reported(best.value),
         _witness(model, best),
-        f"a point feasible to float tolerance gives {model.sign * best.value:.12g}, {word} the claimed "
+        f"a point feasible to float tolerance gives {model.reported(best.value):.12g}, {word} the claimed "
         f"{answer:.12g}, but no exactly feasible point near it beats the claim ({why})",
     )
 
@@ -845,8 +1197,12 @@ def _refute_unreachable(problem: Problem, model: _Model, best: _Candidate) -> Ch
     feasible point reaches it (scaling, or a bound or sos proof of a level past it), inconclusive otherwise."""
 
     answer = float(model.parsed.answer.evalf(30))
-    best_value = model.sign * best.value
-    certificate, detail = level_certificate(model.parsed, problem.answer, best_value, _witness(model, best))
+    best_value = model.reported(best.value)
+    # with a large constant taken out, the best value is exact from its float part and the constant
+    level_from = (
+        best_value if model.shift == 0 else Fraction(model.sign * best.value) + Fraction(model.shift.p, model.shift.q)
+    )
+    certificate, detail = level_certificate(model.parsed, problem.answer, level_from, _witness(model, best))
     if certificate is None:
         return CheckResult(
             problem.id,

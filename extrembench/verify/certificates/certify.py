@@ -34,15 +34,23 @@ def _document(
     return doc
 
 
-def _numeric_body(witness_exact: dict | None, witness_float: dict[str, float] | None, reason: str) -> dict:
-    """What the search alone establishes: the witness (exact when one was found) and the reason."""
-    if witness_exact is not None:
-        return {"exact": True, "reason": reason}
-    return {
-        "exact": False,
-        "reason": reason,
-        "approximate_witness": {k: repr(float(v)) for k, v in sorted((witness_float or {}).items())},
-    }
+def _numeric_body(
+    witness_exact: dict | None, witness_float: dict[str, float] | None, reason: str, components: dict | None = None
+) -> dict:
+    """What the search alone establishes: the witness (exact when one was found), the reason, and
+    (when a variable has no sign) which sign orthants the search visited."""
+    body = (
+        {"exact": True, "reason": reason}
+        if witness_exact is not None
+        else {
+            "exact": False,
+            "reason": reason,
+            "approximate_witness": {k: repr(float(v)) for k, v in sorted((witness_float or {}).items())},
+        }
+    )
+    if components is not None:
+        body["components"] = components
+    return body
 
 
 def certify(
@@ -51,19 +59,22 @@ def certify(
     reason: str = "",
     max_nodes: int = MAX_NODES,
     routes: Sequence[Route] = ROUTES,
+    components: dict | None = None,
 ) -> dict:
     """The certificate (a dict; `canonical` gives its bytes) of a confirmed problem: the first of
     `routes` that proves it, else numeric. Never raises: a failure inside a proof attempt leaves
     the numeric certificate, with the error named."""
     try:
-        return _certify(problem, witness, reason, max_nodes, routes)
+        return _certify(problem, witness, reason, max_nodes, routes, components)
     except Exception as exc:  # a certifier bug must not stop validation; it is reported, not hidden
-        body = _numeric_body(None, witness, reason)
+        body = _numeric_body(None, witness, reason, components)
         body["not_certified"] = f"the certifier failed: {type(exc).__name__}: {exc}"
         return _document(problem, "numeric", None, body, 1)
 
 
-def _certify(problem: Problem, witness, reason: str, max_nodes: int, routes: Sequence[Route]) -> dict:
+def _certify(
+    problem: Problem, witness, reason: str, max_nodes: int, routes: Sequence[Route], components: dict | None
+) -> dict:
     parsed = spec_problem(embed_spec(problem))
     approx = {k: float(v) for k, v in (witness or {}).items()}
     exact = find_witness(parsed, approx) if approx else None
@@ -78,7 +89,7 @@ def _certify(problem: Problem, witness, reason: str, max_nodes: int, routes: Seq
                 notes.append(result.reason)
     else:
         notes.append("no exact witness found")
-    body = _numeric_body(exact, approx, reason)
+    body = _numeric_body(exact, approx, reason, components)
     body["not_certified"] = "; ".join(notes)
     log.info("%s: numeric certificate only (%s)", problem.id, body["not_certified"])
     return _document(problem, "numeric", witness_text(exact) if exact else None, body, 1)

@@ -11,8 +11,38 @@ import sympy
 from extrembench.verify.certificates.witness import check_witness, parse_witness
 
 
+def _components_failure(body: dict, parsed) -> str | None:
+    """body.components, when present (the search's record of the sign orthants it visited, written
+    for problems with variables of no fixed sign): it must name exactly those variables, list the
+    orthants visited as sign patterns, and say the search covered them all."""
+    if "components" not in body:
+        return None
+    record = body["components"]
+    free = [
+        s.name
+        for s in parsed.symbols
+        if (parsed.domains[s].lo is None or parsed.domains[s].lo < 0)
+        and (parsed.domains[s].hi is None or parsed.domains[s].hi > 0)
+    ]
+    if not isinstance(record, dict) or record.get("free") != free:
+        return f"numeric: components must name the sign-free variables {free}"
+    visited = record.get("visited")
+    if (
+        not isinstance(visited, list)
+        or not visited
+        or not all(isinstance(p, str) and len(p) == len(free) and set(p) <= {"+", "-"} for p in visited)
+    ):
+        return "numeric: components.visited must list sign patterns of the sign-free variables"
+    if record.get("complete") is not True:
+        return "numeric: the search did not cover every sign orthant (components.complete is not true)"
+    return None
+
+
 def verify(certificate: dict, parsed) -> tuple[bool, str]:
     body = certificate.get("body") or {}
+    failure = _components_failure(body, parsed)
+    if failure:
+        return False, failure
     if body.get("exact"):
         point = parse_witness(parsed, certificate.get("witness"))
         failure = check_witness(parsed, point)

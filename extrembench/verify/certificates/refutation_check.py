@@ -30,6 +30,7 @@ enclose_mp: every operation rounds outward, so an enclosure always contains the 
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 from fractions import Fraction
 from typing import Any
@@ -292,6 +293,7 @@ def _verify_witness(certificate: dict, parsed, claim: sympy.Expr) -> tuple[bool,
     ok, why, box = check_point(parsed, certificate["point"])
     if not ok:
         return False, why
+    word = "below" if parsed.sense == "min" else "above"
     try:
         value = enclose(parsed.objective, box)
     except Undefined as error:
@@ -299,13 +301,56 @@ def _verify_witness(certificate: dict, parsed, claim: sympy.Expr) -> tuple[bool,
     with precision(PRECISION_BITS):
         bound = enclose(claim, {})
         margin = bound.a - value.b if parsed.sense == "min" else value.a - bound.b
+    if not margin > 0 and _magnitude_bits(claim):
+        # enough bits for the claim's magnitude: a gap of 1 at 10^20 is below the default's resolution
+        with precision(PRECISION_BITS + _magnitude_bits(claim)):
+            value, bound = enclose(parsed.objective, box), enclose(claim, {})
+            margin = bound.a - value.b if parsed.sense == "min" else value.a - bound.b
     if not margin > 0:
-        return False, f"the objective's enclosure {_text(value)} does not beat the claim {claim}"
-    word = "below" if parsed.sense == "min" else "above"
+        exact_value = _rational_value(parsed, certificate["point"])
+        if exact_value is None or not claim.is_Rational:
+            return False, f"the objective's enclosure {_text(value)} does not beat the claim {claim}"
+        # a rational objective at a rational point, compared exactly: a claim off by 1 at 10^308 is
+        # refuted as surely as one off by a lot, and one it does not beat is not
+        gap = min_form_sign(parsed.sense) * (claim - exact_value)
+        if not gap > 0:
+            return False, f"the objective's exact value {exact_value} does not beat the claim {claim}"
+        return True, f"exactly feasible point; objective exactly {exact_value}, {word} the claimed {claim} by {gap}"
     return True, (
         f"exactly feasible point; objective in [{_text(value)[0]}, {_text(value)[1]}], {word} the "
         f"claimed {claim} by more than {to_str(margin._mpi_[0], 3)}"
     )
+
+
+def _rational_value(parsed, point: dict):
+    """The objective's exact value at a point of rational coordinates when it is rational (a
+    polynomial or rational function), else None. Bounded: only short rational texts are read."""
+    if not all(isinstance(v, str) and _is_rational_text(v) for v in point.values()):
+        return None
+    values = {
+        s: sympy.Rational(_fraction(point[str(s)]).numerator, _fraction(point[str(s)]).denominator)
+        for s in parsed.symbols
+    }
+    if not (
+        parsed.objective.is_rational_function(*parsed.symbols) and parsed.objective.free_symbols <= set(parsed.symbols)
+    ):
+        return None
+    try:
+        value = parsed.objective.xreplace(values)
+    except (ZeroDivisionError, ValueError):
+        return None
+    return value if value.is_Rational else None
+
+
+def _magnitude_bits(claim: sympy.Expr) -> int:
+    """Bits of the claim's integer part (0 for |claim| <= 1), capped: 10^308 needs 1024 more."""
+    try:
+        size = abs(float(claim.evalf(20)))
+    except (TypeError, ValueError, OverflowError):
+        return 0
+    if not math.isfinite(size):
+        return 4096
+    return min(4096, max(0, math.ceil(math.log2(1 + size))))
 
 
 def point_floats(point: dict) -> dict[str, float]:
