@@ -21,14 +21,12 @@ time, so the answer is the same on every machine.
 
 from __future__ import annotations
 
-import json
-import time
 from typing import Any
 
 import sympy
 
-from extrembench.generation.reference import abstaining_response, fixed_decimals
-from extrembench.generation.symmetric import Guess, T, common_interval, line_guess, signed_symbol
+from extrembench.generation import symmetric
+from extrembench.generation.symmetric import Guess, T, common_interval, guess_response, line_guess, signed_symbol
 from extrembench.problems.expr import parse_expression, parse_relation, symbol
 from extrembench.problems.problem import parse_domain
 
@@ -103,25 +101,13 @@ def boundary_guess(spec: dict[str, Any]) -> Guess | None:
     return pick(found, key=lambda guess: guess.numeric)  # first of ties: the order above is fixed
 
 
+SETTING = "With one variable at the edge and the others equal"
+
+
 def answer_text(guess: Guess, sense: str, digits: int) -> str:
-    shown = sympy.latex(guess.value) if guess.value.is_Rational else fixed_decimals(float(guess.numeric), digits)
-    word = "minimum" if sense == "min" else "maximum"
-    return f"With one variable at the edge and the others equal, the {word} value is \\boxed{{{shown}}}."
+    return symmetric.answer_text(guess, sense, digits, SETTING)
 
 
 def answer(identity: dict[str, Any]) -> dict[str, Any]:
     """A generation response for one sample (the same shape as a chat response)."""
-    started = time.monotonic()
-    response = abstaining_response()
-    if identity["spec_json"]:
-        spec = json.loads(identity["spec_json"])
-        try:
-            guess = boundary_guess(spec)
-        except (ValueError, TypeError, ArithmeticError, sympy.PolynomialError) as exc:
-            # a spec this model cannot read is an error row (shown in the tables), not a crashed job
-            response.update(finish_reason="error", error=f"boundary-guess: {type(exc).__name__}: {exc}")
-            guess = None
-        if guess is not None:
-            response.update(content=answer_text(guess, spec["sense"], identity["digits"]), finish_reason="stop")
-    response["latency_s"] = round(time.monotonic() - started, 3)
-    return response
+    return guess_response(identity, boundary_guess, "boundary-guess", SETTING)

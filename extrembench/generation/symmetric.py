@@ -263,25 +263,33 @@ def line_guess(
     return Guess(t=t, value=objective.subs(T, t), numeric=value)
 
 
-def answer_text(guess: Guess, sense: str, digits: int) -> str:
+def answer_text(guess: Guess, sense: str, digits: int, setting: str = "With all variables equal") -> str:
     shown = sympy.latex(guess.value) if guess.value.is_Rational else fixed_decimals(float(guess.numeric), digits)
     word = "minimum" if sense == "min" else "maximum"
-    return f"With all variables equal, the {word} value is \\boxed{{{shown}}}."
+    return f"{setting}, the {word} value is \\boxed{{{shown}}}."
 
 
-def answer(identity: dict[str, Any]) -> dict[str, Any]:
-    """A generation response for one sample (the same shape as a chat response)."""
+def guess_response(identity: dict[str, Any], guess_of, name: str, setting: str) -> dict[str, Any]:
+    """A generation response for one sample (the same shape as a chat response) from a cheap
+    guess `guess_of(spec) -> Guess | None`; shared by symmetric-guess and boundary-guess."""
     started = time.monotonic()
     response = abstaining_response()
     if identity["spec_json"]:
         spec = json.loads(identity["spec_json"])
         try:
-            guess = symmetric_guess(spec)
+            guess = guess_of(spec)
         except (ValueError, TypeError, ArithmeticError, sympy.PolynomialError) as exc:
             # a spec this model cannot read is an error row (shown in the tables), not a crashed job
-            response.update(finish_reason="error", error=f"symmetric-guess: {type(exc).__name__}: {exc}")
+            response.update(finish_reason="error", error=f"{name}: {type(exc).__name__}: {exc}")
             guess = None
         if guess is not None:
-            response.update(content=answer_text(guess, spec["sense"], identity["digits"]), finish_reason="stop")
+            response.update(
+                content=answer_text(guess, spec["sense"], identity["digits"], setting), finish_reason="stop"
+            )
     response["latency_s"] = round(time.monotonic() - started, 3)
     return response
+
+
+def answer(identity: dict[str, Any]) -> dict[str, Any]:
+    """A generation response for one sample (the same shape as a chat response)."""
+    return guess_response(identity, symmetric_guess, "symmetric-guess", "With all variables equal")
