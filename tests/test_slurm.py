@@ -659,9 +659,10 @@ def test_pipeline_on_local_slurm_asks_each_rule_for_its_size_class_and_reruns_on
     unsharded = {s.target for s in first if "shard" not in s.wildcards}  # aggregate, plot, ...: read every shard
     expected = {
         *(per_shard(rule, edited_shard) for rule in ("translate", "convert", "validate")),
-        *(per_shard(rule, edited_shard, m) for rule in ("generate", "grade") for m in models),
-        per_shard("generate", cached_shard, GPU_MODEL),
-        per_shard("grade", cached_shard, GPU_MODEL),
+        # misses reads a shard's grades and problems: every model's for the edited shard, the
+        # re-graded GPU shard's for the cached one
+        *(per_shard(rule, edited_shard, m) for rule in ("generate", "grade", "misses") for m in models),
+        *(per_shard(rule, cached_shard, GPU_MODEL) for rule in ("generate", "grade", "misses")),
         *unsharded,
     }
     ran = {s.target for s in second}
