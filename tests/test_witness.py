@@ -186,3 +186,43 @@ def test_a_non_real_coordinate_is_rejected(constraint, x):
     parsed = spec_problem(embed_spec(make("max", {"x": "real", "y": "real"}, "y", "0", [constraint])))
     failure = check_witness(parsed, parse_witness(parsed, {"x": x, "y": "0"}))
     assert failure is not None and "real" in failure
+
+
+# ---------------------------------------------------------------- exact zero tests
+
+S2, S3, S6 = sympy.sqrt(2), sympy.sqrt(3), sympy.sqrt(6)
+
+
+@pytest.mark.parametrize(
+    "expr, zero",
+    [
+        (S2 * S3 - S6, True),
+        ((1 + S2 + S3) ** 2 - (6 + 2 * S2 + 2 * S3 + 2 * S6), True),
+        (1 / (S2 - 1) - (S2 + 1), True),
+        (S2 + S3 - sympy.sqrt(5 + 2 * S6), True),
+        (sympy.Rational(1, 10**200), False),
+        (S2 - sympy.Rational(14142135623730951, 10**16), False),
+    ],
+)
+def test_exact_zero_tests_of_constants(expr, zero):
+    from extrembench.verify.certificates.witness import is_zero
+
+    assert is_zero(expr) is zero
+
+
+def test_a_near_zero_constant_with_large_surds_is_decided_without_its_minimal_polynomial(monkeypatch):
+    """ineq-0057's snapped candidate (a, b, c with sqrt(49199) and sqrt(213874)) is 1.5e-15 off the
+    answer: the float enclosure cannot tell, and its minimal polynomial ran for 20+ minutes. The
+    high-precision enclosure decides it; the minimal polynomial must not be reached."""
+    from extrembench.verify.certificates import witness
+
+    a = sympy.Rational(481, 155) - 2 * sympy.sqrt(49199) / 155
+    b = sympy.Rational(464, 9) - sympy.sqrt(213874) / 9
+    c = sympy.Rational(-146774, 4185) + 2 * sympy.sqrt(49199) / 465 + 2 * sympy.sqrt(213874) / 27
+    gap = 1 / a + 1 / b + 1 / c - (1 + S2 + S3) ** 2
+
+    def no_minimal_polynomial(*args, **kwargs):
+        raise AssertionError("the minimal polynomial was computed")
+
+    monkeypatch.setattr(witness.sympy, "minimal_polynomial", no_minimal_polynomial)
+    assert witness.is_zero(gap) is False
