@@ -2,6 +2,8 @@
 
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -10,6 +12,7 @@ from extrembench import cli
 from extrembench.problems.problem import load_problem, problem_from_dict
 from extrembench.verify.validate import CheckResult, check_problem, search_extremum
 
+REPO = Path(__file__).resolve().parents[1]
 FIXTURES = Path(__file__).parent / "fixtures" / "problems"
 POS3 = {"a": "positive", "b": "positive", "c": "positive"}
 
@@ -159,6 +162,25 @@ def test_search_extremum_alone():
     result = search_extremum(load_problem(FIXTURES / "circle-irrational.yaml"), seed=0)
     assert result.best_value == pytest.approx(5**0.5, rel=1e-9) and not result.unbounded
     assert search_extremum(load_problem(FIXTURES / "unbounded.yaml"), seed=0).unbounded
+
+
+@pytest.mark.slow
+def test_search_extremum_does_not_depend_on_the_blas_thread_count():
+    """ineq-0416 (max of cbrt(a1 a2 a3) + cbrt(b1 b2 b3) - cbrt(...) is 0): with one BLAS thread,
+    this seed's search ended near b3 = 4.7e19, where the cube roots cancel in floats to 32. The
+    best candidates are re-evaluated at 50 digits, so every thread count gives the problem's 0."""
+    code = (
+        "from extrembench.problems.problem import load_problem\n"
+        "from extrembench.verify.validate import Effort, search_extremum\n"
+        "p = load_problem('data/problems/ineq-0416.yaml')\n"
+        "print(search_extremum(p, seed=848196943, effort=Effort(starts=14)).best_value)\n"
+    )
+    for threads in ("1", "2"):
+        env = {**os.environ, "OMP_NUM_THREADS": threads, "OPENBLAS_NUM_THREADS": threads, "MKL_NUM_THREADS": threads}
+        out = subprocess.run(
+            [sys.executable, "-c", code], env=env, cwd=REPO, capture_output=True, text=True, timeout=600, check=True
+        )
+        assert abs(float(out.stdout.strip())) <= 1e-9, (threads, out.stdout)
 
 
 def test_to_json_keys():

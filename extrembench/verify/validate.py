@@ -591,11 +591,33 @@ def search_extremum(problem_or_spec: Problem | ExtremalSpec, *, seed: int, effor
     whether the objective diverges in the asked direction. Raises TimeCap past effort.time_cap_s."""
     model, _ = _model(problem_or_spec)
     feasible = _feasible(_search(model, seed, effort, time.monotonic() + effort.time_cap_s))
+    feasible = _rescored(model, feasible[:RESCORED]) + feasible[RESCORED:]
     if not feasible:
         return SearchResult(None, None, False)
     best = feasible[0]
     unbounded = _at_limit(model, best) and _diverges(model, best)[0]
     return SearchResult(model.reported(best.value), _witness(model, best), unbounded)
+
+
+RESCORED = 8  # the best float candidates whose objective is re-evaluated at HP_DIGITS
+
+
+def _rescored(model: _Model, candidates: list[_Candidate]) -> list[_Candidate]:
+    """Candidates with the objective re-evaluated at their own float coordinates in 50 digits, best
+    first; those where it is undefined dropped. Far out (coordinates near 1e19) a difference of cube
+    roots cancels in floats to 32 where its value is <= 0, and whether it did depended on the BLAS
+    thread count (one machine's answer, not the problem's). The float value is kept where it agrees."""
+    out = []
+    for candidate in candidates:
+        point = {s: sympy.Float(v, HP_DIGITS) for s, v in zip(model.symbols, model.x(np.array(candidate.t)))}
+        exact = _hp(model.parsed.objective - model.shift, point)
+        if exact is None:
+            continue
+        value = model.sign * float(exact)
+        if abs(value - candidate.value) > 1e-9 * (1 + abs(value)):
+            candidate = replace(candidate, value=value)
+        out.append(candidate)
+    return sorted(out, key=lambda c: c.value)
 
 
 # ---------------------------------------------------------------- high-precision re-check
