@@ -335,6 +335,16 @@ def read_metadata(path: str | os.PathLike) -> dict[str, str]:
     return {k.decode(): v.decode() for k, v in metadata.items() if k.startswith(b"extrembench.")}
 
 
+def lineage_inputs(path: str | os.PathLike) -> dict[str, Path]:
+    """The Parquet inputs a file was made from (its lineage) that still exist, by artifact kind."""
+    found: dict[str, Path] = {}
+    for record in read_lineage(path):
+        source = Path(record["path"])
+        if source.suffix == ".parquet" and source.exists():
+            found[read_metadata(source).get("extrembench.kind", "?")] = source
+    return found
+
+
 def write_csv(frame, path: Path) -> None:
     """Tables for people: fixed float format and line ends, so equal content gives equal bytes."""
     with atomic_output(path) as tmp:

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from extrembench.core.artifacts import read_artifact, read_lineage, read_metadata
+from extrembench.core.artifacts import lineage_inputs, read_artifact, read_lineage
 from extrembench.problems.derive import convert_problem
 from extrembench.problems.problem import load_problem
 from extrembench.problems.statement import gold_text
@@ -31,15 +31,6 @@ class ProblemCheck:
     certificates: int = 0
     uncertified: int = 0  # variants: confirmed by the validator, carrying no certificate
     problems: list[str] = field(default_factory=list)
-
-
-def _lineage_tables(path: Path) -> dict[str, Path]:
-    found: dict[str, Path] = {}
-    for record in read_lineage(path):
-        source = Path(record["path"])
-        if source.suffix == ".parquet" and source.exists():
-            found[read_metadata(source).get("extrembench.kind", "?")] = source
-    return found
 
 
 def _from_conversions(conversions: Path, rows: list[dict], check: ProblemCheck) -> dict[str, tuple[str | None, str]]:
@@ -98,7 +89,7 @@ def _from_variants(variants: Path) -> dict[str, tuple[str | None, str]]:
 def check_problem_table(path: Path) -> ProblemCheck:
     check = ProblemCheck()
     rows = read_artifact(path, "problems").to_pylist()
-    tables = _lineage_tables(path)
+    tables = lineage_inputs(path)
     if "conversions" in tables:
         expected = _from_conversions(tables["conversions"], rows, check)
     elif "variants" in tables:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from extrembench.core.artifacts import read_artifact, read_lineage, read_metadata
+from extrembench.core.artifacts import lineage_inputs, read_artifact, read_metadata
 from extrembench.grading import GRADER_NAME, GRADER_VERSION
 from extrembench.grading.shard import grade_samples
 
@@ -48,16 +48,6 @@ class Regraded:
     problems: list[str] = field(default_factory=list)
 
 
-def _inputs_of(path: Path) -> dict[str, Path]:
-    """The generations and problems files a grades file was made from (its lineage), by kind."""
-    found: dict[str, Path] = {}
-    for record in read_lineage(path):
-        source = Path(record["path"])
-        if source.suffix == ".parquet" and source.exists():
-            found[read_metadata(source).get("extrembench.kind", "?")] = source
-    return found
-
-
 def _timed_out(row: dict) -> bool:
     return row["status"] == "ungraded" and row["reason"] == "timeout"
 
@@ -83,7 +73,7 @@ def regrade_file(path: Path) -> Regraded:
             f"its verdicts cannot be re-derived here; rerun its grade job (snakemake --forcerun grade)"
         )
         return result
-    inputs = _inputs_of(path)
+    inputs = lineage_inputs(path)
     if {"generations", "problems"} - inputs.keys():
         result.problems.append(f"{path}: its lineage names no readable generations and problems file to re-grade from")
         return result
