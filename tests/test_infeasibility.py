@@ -68,6 +68,15 @@ def test_an_empty_set_is_proven_with_its_argument(variables, constraints, kind, 
     assert proof.reason.startswith("feasible set is empty: ") and words in proof.reason, proof.reason
 
 
+def test_a_linear_proof_records_its_rows_and_multipliers():
+    proof = prove_empty(parse_problem(problem(pos("ab"), ["a + b = -1"])))
+    assert proof.detail == {
+        "rows": ["a + b = -1", "a > 0", "b > 0"],
+        "multipliers": ["-1", "1", "1"],
+        "sum": "0 > 1",
+    }
+
+
 # sets with points (some a single point, some tangent) and an empty set no argument reaches
 NOT_PROVEN = [
     (real("xy"), ["x^2 + y^2 = 0"]),  # the origin

@@ -55,14 +55,11 @@ class Row:
 @dataclass(frozen=True)
 class Emptiness:
     """An exact argument that no point is feasible: its kind, the sentence a reader checks, and the
-    data that sentence rests on (multipliers, polynomial, interval)."""
+    data that sentence rests on (rows and multipliers, the implied polynomial, the constraint)."""
 
     kind: str  # 'linear' | 'elimination' | 'sign'
     reason: str
     detail: dict
-
-    def to_json(self) -> dict:
-        return {"kind": self.kind, "reason": self.reason, "detail": self.detail}
 
 
 # ---------------------------------------------------------------- shared pieces
@@ -89,24 +86,23 @@ def _rational_poly(expr: sympy.Expr, symbols) -> sympy.Poly | None:
     return poly
 
 
-def _outer_rational(value: sympy.Expr, side: str) -> tuple[Fraction, bool]:
-    """A rational end at or outside `value` (lower: <=, upper: >=), and whether it is `value` itself."""
+def _outer_rational(value: sympy.Expr, side: str) -> tuple[Fraction, bool] | None:
+    """A rational end at or outside `value` (lower: <=, upper: >=), and whether it is `value` itself;
+    None when sympy cannot round the constant (the end is then dropped: a wider set, still sound)."""
     if value.is_Rational:
         return Fraction(int(value.p), int(value.q)), True
     scaled = value * BOUND_DENOMINATOR
     whole = sympy.floor(scaled) if side == "lower" else sympy.ceiling(scaled)
+    if not whole.is_Integer:
+        return None
+    # one more step outward, so the end stays outside even if the rounding were off by one
+    step = Fraction(1, BOUND_DENOMINATOR)
     end = Fraction(int(whole), BOUND_DENOMINATOR)
-    # floor/ceiling of an irrational constant are exact integers; step one more outward regardless,
-    # so the end stays strictly outside even if the constant were rational in disguise
-    return (end - Fraction(1, BOUND_DENOMINATOR) if side == "lower" else end + Fraction(1, BOUND_DENOMINATOR)), False
+    return (end - step if side == "lower" else end + step), False
 
 
 def _nonnegative_variable(domain: Domain) -> bool:
     return domain.lo is not None and bool(domain.lo >= 0)
-
-
-def _nonpositive_variable(domain: Domain) -> bool:
-    return domain.hi is not None and bool(domain.hi <= 0)
 
 
 # ---------------------------------------------------------------- 1. linear (Farkas)
@@ -128,12 +124,14 @@ def linear_rows(parsed: ParsedProblem) -> list[Row]:
         rows.append(Row(tuple(sorted(coefficients)), op, -constant, text))
     for s in parsed.symbols:
         domain = parsed.domains[s]
-        if domain.lo is not None:
-            end, exact = _outer_rational(domain.lo, "lower")
+        lower = None if domain.lo is None else _outer_rational(domain.lo, "lower")
+        upper = None if domain.hi is None else _outer_rational(domain.hi, "upper")
+        if lower is not None:
+            end, exact = lower
             op = ">" if exact and domain.lo_open else ">="
             rows.append(Row(((str(s), Fraction(1)),), op, end, f"{s} {op} {end} (domain)"))
-        if domain.hi is not None:
-            end, exact = _outer_rational(domain.hi, "upper")
+        if upper is not None:
+            end, exact = upper
             op = ">" if exact and domain.hi_open else ">="
             rows.append(Row(((str(s), Fraction(-1)),), op, -end, f"{s} {'<' if op == '>' else '<='} {end} (domain)"))
     return rows
@@ -303,10 +301,11 @@ def _root_count(poly: sympy.Poly, domain: Domain) -> int | None:
         return None
     ends = []
     for value, side, is_open in ((domain.lo, "lower", domain.lo_open), (domain.hi, "upper", domain.hi_open)):
-        if value is None:
+        rational = None if value is None else _outer_rational(value, side)
+        if rational is None:
             ends.append((None, False))
             continue
-        end, exact = _outer_rational(value, side)
+        end, exact = rational
         ends.append((sympy.Rational(end.numerator, end.denominator), exact and is_open))
     (lo, lo_open), (hi, hi_open) = ends
     count = poly.count_roots(lo, hi)  # roots in the closed interval, by Sturm sequences
