@@ -50,6 +50,7 @@ from extrembench.verify import components
 from extrembench.verify.certificates.certify import certify as build_certificate
 from extrembench.verify.certificates.refutation_check import point_floats
 from extrembench.verify.components import Orthants
+from extrembench.verify.infeasibility import prove_empty
 from extrembench.verify.refutation import (
     exact_feasible_point,
     level_certificate,
@@ -992,15 +993,7 @@ def _check_loaded(problem: Problem, seed: int, effort: Effort, certify: bool = T
     if not feasible:
         exact = _exactly_feasible(model, candidates + in_orthants, deadline)
         if exact is None:
-            closest = min((c.violation for c in candidates), default=float("inf"))
-            return CheckResult(
-                problem.id,
-                "invalid",
-                None,
-                None,
-                "feasible set appears empty: no point satisfies the constraints, and none near the "
-                f"search's closest points does so exactly (smallest relative violation {closest:.3g})",
-            )
+            return _no_feasible_point(problem.id, parsed, candidates)
         feasible = [exact]
     statement_error = _statement_mismatch(problem, model, feasible)
     if statement_error:
@@ -1040,6 +1033,24 @@ def _check_loaded(problem: Problem, seed: int, effort: Effort, certify: bool = T
             )
         result = replace(result, certificate=certificate if certify else None)
     return result
+
+
+def _no_feasible_point(problem_id: str, parsed, candidates: list[_Candidate]) -> CheckResult:
+    """The search found no feasible point: invalid only with an exact proof that there is none
+    (issue 29), else undecided."""
+    emptiness = prove_empty(parsed)
+    if emptiness is not None:
+        return CheckResult(problem_id, "invalid", None, None, emptiness.reason)
+    closest = min((c.violation for c in candidates), default=float("inf"))
+    return CheckResult(
+        problem_id,
+        "inconclusive",
+        None,
+        None,
+        "no feasible point found: no point of the search satisfies the constraints, and none near its "
+        f"closest points does so exactly (smallest relative violation {closest:.3g}); the feasible set is "
+        "not proven empty (no linear, sign or elimination argument applies)",
+    )
 
 
 def _least_violation(model: _Model, starts: list[_Candidate], deadline: float) -> list[_Candidate]:

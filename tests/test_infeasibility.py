@@ -1,0 +1,184 @@
+"""Issue 29: a feasible set is `invalid` (empty) only with an exact argument; a set the search finds
+no point of, without such an argument, is `inconclusive`. The pure provers of
+extrembench/verify/infeasibility.py by tables of cases, then the validator's verdicts."""
+
+from __future__ import annotations
+
+import time
+from fractions import Fraction as F
+from pathlib import Path
+
+import pytest
+
+from extrembench.problems.problem import Problem, parse_problem
+from extrembench.verify.infeasibility import Row, farkas_holds, prove_empty
+from extrembench.verify.validate import check_problem
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def real(names: str) -> dict[str, str]:
+    return {n: "real" for n in names}
+
+
+def pos(names: str) -> dict[str, str]:
+    return {n: "positive" for n in names}
+
+
+def problem(variables: dict, constraints: list[str], objective: str | None = None, answer: str = "0", sense="min"):
+    return Problem(
+        id="t",
+        sense=sense,
+        variables=variables,
+        constraints=tuple(constraints),
+        objective=objective or next(iter(variables)),
+        answer=answer,
+    )
+
+
+# (variables, constraints, kind of the proof, words the reason must hold)
+EMPTY = [
+    # 1. linear: a Farkas certificate over the linear constraints and the domains' ends
+    (pos("ab"), ["a + b = -1"], "linear", "sums to 0 > 1"),
+    (pos("ab"), ["a + b = 0"], "linear", "sums to 0 > 0"),  # strict domains: only the open ends exclude 0
+    (real("xy"), ["x + y = 1", "x + y = 2"], "linear", "sums to 0 >= 1"),
+    (real("xyz"), ["x + y >= 3", "y + z >= 3", "x + z >= 3", "x + y + z <= 4"], "linear", "1/2*(x + y >= 3)"),
+    ({"x": "(-inf, 0)", "y": "nonnegative"}, ["x - y >= 1"], "linear", "Farkas"),
+    ({"x": "[0, pi/2]"}, ["x >= 2"], "linear", "x <= "),  # pi/2 widened to a rational end
+    ({"x": "[1, 2]", "y": "[1, 2]"}, ["x + y < 2"], "linear", "sums to 0 > 0"),
+    # 2. elimination: the equalities' Groebner basis
+    (pos("ab"), ["a + b = 1", "a*b = 1"], "elimination", "b**2 - b + 1 = 0, which has no real root"),
+    (real("xy"), ["x*y = 1", "x + y = 0"], "elimination", "y**2 + 1 = 0"),  # complex points only
+    (real("xy"), ["x^2 + y = 1", "x^2 + y = 2"], "elimination", "not even a complex one"),
+    ({"x": "[0, 1]"}, ["x^2 = 4"], "elimination", "no real root with x in [0, 1]"),
+    ({"x": "(0, 1)"}, ["x^2 = x"], "elimination", "no real root with x in (0, 1)"),  # roots at the open ends
+    # 3. sign: one constraint impossible on its own
+    (real("xy"), ["(x-1)^2 + y^2 <= -1"], "sign", "(x - 1)**2"),
+    (real("xy"), ["x^4 + 2*y^2 + 3 = 0"], "sign", ">= 3 > 0"),
+    (real("xy"), ["x^2 + y^2 < 0"], "sign", "<= 0"),
+    ({"a": "nonnegative", "b": "nonnegative"}, ["a*b + a + 1 <= 0"], "sign", "a*b"),
+]
+
+
+@pytest.mark.parametrize("variables, constraints, kind, words", EMPTY)
+def test_an_empty_set_is_proven_with_its_argument(variables, constraints, kind, words):
+    proof = prove_empty(parse_problem(problem(variables, constraints)))
+    assert proof is not None, constraints
+    assert proof.kind == kind, proof.reason
+    assert proof.reason.startswith("feasible set is empty: ") and words in proof.reason, proof.reason
+
+
+def test_a_linear_proof_records_its_rows_and_multipliers():
+    proof = prove_empty(parse_problem(problem(pos("ab"), ["a + b = -1"])))
+    assert proof.detail == {
+        "rows": ["a + b = -1", "a > 0", "b > 0"],
+        "multipliers": ["-1", "1", "1"],
+        "sum": "0 > 1",
+    }
+
+
+# sets with points (some a single point, some tangent) and an empty set no argument reaches
+NOT_PROVEN = [
+    (real("xy"), ["x^2 + y^2 = 0"]),  # the origin
+    (real("xy"), ["x^2 + y^2 <= 0"]),
+    (real("xy"), ["x^2 + y^2 <= 1", "(x-2)^2 + y^2 <= 1"]),  # discs touching at (1, 0)
+    (real("xy"), ["x^2 + y^2 = 1", "(x-2)^2 + y^2 = 1"]),  # circles touching at (1, 0)
+    (pos("ab"), ["a + b = 1", "a*b = 1/4"]),  # a = b = 1/2
+    ({"x": "(0, 1]"}, ["x^2 = x"]),  # x = 1, the closed end
+    ({"x": "[0, pi/2]"}, ["x >= 1"]),
+    ({"x": "[0, pi]"}, ["sin(x) = 1/2"]),
+    (pos("ab"), ["a + b = 2"]),
+    (real("xyz"), ["x + y >= 3", "y + z >= 3", "x + z >= 3", "x + y + z <= 9/2"]),  # x = y = z = 3/2
+    ({"x": "[1, 2]", "y": "[1, 2]"}, ["x + y <= 2"]),  # the corner (1, 1)
+    (pos("xy"), ["x + y <= 1", "x*y >= 1"]),  # empty by AM-GM, which none of the arguments is
+    (real("x"), ["sin(x) = 2"]),  # empty, outside every argument's vocabulary
+    # empty (x^2 + y^2 + z^2 = -2), but the basis element y^2 + y*z + z^2 + 1 is not a sum of squares termwise
+    (real("xyz"), ["x + y + z = 0", "x*y + y*z + z*x = 1"]),
+]
+
+
+@pytest.mark.parametrize("variables, constraints", NOT_PROVEN)
+def test_no_proof_for_a_set_with_points_or_out_of_reach(variables, constraints):
+    assert prove_empty(parse_problem(problem(variables, constraints))) is None
+
+
+# ---------------------------------------------------------------- the trusted Farkas check
+ROWS = [
+    Row((("a", F(1)), ("b", F(1))), "=", F(-1), "a + b = -1"),
+    Row((("a", F(1)),), ">", F(0), "a > 0"),
+    Row((("b", F(1)),), ">", F(0), "b > 0"),
+]
+
+
+@pytest.mark.parametrize(
+    "multipliers, holds",
+    [
+        ([F(-1), F(1), F(1)], True),  # -a - b = 1, a > 0, b > 0: 0 > 1
+        ([F(-2), F(2), F(2)], True),
+        ([F(-1), F(1), F(0)], False),  # b is left over
+        ([F(1), F(-1), F(-1)], False),  # negative weights on inequalities
+        ([F(0), F(0), F(0)], False),  # 0 >= 0 proves nothing
+        ([F(-1), F(1)], False),  # one multiplier per row
+    ],
+)
+def test_farkas_check(multipliers, holds):
+    assert farkas_holds(ROWS, multipliers) is holds
+
+
+def test_zero_equals_zero_needs_a_strict_row():
+    rows = [Row((("x", F(1)),), "=", F(0), "x = 0"), Row((("x", F(1)),), ">=", F(0), "x >= 0")]
+    assert not farkas_holds(rows, [F(-1), F(1)])  # 0 >= 0: x = 0 is feasible
+    strict = [rows[0], Row((("x", F(1)),), ">", F(0), "x > 0")]
+    assert farkas_holds(strict, [F(-1), F(1)])  # 0 > 0
+
+
+# ---------------------------------------------------------------- the validator's verdicts
+@pytest.mark.parametrize(
+    "variables, constraints, words",
+    [
+        (pos("ab"), ["a + b = -1"], "Farkas certificate"),
+        pytest.param(
+            pos("ab"),
+            ["a + b = 1", "a*b = 1"],
+            "b**2 - b + 1 = 0, which has no real root",
+            marks=pytest.mark.slow,  # ~1.5 s
+        ),
+        (real("xy"), ["(x-1)^2 + y^2 <= -1"], "<= -1 alone"),
+    ],
+)
+def test_the_validator_calls_a_proven_empty_set_invalid_with_the_argument(variables, constraints, words):
+    result = check_problem(problem(variables, constraints))
+    assert result.status == "invalid", result.reason
+    assert result.reason.startswith("feasible set is empty: ") and words in result.reason, result.reason
+
+
+@pytest.mark.slow  # ~2-4 s: the search and the exact snap both run to the end before giving up
+@pytest.mark.parametrize(
+    "variables, constraints",
+    [(pos("xy"), ["x + y <= 1", "x*y >= 1"]), (real("x"), ["sin(x) = 2"])],
+)
+def test_an_unproven_empty_set_is_inconclusive_not_invalid(variables, constraints):
+    result = check_problem(problem(variables, constraints))
+    assert result.status == "inconclusive", result.reason
+    assert "no feasible point found" in result.reason and "not proven empty" in result.reason
+
+
+@pytest.mark.parametrize(
+    "sense, variables, objective, answer, constraints",
+    [
+        ("min", real("xy"), "x", "1", ["x^2 + y^2 <= 1", "(x-2)^2 + y^2 <= 1"]),  # touching discs
+        ("min", real("xy"), "x + y", "0", ["x^2 + y^2 = 0"]),
+        ("max", pos("ab"), "a*b", "1/4", ["a + b = 1"]),
+    ],
+)
+def test_a_set_with_points_is_never_invalid(sense, variables, objective, answer, constraints):
+    result = check_problem(problem(variables, constraints, objective, answer, sense))
+    assert result.status == "confirmed", result.reason
+
+
+@pytest.mark.slow  # ~1.5 s
+def test_the_shipped_empty_example_keeps_its_verdict_with_the_exact_reason():
+    started = time.monotonic()
+    result = check_problem(ROOT / "data" / "rejected" / "empty-feasible-set.yaml", certify=False)
+    assert result.status == "invalid" and "which has no real root" in result.reason, result.reason
+    assert time.monotonic() - started < 60
