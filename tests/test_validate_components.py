@@ -6,7 +6,9 @@ Tables of cases per class; the named acceptance cases are among them, the others
 from __future__ import annotations
 
 import functools
+import json
 import time
+from pathlib import Path
 
 import pytest
 
@@ -272,7 +274,10 @@ def test_the_grader_is_exact_at_large_magnitudes(mode):
     "components, ok",
     [
         ({"free": ["x", "y"], "visited": ["++", "+-"], "complete": True}, True),
+        ({"free": ["y", "x"], "visited": ["++", "-+"], "complete": True}, True),  # patterns in its own order
         ({"free": ["x", "y"], "visited": ["++"], "complete": False}, False),
+        ({"free": ["x", "x"], "visited": ["++"], "complete": True}, False),
+        ({"free": ["x", "y", "z"], "visited": ["+++"], "complete": True}, False),
         ({"free": ["x"], "visited": ["+"], "complete": True}, False),
         ({"free": ["x", "y"], "visited": ["+0"], "complete": True}, False),
         ({"free": ["x", "y"], "visited": [], "complete": True}, False),
@@ -284,3 +289,17 @@ def test_the_checker_reads_the_recorded_orthants(components, ok):
     certificate = certify(problem, {"x": 1.0, "y": 1.0}, "test", routes=(), components=components)
     assert certificate["kind"] == "numeric" and certificate["body"]["components"] == components
     assert verify(certificate)[0] is ok
+
+
+@pytest.mark.slow  # ~2 s
+def test_recorded_orthants_verify_against_the_spec_read_back_in_sorted_order():
+    """A Parquet row holds the spec with sorted keys (x1, x10, x2, ...); ineq-0169's and ineq-0190's
+    certificates failed `verify-certificate` there because the names were compared as lists."""
+    result = validate.check_problem(
+        Path(__file__).resolve().parents[1] / "data" / "problems" / "ineq-0169.yaml", seed=0
+    )
+    assert result.status == "confirmed" and result.certificate["kind"] == "numeric"
+    assert result.certificate["body"]["components"]["free"][:3] == ["x1", "x2", "x3"]
+    read_back = json.loads(json.dumps(result.certificate, sort_keys=True))
+    assert list(read_back["spec"]["variables"])[:3] == ["x1", "x10", "x2"]
+    assert verify(read_back, read_back["spec"])[0]
