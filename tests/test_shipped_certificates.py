@@ -72,3 +72,18 @@ def test_a_certificate_verifies_whatever_the_order_of_the_spec_variables():
     assert verify(json.loads(json.dumps(result.certificate, sort_keys=True)), row_spec)[0]
     tampered = {**result.certificate, "body": {**result.certificate["body"], "variables": ["s", "q"]}}
     assert not verify(tampered)[0]
+
+
+@pytest.mark.slow  # ~5 s
+def test_a_bound_certificate_verifies_whatever_the_order_of_the_spec_variables():
+    """ineq-0460 declares {x, u, v, w}; its Parquet row's spec has sorted keys, {u, v, w, x}. The
+    proof's boxes follow the prover's order, which the certificate now records and the replay reads."""
+    result = check_problem(REPO / "data" / "problems" / "ineq-0460.yaml", seed=0)
+    assert result.status == "confirmed" and result.certificate["kind"] == "bound"
+    assert result.certificate["body"]["variables"] == ["x", "u", "v", "w"]
+    row = json.loads(json.dumps(result.certificate, sort_keys=True))
+    assert list(row["spec"]["variables"]) == ["u", "v", "w", "x"]
+    assert verify(row, row["spec"])[0], verify(row, row["spec"])
+    # any permutation is replayed as it stands (a proof in another order is still a proof); other names are refused
+    for wrong in (["x", "u", "v", "q"], ["x", "u", "v"], "xuvw"):
+        assert not verify({**row, "body": {**row["body"], "variables": wrong}}, row["spec"])[0], wrong

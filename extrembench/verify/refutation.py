@@ -326,7 +326,14 @@ def _bound_level_route(attempt: LevelAttempt) -> dict | Decline:
             search(b, target, reference_point(b, None, approx, plan) if approx else None, max_nodes=attempt.max_nodes)
             for b in branches
         ]
-        certificate = {**attempt.base, "method": "bound", "level": str(level), "plan": plan, "trees": trees}
+        certificate = {
+            **attempt.base,
+            "method": "bound",
+            "level": str(level),
+            "plan": plan,
+            "trees": trees,
+            "variables": [str(s) for s in parsed.symbols],
+        }
         ok, detail = verify_refutation(certificate, parsed)
     except (PlanError, BoundFailure, Unsupported, sympy.PolynomialError) as error:
         return Decline(f"bound: {error}")

@@ -38,7 +38,7 @@ from math import inf as _INF
 import sympy
 
 from extrembench.problems.problem import min_form_sign
-from extrembench.verify.certificates.document import epsilon_abs
+from extrembench.verify.certificates.document import epsilon_abs, in_recorded_order
 from extrembench.verify.certificates.interval import (
     Program,
     Undefined,
@@ -618,11 +618,18 @@ def target_interval(parsed, epsilon: Fraction):
     return compile_enclosure(sign * parsed.answer, [])([]) - point(epsilon_abs(epsilon, parsed.answer))
 
 
-def replay_plan(parsed, level_signed: sympy.Expr, target, plan: list, trees) -> tuple[str | None, int]:
+def replay_plan(
+    parsed, level_signed: sympy.Expr, target, plan: list, trees, variables: list | None = None
+) -> tuple[str | None, int]:
     """The one replay of a bound proof, for a confirmed answer and a refutation's level alike: the
     plan applied at the min-form level, one tree per branch replayed against `target`, and the
     points the plan set aside (the origin of a normalised simplex) checked on their own.
-    (why it fails or None, the number of boxes)."""
+    `variables`: the order of the box coordinates the prover used (None: the spec's, as certificates
+    before it was recorded). (why it fails or None, the number of boxes)."""
+    if variables is not None:
+        if not isinstance(variables, list) or sorted(map(str, variables)) != sorted(str(s) for s in parsed.symbols):
+            return f"variables {variables!r} must name the spec's variables", 0
+        parsed = in_recorded_order(parsed, variables)
     try:
         branches = apply_plan(parsed, level_signed, plan)
     except PlanError as exc:

@@ -282,7 +282,8 @@ def prove_bound(parsed, witness_point: dict | None, approx: dict, max_nodes: int
         value = compile_enclosure(sign * parsed.objective, list(extra))([point(0)] * len(extra))
         if not value.a >= target.b:
             return None, "the origin (outside the normalised simplex) is below the answer"
-    return {"plan": plan, "trees": trees, "epsilon": epsilon}, ""
+    # the box coordinates follow this order of the variables, which a Parquet row's spec does not keep
+    return {"plan": plan, "trees": trees, "epsilon": epsilon, "variables": [str(s) for s in parsed.symbols]}, ""
 
 
 MAX_COPIES = 200

@@ -3,6 +3,7 @@ spec it proves, so it can be re-checked alone; the spec is read back with the sa
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 from fractions import Fraction
@@ -82,3 +83,16 @@ def route_of(certificate: dict) -> str | None:
     method = certificate.get("method") if certificate.get("kind") == "refutation" else None
     key = (certificate.get("kind"), method)
     return ROUTES.get(key) if isinstance(key[0], str) and (method is None or isinstance(method, str)) else None
+
+
+def in_recorded_order(parsed, recorded):
+    """The problem with its variables in the order a certificate records them (sos exponent tuples,
+    bound box coordinates). The order is not part of the problem: a spec read back from a Parquet
+    row has its variables in sorted order ({p, s}, {u, v, w, x}) while the prover saw the file's
+    ({s, p}, {x, u, v, w}). Anything but a permutation of the names leaves the problem as it is,
+    for the route's own comparison to refuse."""
+    names = [str(s) for s in parsed.symbols]
+    if not isinstance(recorded, list) or recorded == names or sorted(map(str, recorded)) != sorted(names):
+        return parsed
+    by_name = {str(s): s for s in parsed.symbols}
+    return dataclasses.replace(parsed, symbols=tuple(by_name[name] for name in recorded))

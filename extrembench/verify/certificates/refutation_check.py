@@ -401,6 +401,7 @@ def _verify_level(certificate: dict, parsed, claim: sympy.Expr) -> tuple[bool, s
         interval_point(signed),
         list(certificate["plan"]),
         certificate["trees"],
+        certificate.get("variables"),
     )
     if failure:
         return False, failure

@@ -21,13 +21,13 @@ SDP and the projection that find an identity are sos_search.py.
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
 from fractions import Fraction
 
 import sympy
 
 from extrembench.problems.problem import min_form_sign
+from extrembench.verify.certificates.document import in_recorded_order
 from extrembench.verify.certificates.symmetry import symmetric
 from extrembench.verify.certificates.witness import sign as witness_sign
 
@@ -232,18 +232,6 @@ def _gram_form(syms, block, n: int):
     return form, ""
 
 
-def _in_recorded_order(parsed, recorded):
-    """The problem with its variables in the order the certificate records them. The order is only
-    the coordinate order of the exponent tuples, not part of the problem: a spec read back from a
-    Parquet row has its variables in sorted order ({p, s}) while the prover saw the file's ({s, p}).
-    Any other list is left for the exact comparison below to refuse."""
-    names = [str(s) for s in parsed.symbols]
-    if not isinstance(recorded, list) or recorded == names or sorted(recorded) != sorted(names):
-        return parsed
-    by_name = {str(s): s for s in parsed.symbols}
-    return dataclasses.replace(parsed, symbols=tuple(by_name[name] for name in recorded))
-
-
 def verify(doc: dict, parsed, epsilon) -> tuple[bool, str]:  # noqa: C901 — the trusted exact re-check: every condition of the identity checked in one place
     """Exact re-check: rational polynomial arithmetic on both sides; every Gram matrix passes
     rational LDL^T; each positive block's factors index the inequalities the spec itself gives."""
@@ -255,7 +243,7 @@ def verify(doc: dict, parsed, epsilon) -> tuple[bool, str]:  # noqa: C901 — th
     if not isinstance(polya, int) or not 0 <= polya <= 4:
         return False, "sos: polya must be an integer from 0 to 4"
     square = body.get("square")  # any (a, K) is sound: _polys checks the answer is a +- sqrt(K)
-    parsed = _in_recorded_order(parsed, body.get("variables"))
+    parsed = in_recorded_order(parsed, body.get("variables"))
     try:
         syms, target, eqs, ineqs = _polys(parsed, tuple(squares), polya, square)
     except SosFailure as exc:

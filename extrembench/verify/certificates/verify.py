@@ -119,8 +119,9 @@ def _check_bound(doc: dict, parsed) -> tuple[bool, str]:
             "multiplies any slack on the simplex without bound)"
         )
     target = target_interval(parsed, epsilon)
+    body = doc.get("body") or {}
     failure, nodes = replay_plan(
-        parsed, min_form_sign(parsed.sense) * parsed.answer, target, plan, (doc.get("body") or {}).get("trees")
+        parsed, min_form_sign(parsed.sense) * parsed.answer, target, plan, body.get("trees"), body.get("variables")
     )
     if failure:
         return False, f"bound: {failure}"
