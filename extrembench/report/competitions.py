@@ -63,7 +63,6 @@ COMPETITIONS: tuple[Competition, ...] = (
     Competition("cps-junior", INTERNATIONAL, ("Czech-Polish-Slovak Junior Match",)),
     Competition("cps", INTERNATIONAL, ("Czech-Polish-Slovak Match",)),
     Competition("rioplatense", INTERNATIONAL, ("Rioplatense Mathematical Olympiad", "Rioplatense")),
-    Competition("benelux", INTERNATIONAL, ("Benelux MO", "BxMO", "Benelux Mathematical Olympiad")),
     Competition("pamo", INTERNATIONAL, ("Pan African Mathematical Olympiad", "Pan African MO", "PAMO")),
     Competition("usamo", NATIONAL, ("USAMO",)),
     Competition("canada", NATIONAL, ("Canada MO", "Canadian MO", "Canadian Mathematical Olympiad")),
