@@ -63,6 +63,7 @@ COMPETITIONS: tuple[Competition, ...] = (
     Competition("cps-junior", INTERNATIONAL, ("Czech-Polish-Slovak Junior Match",)),
     Competition("cps", INTERNATIONAL, ("Czech-Polish-Slovak Match",)),
     Competition("rioplatense", INTERNATIONAL, ("Rioplatense Mathematical Olympiad", "Rioplatense")),
+    Competition("pamo", INTERNATIONAL, ("Pan African Mathematical Olympiad", "Pan African MO", "PAMO")),
     Competition("usamo", NATIONAL, ("USAMO",)),
     Competition("canada", NATIONAL, ("Canada MO", "Canadian MO", "Canadian Mathematical Olympiad")),
     Competition("japan", NATIONAL, ("Japan MO", "Japan Mathematical Olympiad")),
