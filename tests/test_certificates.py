@@ -10,11 +10,11 @@ from fractions import Fraction
 import numpy as np
 import pandas as pd
 import pytest
+from support.problems import make_problem as make
 
 from extrembench import cli
 from extrembench.core.artifacts import read_artifact, write_artifact
 from extrembench.problems.expr import parse_expression
-from extrembench.problems.problem import problem_from_dict
 from extrembench.report.leaderboard import restrict_to_certified
 from extrembench.verify.certificates import bound, bound_search
 from extrembench.verify.certificates.bound import target_interval
@@ -28,19 +28,6 @@ from extrembench.verify.certificates.verify import verify
 POS2 = {"a": "positive", "b": "positive"}
 POS3 = {"a": "positive", "b": "positive", "c": "positive"}
 REAL2 = {"x": "real", "y": "real"}
-
-
-def make(sense, variables, objective, answer, constraints=()):
-    return problem_from_dict(
-        {
-            "id": "c",
-            "sense": sense,
-            "variables": variables,
-            "constraints": list(constraints),
-            "objective": objective,
-            "answer": answer,
-        }
-    )
 
 
 # (problem, approximate witness, expected kind): small problems, 1 to 3 variables

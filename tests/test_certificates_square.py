@@ -6,8 +6,8 @@ import json
 
 import pytest
 import sympy
+from support.problems import make_problem as make
 
-from extrembench.problems.problem import problem_from_dict
 from extrembench.verify.certificates import sos, sos_search, symmetry
 from extrembench.verify.certificates.certify import certify
 from extrembench.verify.certificates.document import canonical, embed_spec, spec_problem
@@ -16,19 +16,6 @@ from extrembench.verify.certificates.verify import verify
 
 R3 = {v: "real" for v in ("x1", "x2", "x3")}
 R5 = {f"x{i}": "real" for i in range(1, 6)}
-
-
-def make(sense, variables, objective, answer, constraints=()):
-    return problem_from_dict(
-        {
-            "id": "s",
-            "sense": sense,
-            "variables": variables,
-            "constraints": list(constraints),
-            "objective": objective,
-            "answer": answer,
-        }
-    )
 
 
 def parsed(problem):

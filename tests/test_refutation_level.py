@@ -4,28 +4,11 @@ level between the claim and the feasible values), and witnesses with closed-form
 import copy
 
 import pytest
+from support.problems import make_problem as make
+from support.problems import real
 
-from extrembench.problems.problem import problem_from_dict
 from extrembench.verify.refutation import verify_refutation
 from extrembench.verify.validate import check_problem
-
-
-def make(sense, variables, objective, answer, constraints=()):
-    return problem_from_dict(
-        {
-            "id": "l",
-            "sense": sense,
-            "variables": variables,
-            "constraints": list(constraints),
-            "objective": objective,
-            "answer": answer,
-        }
-    )
-
-
-def real(names):
-    return {n: "real" for n in names}
-
 
 BEYOND = [  # each claim lies 1/3 % past the true extremum, which the search never approaches
     make("min", real("xyz"), "x^2 + y^2 + z^2", "2.99", ["x + y + z = 3"]),

@@ -4,29 +4,12 @@ bound, built by the validator from its diverging search and re-checked symbolica
 import copy
 
 import pytest
+from support.problems import make_problem as make
+from support.problems import pos
 
-from extrembench.problems.problem import problem_from_dict
 from extrembench.verify.certificates.verify import verify
 from extrembench.verify.refutation import verify_refutation
 from extrembench.verify.validate import check_problem
-
-
-def make(sense, variables, objective, answer, constraints=()):
-    return problem_from_dict(
-        {
-            "id": "u",
-            "sense": sense,
-            "variables": variables,
-            "constraints": list(constraints),
-            "objective": objective,
-            "answer": answer,
-        }
-    )
-
-
-def pos(names):
-    return {n: "positive" for n in names}
-
 
 # claims refuted because the objective is unbounded in the asked direction (2 to 5 variables)
 UNBOUNDED = [

@@ -6,8 +6,8 @@ import math
 
 import pytest
 import sympy
+from support.problems import make_problem as make
 
-from extrembench.problems.problem import problem_from_dict
 from extrembench.verify.certificates.certify import certify
 from extrembench.verify.certificates.document import embed_spec, spec_problem
 from extrembench.verify.certificates.route import substitution
@@ -15,19 +15,6 @@ from extrembench.verify.certificates.trig import _polynomial, plan
 from extrembench.verify.certificates.verify import verify
 
 R, HALF, THIRD = "real", "[-pi/2, pi/2]", "[0, pi/3]"
-
-
-def make(sense, variables, objective, answer, constraints=()):
-    return problem_from_dict(
-        {
-            "id": "t",
-            "sense": sense,
-            "variables": variables,
-            "constraints": list(constraints),
-            "objective": objective,
-            "answer": answer,
-        }
-    )
 
 
 @pytest.mark.parametrize(

@@ -11,9 +11,11 @@ import time
 from pathlib import Path
 
 import pytest
+from support.problems import make_problem as make
+from support.problems import pos, real
 
 from extrembench.grading import grade_response
-from extrembench.problems.problem import parse_problem, problem_from_dict
+from extrembench.problems.problem import parse_problem
 from extrembench.verify import components, validate
 from extrembench.verify.certificates.certify import certify
 from extrembench.verify.certificates.verify import verify
@@ -27,27 +29,6 @@ def verifies(result, problem) -> bool:
     if result.certificate["kind"] in ("refutation", "unbounded"):
         return verify_refutation(result.certificate, parse_problem(problem))[0]
     return verify(result.certificate)[0]
-
-
-def make(sense, variables, objective, answer, constraints=()):
-    return problem_from_dict(
-        {
-            "id": "c",
-            "sense": sense,
-            "variables": variables,
-            "constraints": list(constraints),
-            "objective": objective,
-            "answer": answer,
-        }
-    )
-
-
-def real(names):
-    return {n: "real" for n in names}
-
-
-def pos(names):
-    return {n: "positive" for n in names}
 
 
 # ---------------------------------------------------------------- several components

@@ -3,26 +3,13 @@ asin), equations solved exactly; each is re-checked exactly, and the verifier re
 
 import pytest
 import sympy
+from support.problems import make_problem as make
 
-from extrembench.problems.problem import problem_from_dict
 from extrembench.verify.certificates.certify import certify
 from extrembench.verify.certificates.document import embed_spec, spec_problem
 from extrembench.verify.certificates.verify import verify
 from extrembench.verify.certificates.witness import check_witness, parse_witness
 from extrembench.verify.certificates.witness_search import find_witness, witness_text
-
-
-def make(sense, variables, objective, answer, constraints=()):
-    return problem_from_dict(
-        {
-            "id": "w",
-            "sense": sense,
-            "variables": variables,
-            "constraints": list(constraints),
-            "objective": objective,
-            "answer": answer,
-        }
-    )
 
 
 def nonneg(n):
