@@ -6,15 +6,13 @@ recovers, `--forcerun generate` sends exactly that request again."""
 from __future__ import annotations
 
 import os
-import shutil
 from pathlib import Path
 
 import pandas as pd
 import pyarrow.parquet as pq
 import pytest
-import yaml
 from support.loopback import LoopbackServer, Reply, Request
-from support.workflow import run_snakemake
+from support.workflow import api_workdir, run_snakemake
 
 from extrembench.llm.cache import GenerationCache
 
@@ -68,27 +66,7 @@ def no_secret_anywhere(root: Path) -> None:
 def test_failing_endpoint_through_snakemake(tmp_path):
     endpoint = Endpoint()
     try:
-        shutil.copy(REPO / "tests" / "fixtures" / "pipeline-formalized" / "statements.jsonl", tmp_path)
-        config = {
-            "benchmarks": {"b": {"kind": "formalized", "statements": "statements.jsonl", "shards": 1, "trials": 2}},
-            "models": {
-                "api": {
-                    "backend": "openai",
-                    "hf_id": "vendor/model",
-                    "concurrency": 1,
-                    "max_retries": 0,
-                    "max_failure_rate": 0.5,
-                    "openai": {
-                        "base_url": endpoint.base_url,
-                        "api_key_env": "EXTREMBENCH_PIPELINE_KEY",
-                    },
-                }
-            },
-            "evaluate": {"models": ["api"], "benchmarks": ["b"]},
-            "resources": {"cpu": {"mem_mb": 1000, "runtime": 10}},
-            "cache_dir": "cache",
-        }
-        (tmp_path / "config.yaml").write_text(yaml.safe_dump(config))
+        api_workdir(tmp_path, endpoint.base_url, "cache", max_failure_rate=0.5)
         cache = GenerationCache(tmp_path / "cache")
         env = {**os.environ, "EXTREMBENCH_PIPELINE_KEY": SECRET}
 

@@ -7,7 +7,6 @@ for the first's claim on the key and reuses its answer), both runs hold the same
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 import threading
@@ -15,9 +14,8 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
-import yaml
 from support.loopback import LoopbackServer, Reply, Request
-from support.workflow import snakemake_command
+from support.workflow import api_workdir, snakemake_command
 
 pytestmark = pytest.mark.slow
 
@@ -50,24 +48,7 @@ class SamplingEndpoint(LoopbackServer):
 def _workdir(root: Path, name: str, base_url: str, cache: Path) -> Path:
     workdir = root / name
     workdir.mkdir()
-    shutil.copy(REPO / "tests" / "fixtures" / "pipeline-formalized" / "statements.jsonl", workdir)
-    config = {
-        "benchmarks": {"b": {"kind": "formalized", "statements": "statements.jsonl", "shards": 1, "trials": 2}},
-        "models": {
-            "api": {
-                "backend": "openai",
-                "hf_id": "vendor/model",
-                "concurrency": 1,
-                "max_retries": 0,
-                "openai": {"base_url": base_url, "api_key_env": "EXTREMBENCH_PIPELINE_KEY"},
-            }
-        },
-        "evaluate": {"models": ["api"], "benchmarks": ["b"]},
-        "resources": {"cpu": {"mem_mb": 1000, "runtime": 10}},
-        "cache_dir": str(cache),
-    }
-    (workdir / "config.yaml").write_text(yaml.safe_dump(config))
-    return workdir
+    return api_workdir(workdir, base_url, str(cache))
 
 
 def test_two_runs_on_one_cache_send_each_request_once_and_both_audit_clean(tmp_path):

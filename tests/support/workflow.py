@@ -4,10 +4,13 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+
+import yaml
 
 REPO = Path(__file__).resolve().parents[2]
 PYTHON_SNAKEMAKE = (sys.executable, "-m", "snakemake")
@@ -57,3 +60,28 @@ def run_snakemake(
     if check:
         assert result.returncode == 0, result.stderr[-5000:]
     return result
+
+
+def api_workdir(workdir: Path, base_url: str, cache_dir: str, **model: object) -> Path:
+    """`workdir` set up to run the formalized fixture statements (1 shard, 2 trials) on one
+    OpenAI-compatible model `api` at `base_url`, its key read from EXTREMBENCH_PIPELINE_KEY; `model`
+    adds or overrides that model's settings."""
+    shutil.copy(REPO / "tests" / "fixtures" / "pipeline-formalized" / "statements.jsonl", workdir)
+    config = {
+        "benchmarks": {"b": {"kind": "formalized", "statements": "statements.jsonl", "shards": 1, "trials": 2}},
+        "models": {
+            "api": {
+                "backend": "openai",
+                "hf_id": "vendor/model",
+                "concurrency": 1,
+                "max_retries": 0,
+                **model,
+                "openai": {"base_url": base_url, "api_key_env": "EXTREMBENCH_PIPELINE_KEY"},
+            }
+        },
+        "evaluate": {"models": ["api"], "benchmarks": ["b"]},
+        "resources": {"cpu": {"mem_mb": 1000, "runtime": 10}},
+        "cache_dir": cache_dir,
+    }
+    (workdir / "config.yaml").write_text(yaml.safe_dump(config))
+    return workdir
