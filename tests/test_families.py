@@ -1,6 +1,7 @@
 """One problem per family (issue 27): data/problems/ holds one file per source problem, and the other
 instances of a family (other n or constants) live in data/instances/, out of every run over
-data/problems/ and so out of the headline accuracy."""
+data/problems/ and so out of the headline accuracy. data/guessable/ holds the problems a cheap guess
+answers, moved out of the headline; a family is in one of the two folders, never both."""
 
 from collections import Counter
 from pathlib import Path
@@ -13,6 +14,7 @@ from extrembench.report.competitions import family_prefix
 REPO = Path(__file__).resolve().parents[1]
 PROBLEMS = sorted((REPO / "data/problems").glob("*.yaml"))
 INSTANCES = sorted((REPO / "data/instances").glob("*.yaml"))
+GUESSABLE = sorted((REPO / "data/guessable").glob("*.yaml"))
 
 
 @pytest.fixture(scope="module")
@@ -25,33 +27,44 @@ def instances():
     return [load_problem(path) for path in INSTANCES]
 
 
-def test_every_problem_declares_a_family(problems):
-    missing = [p.id for p in problems if p.family is None]
+@pytest.fixture(scope="module")
+def guessable():
+    return [load_problem(path) for path in GUESSABLE]
+
+
+def test_every_problem_declares_a_family(problems, guessable):
+    missing = [p.id for p in problems + guessable if p.family is None]
     assert not missing, f"add `family: <competition>-<year>-p<n>` after the id line of: {missing}"
 
 
-def test_no_two_problems_share_a_family(problems):
-    counts = Counter(p.family for p in problems)
-    shared = {family: sorted(p.id for p in problems if p.family == family) for family, n in counts.items() if n > 1}
+def test_no_two_problems_share_a_family(problems, guessable):
+    """Across the headline and the guessable folder: moving a problem out of the headline must not
+    leave (or later admit) a second file of its family in either."""
+    both = problems + guessable
+    counts = Counter(p.family for p in both)
+    shared = {family: sorted(p.id for p in both if p.family == family) for family, n in counts.items() if n > 1}
     assert not shared, (
-        f"families with more than one file in data/problems/ (keep the most general instance, "
-        f"move the others to data/instances/): {shared}"
+        f"families with more than one file in data/problems/ and data/guessable/ (keep the most general "
+        f"instance, move the others to data/instances/): {shared}"
     )
 
 
-def test_every_instance_belongs_to_one_representative(problems, instances):
-    representatives = {p.family: p.id for p in problems}
+def test_every_instance_belongs_to_one_representative(problems, guessable, instances):
+    representatives = {p.family: p.id for p in problems + guessable}
     orphans = [i.id for i in instances if i.family not in representatives]
-    assert instances and not orphans, f"instances whose family has no file in data/problems/: {orphans}"
-    assert not {i.id for i in instances} & {p.id for p in problems}, "an id is both a problem and an instance"
+    assert instances and not orphans, (
+        f"instances whose family has no file in data/problems/ or data/guessable/: {orphans}"
+    )
+    ids = [p.id for p in problems + guessable + instances]
+    assert len(ids) == len(set(ids)), "an id is in more than one of data/problems, data/guessable, data/instances"
 
 
-def test_family_names_the_cited_competition_and_year(problems, instances):
+def test_family_names_the_cited_competition_and_year(problems, guessable, instances):
     """A family starts with the competition and year its reference cites (`usamo-1977-...`), so a
     file cannot be put in another source's family by mistake."""
     wrong = [
         f"{p.id}: family {p.family!r} does not start with {prefix!r}"
-        for p in problems + instances
+        for p in problems + guessable + instances
         if (prefix := family_prefix((p.source or {}).get("reference"))) is not None
         and p.family != prefix
         and not p.family.startswith(prefix + "-")

@@ -172,7 +172,7 @@ def test_search_extremum_does_not_depend_on_the_blas_thread_count():
     code = (
         "from extrembench.problems.problem import load_problem\n"
         "from extrembench.verify.validate import Effort, search_extremum\n"
-        "p = load_problem('data/problems/ineq-0416.yaml')\n"
+        "p = load_problem('data/guessable/ineq-0416.yaml')\n"
         "print(search_extremum(p, seed=848196943, effort=Effort(starts=14)).best_value)\n"
     )
     for threads in ("1", "2"):
