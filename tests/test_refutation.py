@@ -13,7 +13,8 @@ import pytest
 from extrembench.core.config import Validation
 from extrembench.problems.problem import problem_from_dict
 from extrembench.verify.refutation import verify_refutation, witness_certificate
-from extrembench.verify.validate import FEAS_TOL, Effort, _model, _refute_by_witness, check_problem
+from extrembench.verify.search import FEAS_TOL, Effort, build_model
+from extrembench.verify.validate import _refute_by_witness, check_problem
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -66,16 +67,16 @@ def real(k):
 )
 def test_a_point_feasible_only_to_tolerance_never_refutes(variables, objective, constraints, answer, spurious):
     problem = make("min", variables, objective, answer, constraints)
-    model, parsed = _model(problem)
+    model, parsed = build_model(problem)
     xs = [np.float64(spurious[n]) for n in model.names]
     value, violation = model.values(xs)
     assert violation <= FEAS_TOL and value < float(answer) - 1  # the float search would call it feasible and better
     certificate, why = witness_certificate(parsed, answer, spurious)
     assert certificate is None, why
     t = tuple(c.t(spurious[n]) for c, n in zip(model.coords, model.names))
-    from extrembench.verify.validate import _Candidate
+    from extrembench.verify.search import Candidate
 
-    result = _refute_by_witness(problem, model, [_Candidate(t, float(value), float(violation))], time.monotonic() + 60)
+    result = _refute_by_witness(problem, model, [Candidate(t, float(value), float(violation))], time.monotonic() + 60)
     assert result.status == "inconclusive" and result.certificate is None
     assert "no exactly feasible point near it beats the claim" in result.reason
     assert check_problem(problem).status == "confirmed"  # and the real check confirms the right answer

@@ -10,7 +10,8 @@ import pytest
 
 from extrembench import cli
 from extrembench.problems.problem import load_problem, problem_from_dict
-from extrembench.verify.validate import CheckResult, check_problem, search_extremum
+from extrembench.verify.search import search_extremum
+from extrembench.verify.validate import CheckResult, check_problem
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURES = Path(__file__).parent / "fixtures" / "problems"
@@ -171,7 +172,7 @@ def test_search_extremum_does_not_depend_on_the_blas_thread_count():
     best candidates are re-evaluated at 50 digits, so every thread count gives the problem's 0."""
     code = (
         "from extrembench.problems.problem import load_problem\n"
-        "from extrembench.verify.validate import Effort, search_extremum\n"
+        "from extrembench.verify.search import Effort, search_extremum\n"
         "p = load_problem('data/guessable/ineq-0416.yaml')\n"
         "print(search_extremum(p, seed=848196943, effort=Effort(starts=14)).best_value)\n"
     )

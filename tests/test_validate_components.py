@@ -16,7 +16,7 @@ from support.problems import pos, real
 
 from extrembench.grading import grade_response
 from extrembench.problems.problem import parse_problem
-from extrembench.verify import components, validate
+from extrembench.verify import components, search, validate
 from extrembench.verify.certificates.certify import certify
 from extrembench.verify.certificates.verify import verify
 from extrembench.verify.refutation import verify_refutation
@@ -110,14 +110,14 @@ def test_a_numeric_confirmation_records_the_orthants_and_is_refused_when_one_was
         "complete": True,
     }
     assert verify(result.certificate)[0]
-    monkeypatch.setattr(validate, "MAX_ORTHANT_SEARCHES", validate.ORTHANT_STARTS)  # one orthant only
+    monkeypatch.setattr(search, "MAX_ORTHANT_SEARCHES", search.ORTHANT_STARTS)  # one orthant only
     cut = check_problem(problem)
     assert cut.status == "inconclusive" and cut.certificate is None
     assert "did not cover the feasible set" in cut.reason and "x >= 0, y <= 0" in cut.reason
 
 
 def test_a_proof_needs_no_orthant_coverage(monkeypatch):
-    monkeypatch.setattr(validate, "MAX_ORTHANT_SEARCHES", 0)
+    monkeypatch.setattr(search, "MAX_ORTHANT_SEARCHES", 0)
     result = check_problem(make("min", real("xy"), "x^2 + y^2", "0", []))
     assert result.status == "confirmed" and result.certificate["kind"] in ("sos", "bound")
 
@@ -158,7 +158,7 @@ def test_a_time_cap_holds_with_a_verdict(sense, variables, objective, answer, co
 
 def test_the_wall_cap_interrupts_any_code():
     started = time.monotonic()
-    with pytest.raises(validate.TimeCap), validate._wall_cap(0.2):
+    with pytest.raises(search.TimeCap), search.wall_cap(0.2):
         while True:  # pure Python work that never checks a deadline
             sum(range(1000))
     assert time.monotonic() - started < 1.0

@@ -14,7 +14,8 @@ import sympy
 from extrembench.problems.expr import parse_expression
 from extrembench.problems.problem import Problem, load_problem
 from extrembench.sources import variants
-from extrembench.verify.validate import Effort, check_problem, search_extremum
+from extrembench.verify.search import Effort, search_extremum
+from extrembench.verify.validate import check_problem
 
 REPO = Path(__file__).resolve().parents[1]
 

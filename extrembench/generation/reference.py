@@ -11,7 +11,7 @@ import time
 from typing import Any
 
 from extrembench.problems.problem import ExtremalSpec
-from extrembench.verify.validate import Effort, TimeCap, search_extremum
+from extrembench.verify.search import Effort, TimeCap, search_extremum
 
 
 def abstaining_response() -> dict[str, Any]:

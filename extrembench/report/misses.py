@@ -33,7 +33,7 @@ from extrembench.problems.expr import ExpressionError, parse_expression
 from extrembench.problems.latex import FormalizeError, latex_to_text
 from extrembench.verify.certificates.document import epsilon_abs
 from extrembench.verify.claims import Landmarks, landmarks, opposite_sense, point_text, value_at
-from extrembench.verify.validate import HP_DIGITS, Effort, TimeCap
+from extrembench.verify.search import HP_DIGITS, Effort, TimeCap
 
 # The search behind the landmarks: the validator's default counts; the wall-clock cap is only the
 # safety net (a sample that reaches it is `undecided`, reason "cap").

@@ -3,17 +3,17 @@
 report/misses.py asks two things of a problem, once per problem however many samples miss it:
 
 - `landmarks(spec, seed, effort)`: the problem's notable feasible values. The validator's multistart
-  search (`validate._search`) is run in both senses; each local optimum it ends in is re-checked at
-  a 50-digit point (snapped to small rationals when it snaps, `validate._mp_point`, else projected)
-  that `validate._recheck` finds inside the domain and feasible. Each landmark says whether that
+  search (`search.multistart`) is run in both senses; each local optimum it ends in is re-checked at
+  a 50-digit point (snapped to small rationals when it snaps, `recheck.mp_point`, else projected)
+  that `recheck.recheck_point` finds inside the domain and feasible. Each landmark says whether that
   point is on the boundary (a variable at a closed end of its domain, or an inequality constraint
   tight there) and carries the point. The best value of the search in the opposite sense is that
-  sense's extremum, unless the search diverges that way (`validate._diverges`): then there is none.
+  sense's extremum, unless the search diverges that way (`search.diverges`): then there is none.
 - `value_at(spec, point)`: the 50-digit objective at an exact point (the all-equal point that
   report/misses.py gets from the symmetric baseline), after checking that the point is feasible.
 
 Work is counted, never timed: the search's starts and iterations (`Effort`), a fixed number of
-re-checked optima per sense. `validate.TimeCap` (the wall-clock safety net) propagates to the
+re-checked optima per sense. `search.TimeCap` (the wall-clock safety net) propagates to the
 caller, which records the sample as undecided.
 """
 
@@ -29,22 +29,8 @@ from extrembench.problems.problem import ExtremalSpec
 
 # The validator's model, search and 50-digit re-check are reused as they are: a second copy here
 # could drift from the verdicts the gold answers were confirmed with.
-from extrembench.verify.validate import (
-    EXACT_TOL,
-    FEAS_TOL,
-    HP_DIGITS,
-    NUMERIC_TOL,
-    Effort,
-    _at_limit,
-    _constraint_slack,
-    _diverges,
-    _hp,
-    _model,
-    _mp_point,
-    _recheck,
-    _scalings,
-    _search,
-)
+from extrembench.verify.recheck import EXACT_TOL, NUMERIC_TOL, constraint_slack, mp_point, recheck_point, scalings
+from extrembench.verify.search import FEAS_TOL, HP_DIGITS, Effort, at_limit, build_model, diverges, hp_value, multistart
 
 MAX_OPTIMA_PER_SENSE = 8  # distinct local optima re-checked per sense: bounds the 50-digit work
 SAME_VALUE = 1e-9  # two float optima within this relative distance are one landmark
@@ -106,7 +92,7 @@ def _boundary_detail(model, point: dict) -> str:
     for lhs, op, rhs in parsed.constraints:
         if op == "=":
             continue
-        measured = _constraint_slack(lhs, op, rhs, point)
+        measured = constraint_slack(lhs, op, rhs, point)
         if measured is not None and abs(measured[0]) <= NUMERIC_TOL * measured[1]:
             found.append(f"{lhs} {op} {rhs} is tight")
     return "; ".join(found)
@@ -116,14 +102,14 @@ def _settle(model, x: list, float_value: float) -> tuple[dict, sympy.Float, bool
     """A 50-digit feasible point for a float optimum whose objective equals the optimum's value
     (a snap that moved the value is refused): exact when every coordinate snaps, else projected."""
     for mode, tol in (("exact", EXACT_TOL), ("mixed", NUMERIC_TOL), ("numeric", NUMERIC_TOL)):
-        for scaled in _scalings(model, x):
-            point = _mp_point(model, scaled, mode)
+        for scaled in scalings(model, x):
+            point = mp_point(model, scaled, mode)
             if point is None:
                 continue
-            value = _hp(model.parsed.objective, point)
+            value = hp_value(model.parsed.objective, point)
             if value is None or abs(float(value) - float_value) > SAME_VALUE * (1 + abs(float_value)):
                 continue
-            verdict, _ = _recheck(model, point, value, tol)
+            verdict, _ = recheck_point(model, point, value, tol)
             if verdict == "ok":
                 return point, sympy.Float(value, HP_DIGITS), mode == "exact"
     return None
@@ -132,12 +118,12 @@ def _settle(model, x: list, float_value: float) -> tuple[dict, sympy.Float, bool
 def _optima(spec: dict, sense: str, seed: int, effort: Effort) -> tuple[list[Landmark], Landmark | None, str, int]:
     """Re-checked local optima of one sense, best first; the first is that sense's extremum as far
     as the search knows, None when the search diverges (no extremum) or finds no feasible point."""
-    model, _ = _model(spec_of(spec, sense))
-    candidates = [c for c in _search(model, seed, effort, _deadline(effort)) if c.violation <= FEAS_TOL]
+    model, _ = build_model(spec_of(spec, sense))
+    candidates = [c for c in multistart(model, seed, effort, _deadline(effort)) if c.violation <= FEAS_TOL]
     work = effort.starts + 3  # the random starts and the three structured ones
     if not candidates:
         return [], None, f"the {sense} search found no feasible point", work
-    diverging = _at_limit(model, candidates[0]) and _diverges(model, candidates[0])[0]
+    diverging = at_limit(model, candidates[0]) and diverges(model, candidates[0])[0]
     kept, seen = [], []
     for candidate in candidates:
         if len(kept) >= MAX_OPTIMA_PER_SENSE:
@@ -191,13 +177,13 @@ def landmarks(spec: dict, *, seed: int, effort: Effort) -> Landmarks:
 def value_at(spec: dict, point: dict[str, sympy.Expr]) -> sympy.Float | None:
     """The 50-digit objective at a point given per variable name, or None when the point is
     outside the domain, violates a constraint or leaves the objective undefined."""
-    model, _ = _model(spec_of(spec))
+    model, _ = build_model(spec_of(spec))
     by_symbol = {s: point[str(s)] for s in model.symbols}  # our own sympy values, never raw text
-    value = _hp(model.parsed.objective, by_symbol)
+    value = hp_value(model.parsed.objective, by_symbol)
     if value is None:
         return None
     # NUMERIC_TOL: the symmetric baseline's roots of non-polynomial equations are 30-digit floats
-    verdict, _ = _recheck(model, by_symbol, value, NUMERIC_TOL)
+    verdict, _ = recheck_point(model, by_symbol, value, NUMERIC_TOL)
     if verdict == "ok" or _holds_absolutely(model, by_symbol):
         return sympy.Float(value, HP_DIGITS)
     return None
@@ -211,7 +197,7 @@ def _holds_absolutely(model, point: dict) -> bool:
     if not all(model.parsed.domains[s].contains(point[s]) for s in model.symbols):
         return False
     for lhs, op, rhs in model.parsed.constraints:
-        measured = _constraint_slack(lhs, op, rhs, point)
+        measured = constraint_slack(lhs, op, rhs, point)
         if measured is None:
             return False
         slack = measured[0]
