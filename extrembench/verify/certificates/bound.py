@@ -49,6 +49,7 @@ from extrembench.verify.certificates.interval import (
     make,
     point,
 )
+from extrembench.verify.certificates.local import positive_definite, split_plane
 from extrembench.verify.certificates.reduce import PlanError, Reduced, apply_plan
 
 MAX_DEPTH = 64
@@ -358,21 +359,6 @@ def _mean_value(comp, box, at, target, grads=None) -> bool:
     return _ge(total, target)
 
 
-def _positive_definite(rows) -> bool:
-    """Every symmetric matrix in the interval matrix is PD: interval LDL^T with positive pivots."""
-    n = len(rows)
-    a = [[rows[max(i, j)][min(i, j)] for j in range(n)] for i in range(n)]
-    for k in range(n):
-        pivot = a[k][k]
-        if not pivot.a > 0:
-            return False
-        for i in range(k + 1, n):
-            factor = a[i][k] / pivot
-            for j in range(k + 1, n):
-                a[i][j] = a[i][j] - factor * a[k][j]
-    return True
-
-
 def _free(box: Box) -> list[int]:
     return [i for i, (lo, hi) in enumerate(box) if lo != hi]
 
@@ -403,9 +389,10 @@ def _tangent_bound(comp, box, at, target, ref, entry, linear) -> bool:
     d = x - ref, so within the entries `entry(i, k)` over the box (free directions). When they form
     a positive definite interval matrix the quadratic term is >= 0 and the tangent plane alone
     must clear the target, else the plane plus the quadratic term's enclosure (a vertex or edge
-    optimum: concave directions that leave through the box's own faces). `linear(get)` gives
-    F(ref) and grad F(ref) from the handles' values there: floats first, exact when floats only
-    just miss."""
+    optimum: concave directions that leave through the box's own faces), or (verifier 9) the
+    active-face split (local.split_plane): the plane in the remaining directions alone. `linear(get)`
+    gives F(ref) and grad F(ref) from the handles' values there: floats first, exact when floats
+    only just miss."""
     if not _finite(box):
         return False
     free = _free(box)
@@ -414,7 +401,8 @@ def _tangent_bound(comp, box, at, target, ref, entry, linear) -> bool:
         return False
     d = [at.xs[i] - point(ref[i]) for i in range(comp.n)]
     quadratic = point(0)
-    if not _positive_definite(rows):
+    definite = positive_definite(rows)
+    if not definite:
         for a, i in enumerate(free):
             quadratic = quadratic + rows[a][a] * d[i] ** 2 / 2
             for b, k in enumerate(free[:a]):
@@ -429,6 +417,14 @@ def _tangent_bound(comp, box, at, target, ref, entry, linear) -> bool:
             total = total + g * d[i]
         if _ge(total, target):
             return True
+        kept = None if definite else split_plane(rows, free, box, ref, terms[1], d)
+        if kept is not None:
+            split = terms[0]
+            for i in kept:
+                split = split + terms[1][i] * d[i]
+            if _ge(split, target):
+                return True
+            total = split if split.a > total.a else total
         # exact values lie inside the float ones: they can lift the bound only by those widths
         gain = terms[0].b - terms[0].a + sum((g.b - g.a) * max(-x.a, x.b) for g, x in zip(terms[1], d))
         if not total.a + 2 * gain >= target.b:

@@ -47,6 +47,9 @@ MAX_NODES = 3000  # the largest proof among the shipped problems has ~2500 boxes
 CONVEX_DEPTH = 10
 
 
+MODERATE_WEIGHTS = (Fraction(1, 4), Fraction(2), Fraction(16))  # rho tried besides multiplier / (2 hbar)
+
+
 MAX_CUTS = 2  # constraints cutting a box tried for a multiplier (ineq-0163 has 15)
 
 
@@ -106,6 +109,13 @@ def _lagrangian_choice(comp, box, at, target, ref) -> str | None:
                     hbar,
                 ),
                 (Fraction(multiplier).limit_denominator(2**30), Fraction(0), hbar),
+            ]
+            # a fixed weight on H^2, just enough to convexify across the face, leaves the Hessian
+            # entries small for the active-face split (a vertex where a box face meets this one)
+            choices += [
+                (Fraction(multiplier - rho * float(hbar)).limit_denominator(2**30), rho, hbar)
+                for rho in MODERATE_WEIGHTS
+                if rho * float(hbar) < multiplier
             ]
         else:
             continue

@@ -1,0 +1,103 @@
+"""The local argument of bound leaves at a KKT point on box faces (local.split_plane, verifier 9):
+the pure test on interval matrices, and shipped problems whose irrational optimum sits on a vertex
+of the feasible set, which certify `bound` with it and never with their answer moved by 1/1000
+towards a value the optimum beats."""
+
+import json
+from dataclasses import replace
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+from extrembench.problems.problem import load_problem
+from extrembench.verify.certificates.certify import certify
+from extrembench.verify.certificates.document import canonical
+from extrembench.verify.certificates.interval import interval, point
+from extrembench.verify.certificates.local import split_plane
+from extrembench.verify.certificates.routes import ROUTES
+from extrembench.verify.certificates.verify import verify
+
+REPO = Path(__file__).resolve().parents[1]
+BOUND_ONLY = tuple(route for route in ROUTES if route.checked_as == "bound")
+
+
+def iv(lo, hi=None):
+    return interval(Fraction(lo), Fraction(hi if hi is not None else lo))
+
+
+def _rows(matrix):
+    """Lower triangle of a symmetric matrix of (lo, hi) pairs as intervals."""
+    return [[iv(*matrix[a][b]) for b in range(a + 1)] for a in range(len(matrix))]
+
+
+# (Hessian entries, box, anchor, gradient at the anchor, directions kept in the plane or None)
+SPLIT_CASES = [
+    # a vertex: both directions leave through faces the gradient points into, and it covers the
+    # indefinite Hessian's charge on a box of width 1/100
+    ([[(-1, -1), (0, 0)], [(2, 2), (-1, -1)]], [(0, "1/100"), (0, "1/100")], [0, 0], [(1, 1), (1, 1)], []),
+    # ... at the upper end of the second direction the gradient must point down
+    ([[(-1, -1), (0, 0)], [(2, 2), (-1, -1)]], [(0, "1/100"), (0, "1/100")], [0, "1/100"], [(1, 1), (-1, -1)], []),
+    # the same gradient pointing out of the box: no split
+    ([[(-1, -1), (0, 0)], [(2, 2), (-1, -1)]], [(0, "1/100"), (0, "1/100")], [0, 0], [(1, 1), (-1, -1)], None),
+    # a slope below its charge (1/200 from the diagonal, 1/100 from its half of the 2) is refused
+    (
+        [[(-1, -1), (0, 0)], [(2, 2), (-1, -1)]],
+        [(0, "1/100"), (0, "1/100")],
+        [0, 0],
+        [("1/100", "1/100"), (1, 1)],
+        None,
+    ),
+    ([[(-1, -1), (0, 0)], [(2, 2), (-1, -1)]], [(0, "1/100"), (0, "1/100")], [0, 0], [("1/50", "1/50"), (1, 1)], []),
+    # an edge: the inner direction keeps its plane term, and needs a positive definite block
+    ([[(-1, -1), (0, 0)], [("1/2", "1/2"), (3, 4)]], [(0, "1/100"), (-1, 1)], [0, 0], [(1, 1), (0, 0)], [1]),
+    ([[(-1, -1), (0, 0)], [("1/2", "1/2"), (-1, 4)]], [(0, "1/100"), (-1, 1)], [0, 0], [(1, 1), (0, 0)], None),
+    # no direction at a face: nothing to split
+    ([[(1, 1)]], [(-1, 1)], [0], [(0, 0)], None),
+]
+
+
+@pytest.mark.parametrize("matrix, box, ref, grads, kept", SPLIT_CASES)
+def test_split_plane(matrix, box, ref, grads, kept):
+    box = [(Fraction(lo), Fraction(hi)) for lo, hi in box]
+    ref = [Fraction(r) for r in ref]
+    d = [iv(*b) - point(r) for b, r in zip(box, ref)]
+    got = split_plane(_rows(matrix), list(range(len(box))), box, ref, [iv(*g) for g in grads], d)
+    assert got == kept
+
+
+def _moved(problem, shift: str):
+    """The problem with its answer moved by 1/1000 towards a value its optimum beats."""
+    towards = "+" if problem.sense == "min" else "-"
+    assert shift == towards
+    return replace(problem, answer=f"{problem.answer} {shift} 1/1000")
+
+
+# (shipped problem, approximate witness): irrational optima on a vertex of the feasible set, which
+# the tangent tests of verifier 8 could not close (the Hessian there is indefinite)
+LOCAL_CASES = [
+    # IMO Shortlist 1979/11, n = 4: three coordinates at the lower end 1/4, the fourth sqrt(13)/4
+    ("ineq-0522", {"x1": 13**0.5 / 4, "x2": 0.25, "x3": 0.25, "x4": 0.25}),
+]
+
+
+@pytest.mark.parametrize("problem_id, witness", LOCAL_CASES)
+@pytest.mark.slow  # ~3 s each
+def test_vertex_optima_certify_bound_and_a_tampered_tree_fails(problem_id, witness):
+    problem = load_problem(REPO / "data" / "problems" / f"{problem_id}.yaml")
+    certificate = certify(problem, witness, routes=BOUND_ONLY)
+    assert certificate["kind"] == "bound", certificate["body"].get("not_certified")
+    assert verify(json.loads(canonical(certificate)))[0]
+    trees = certificate["body"]["trees"]
+    b, k = next((b, k) for b, tree in enumerate(trees) for k, t in enumerate(tree) if t[0] in "cl")
+    changed = [list(t) for t in trees]
+    changed[b][k] = "r"  # the plain enclosure does not reach the answer there
+    assert not verify({**certificate, "body": {**certificate["body"], "trees": changed}})[0]
+
+
+@pytest.mark.parametrize("problem_id, witness", LOCAL_CASES)
+@pytest.mark.slow  # ~3 s each
+def test_vertex_optima_moved_by_a_thousandth_never_certify(problem_id, witness):
+    problem = load_problem(REPO / "data" / "problems" / f"{problem_id}.yaml")
+    wrong = _moved(problem, "+" if problem.sense == "min" else "-")
+    assert certify(wrong, witness)["kind"] == "numeric"
