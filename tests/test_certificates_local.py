@@ -10,13 +10,16 @@ from math import pi
 from pathlib import Path
 
 import pytest
+import sympy
 
 from extrembench.problems.problem import load_problem
+from extrembench.verify.certificates import bound
 from extrembench.verify.certificates.bound_search import MAX_NODES, prove_bound
 from extrembench.verify.certificates.certify import certify
 from extrembench.verify.certificates.document import canonical, embed_spec, spec_problem
 from extrembench.verify.certificates.interval import interval, point
 from extrembench.verify.certificates.local import split_plane
+from extrembench.verify.certificates.reduce import Reduced
 from extrembench.verify.certificates.routes import ROUTES
 from extrembench.verify.certificates.symmetry import ordered
 from extrembench.verify.certificates.symmetry_search import groups, sorted_witness
@@ -145,4 +148,64 @@ def test_symmetric_problems_moved_by_a_thousandth_never_certify(problem_id, witn
     chains = groups(parsed)
     exact = find_witness(spec_problem(embed_spec(problem)), witness)
     body, why = prove_bound(ordered(parsed, chains), sorted_witness(exact, chains), witness, MAX_NODES)
+    assert body is None and "branch-and-bound" in why, why
+
+
+# (objective, box, target, tokens, holds): the cleared form N - t*D at a 0/0 corner, replayed
+CLEARED_CASES = [
+    # (b + c)/(bc) >= 8 on (0, 1/4]^2: the quotient's enclosure at the corner is [0, inf], while
+    # P = b + c - 8bc has P(0, 0) = 0 and slopes 1 into the box, which cover its Hessian's pull
+    ("(b + c)/(b*c)", [(0, "1/4"), (0, "1/4")], 8, ["q:c:0,0"], True),
+    ("(b + c)/(b*c)", [(0, "1/4"), (0, "1/4")], 8, ["r"], False),
+    ("(b + c)/(b*c)", [(0, "1/4"), (0, "1/4")], 8, ["q:r"], False),  # P's enclosure reaches below 0
+    ("(b + c)/(b*c)", [(0, "1/4"), (0, "1/4")], 9, ["q:c:0,0"], False),  # 8 at (1/4, 1/4)
+    ("(b + c)/(b*c)", [(0, "1/2"), (0, "1/2")], 8, ["q:c:0,0"], False),  # 4 at (1/2, 1/2)
+    ("b/(b*c)", [(0, "1/4"), (0, "1/4")], 8, ["q:c:0,0"], False),  # = 1/c, which takes 4 at c = 1/4
+    ("(b + c)/(b*c)", [("1/8", "1/4"), ("1/8", "1/4")], 4, ["q:r"], True),  # away from the corner
+    ("1/(b - 1)", [("1/8", "1/4"), ("1/8", "1/4")], -2, ["q:r"], False),  # D = b - 1 < 0: not this test
+]
+
+
+@pytest.mark.parametrize("objective, box, target, tokens, holds", CLEARED_CASES)
+def test_cleared_form_leaves(objective, box, target, tokens, holds):
+    b, c = sympy.symbols("b c")
+    bounds = tuple((Fraction(lo), Fraction(hi)) for lo, hi in box)
+    reduced = Reduced((b, c), bounds, sympy.sympify(objective, locals={"b": b, "c": c}), ())
+    if holds:
+        bound.replay(reduced, point(Fraction(target)), tokens)
+    else:
+        with pytest.raises(bound.BoundFailure):
+            bound.replay(reduced, point(Fraction(target)), tokens)
+
+
+CLEARED_PROBLEMS = [
+    # JBMO Shortlist 2020 A3 with a = 1: (1 + b)(b + c)(1 + b + c)/(bc) is least at b = 1/phi, c = 1
+    # (phi^5); at b = c = 0 numerator and denominator both vanish
+    ("ineq-0429", {"b": (5**0.5 - 1) / 2, "c": 1.0}),
+]
+
+
+@pytest.mark.parametrize("problem_id, witness", CLEARED_PROBLEMS)
+@pytest.mark.slow  # ~2 s each
+def test_zero_over_zero_corners_certify_bound_with_the_cleared_form(problem_id, witness):
+    problem = load_problem(REPO / "data" / "problems" / f"{problem_id}.yaml")
+    certificate = certify(problem, witness, routes=BOUND_ONLY)
+    assert certificate["kind"] == "bound", certificate["body"].get("not_certified")
+    ok, why = verify(json.loads(canonical(certificate)), embed_spec(problem))
+    assert ok, why
+    trees = certificate["body"]["trees"]
+    b, k = next((b, k) for b, tree in enumerate(trees) for k, t in enumerate(tree) if t.startswith("q:"))
+    changed = [list(t) for t in trees]
+    changed[b][k] = "r"
+    assert not verify({**certificate, "body": {**certificate["body"], "trees": changed}})[0]
+
+
+@pytest.mark.parametrize("problem_id, witness", CLEARED_PROBLEMS)
+@pytest.mark.slow  # ~2 s each
+def test_zero_over_zero_corners_moved_by_a_thousandth_never_certify(problem_id, witness):
+    problem = load_problem(REPO / "data" / "problems" / f"{problem_id}.yaml")
+    wrong = _moved(problem, "+" if problem.sense == "min" else "-")
+    assert certify(wrong, witness, routes=BOUND_ONLY)["kind"] == "numeric"
+    parsed = spec_problem(embed_spec(wrong))
+    body, why = prove_bound(parsed, None, witness, MAX_NODES)
     assert body is None and "branch-and-bound" in why, why

@@ -22,6 +22,9 @@ re-running only the test each leaf names, so checking needs no search:
     c:<p1>,<p2>.. the Hessian (in the box's free directions) is positive definite on the box
                   (interval LDL^T), so
                   f >= f(p) + grad f(p).(x - p) there, and that linear bound is >= target
+    q:r | q:t | q:c:<p..>  the objective N/D (sympy's together) cleared at t = the target's upper
+                  end: D >= 0 and P = N - t*D >= 0 on the box, by P's enclosure (r), its tail
+                  expansion (t) or its Taylor form at p (c); a 0/0 corner no quotient enclosure closes
 Work is bounded by node and depth counts, never by time.
 
 This module is the checker's half (the leaf tests and the replay); the search that writes a tree
@@ -79,6 +82,7 @@ class _Compiled:
     aux: list  # (handle of the solved form, of its numerator, of its denominator, Domain)
     n: int
     exact: dict  # (point, handle) -> exact value there (`_exact`)
+    reduced: Reduced | None = None  # over real symbols: the cleared form (`_cleared`) derives from it
 
 
 class _At:
@@ -136,7 +140,7 @@ def compile_reduced(reduced: Reduced) -> _Compiled:
     hess = _hessian(program, grads, syms, reduced.aux)
     aux_program = Program(syms)
     aux = [(aux_program.add(phi), *_quotient(aux_program, phi, syms), domain) for _, phi, domain in reduced.aux]
-    return _Compiled(program, f, grad, hess, cons, cons_grad, cons_hess, aux_program, aux, len(syms), {})
+    return _Compiled(program, f, grad, hess, cons, cons_grad, cons_hess, aux_program, aux, len(syms), {}, reduced)
 
 
 def _quotient(program: Program, phi: sympy.Expr, syms) -> tuple:
@@ -239,8 +243,12 @@ def _ge(value, target) -> bool:
 
 
 def _safe(at: _At, handle: int):
+    return _value(at.run, handle)
+
+
+def _value(run, handle: int):
     try:
-        return at.run.value(handle)
+        return run.value(handle)
     except _ERRORS:
         return None
 
@@ -363,18 +371,20 @@ def _free(box: Box) -> list[int]:
     return [i for i, (lo, hi) in enumerate(box) if lo != hi]
 
 
-def _exact(comp, ref: list[Fraction]):
+def _exact(comp, ref: list[Fraction], program: Program | None = None):
     """handle -> its value at the rational point ref, exactly when rational (None where undefined):
     float enclosures cannot prove the sign of an exact 0, such as f and grad f at a minimum when the
-    proof must reach the answer exactly (epsilon 0)."""
+    proof must reach the answer exactly (epsilon 0). `program`: another one over the same symbols
+    (the cleared form's)."""
+    program = program or comp.program
     values = {s: sympy.Rational(r.numerator, r.denominator) for s, r in zip(comp.program.symbols, ref)}
     for (phi, *_), v in zip(comp.aux, comp.program.symbols[comp.n :]):
         values[v] = comp.aux_program.exprs[phi].xreplace(values)
 
     def get(handle):
-        key = (tuple(ref), handle)
+        key = (tuple(ref), handle) if program is comp.program else (tuple(ref), id(program), handle)
         if key not in comp.exact:
-            value = comp.program.exprs[handle].xreplace(values)
+            value = program.exprs[handle].xreplace(values)
             try:
                 comp.exact[key] = point(Fraction(int(value.p), int(value.q))) if value.is_Rational else constant(value)
             except (Unsupported, ArithmeticError, ValueError, TypeError):
@@ -384,7 +394,7 @@ def _exact(comp, ref: list[Fraction]):
     return get
 
 
-def _tangent_bound(comp, box, at, target, ref, entry, linear) -> bool:
+def _tangent_bound(comp, box, at, target, ref, entry, linear, program: Program | None = None) -> bool:
     """Taylor at ref: F(x) = F(ref) + grad F(ref).d + d'H d/2 with H a Hessian on the segment,
     d = x - ref, so within the entries `entry(i, k)` over the box (free directions). When they form
     a positive definite interval matrix the quadratic term is >= 0 and the tangent plane alone
@@ -392,9 +402,10 @@ def _tangent_bound(comp, box, at, target, ref, entry, linear) -> bool:
     optimum: concave directions that leave through the box's own faces), or (verifier 9) the
     active-face split (local.split_plane): the plane in the remaining directions alone. `linear(get)`
     gives F(ref) and grad F(ref) from the handles' values there: floats first, exact when floats
-    only just miss."""
+    only just miss. `program`: the one the handles belong to (default the objective's)."""
     if not _finite(box):
         return False
+    program = program or comp.program
     free = _free(box)
     rows = [[entry(i, k) for k in free[: a + 1]] for a, i in enumerate(free)]
     if any(h is None or not _bounded(h) for row in rows for h in row):
@@ -408,7 +419,8 @@ def _tangent_bound(comp, box, at, target, ref, entry, linear) -> bool:
             for b, k in enumerate(free[:a]):
                 quadratic = quadratic + rows[a][b] * d[i] * d[k]
     pts = _ivpoint(comp, ref)
-    for get in ((lambda h: _safe(pts, h)) if pts is not None else None, _exact(comp, ref)):
+    run = None if pts is None else pts.run if program is comp.program else program.run(pts.xs)
+    for get in ((lambda h: _value(run, h)) if run is not None else None, _exact(comp, ref, program)):
         terms = linear(get) if get is not None else None
         if terms is None or any(t is None for t in terms[1]):
             continue
@@ -480,6 +492,89 @@ def _lagrangian(
         ]
 
     return _tangent_bound(comp, box, at, target, ref, entry, linear)
+
+
+@dataclass
+class _Cleared:
+    """The objective N/D (sympy's `together`) cleared at the level t: P = N - t*D, compiled with its
+    gradient and Hessian (total derivatives through the auxiliaries) over the box's symbols."""
+
+    program: Program
+    p: int
+    d: int
+    grad: list
+    hess: list | None
+    num: sympy.Expr
+    den: sympy.Expr
+    t: sympy.Rational
+
+
+def _cleared(comp, target) -> _Cleared | None:
+    """The cleared form at t = the target's upper end (an exact rational: a float), or None when
+    the objective has no variable denominator or no enclosure. N/D >= t wherever D > 0 and P >= 0;
+    a feasible point where the objective is defined has D != 0 (together only puts the objective's
+    own denominators under one bar), so D >= 0 there means D > 0. This closes corners where N and D
+    both vanish (0/0, 0 * inf), which no enclosure of the quotient can: P is smooth there."""
+    key = ("cleared", target.b)
+    if key not in comp.exact:
+        comp.exact[key] = _compile_cleared(comp.reduced, Fraction(target.b))
+    return comp.exact[key]
+
+
+def _compile_cleared(reduced: Reduced, level: Fraction) -> _Cleared | None:
+    num, den = sympy.fraction(sympy.together(reduced.objective))
+    if den.is_number:
+        return None
+    t = sympy.Rational(level.numerator, level.denominator)
+    syms = list(reduced.symbols)
+    program = Program(syms + [v for v, _, _ in reduced.aux])
+    try:
+        form = num - t * den
+        p, d = program.add(form), program.add(den)
+        grads = [total_derivative(form, s, reduced.aux) for s in syms]
+        grad = [program.add(g) for g in grads]
+    except Unsupported:
+        return None
+    return _Cleared(program, p, d, grad, _hessian(program, grads, syms, reduced.aux), num, den, t)
+
+
+def _cleared_range(comp, at, target) -> bool:
+    """q:r: D >= 0 and P >= 0 on the box (enclosures cut to the auxiliaries' domains)."""
+    cleared = _cleared(comp, target)
+    if cleared is None:
+        return False
+    run = cleared.program.run(at.xs)
+    d, p = _value(run, cleared.d), _value(run, cleared.p)
+    return d is not None and p is not None and d.a >= 0 and p.a >= 0
+
+
+def _cleared_tail(comp, at, target) -> bool:
+    """q:t: on an unbounded box, D >= 0 and P >= 0 by `_tail_sign` (D may vanish at the box's
+    finite ends, where the objective is undefined)."""
+    cleared = _cleared(comp, target)
+    if cleared is None or all(map(_bounded, at.xs)):
+        return False
+    return _tail_sign(comp, at, cleared.den, False) and _tail_sign(
+        comp, at, sympy.expand(cleared.num - cleared.t * cleared.den), False
+    )
+
+
+def _cleared_tangent(comp, box, at, target, ref) -> bool:
+    """q:c:<p>: D >= 0 on the box, and P's Taylor form at p (`_tangent_bound`, target 0)."""
+    cleared = _cleared(comp, target)
+    if cleared is None or cleared.hess is None:
+        return False
+    run = cleared.program.run(at.xs)
+    d = _value(run, cleared.d)
+    if d is None or not d.a >= 0:
+        return False
+
+    def linear(get):
+        return get(cleared.p), [get(g) for g in cleared.grad]
+
+    return _tangent_bound(
+        comp, box, at, point(0), ref, lambda i, k: _value(run, cleared.hess[i][k]), linear, cleared.program
+    )
 
 
 def _face_ok(comp, box, at, i: int, side: str, gi) -> bool:
@@ -590,6 +685,22 @@ def replay(reduced: Reduced, target, tokens: list[str]) -> None:  # noqa: C901 â
         elif head == "m":
             if not _mean_value(comp, box, raw, target):
                 fail("mean-value bound not above the target")
+        elif head == "q":
+            test, _, anchor = arg.partition(":")
+            if test == "r":
+                ok = _cleared_range(comp, xs, target)
+            elif test == "t":
+                ok = _cleared_tail(comp, xs, target)
+            elif test == "c":
+                ref = [Fraction(v) for v in anchor.split(",")] if anchor else []
+                if len(ref) != comp.n or not _inside(ref, box):
+                    fail("cleared-form anchor outside the box")
+                raw = _raw_of(comp, xs)
+                ok = raw is not None and _cleared_tangent(comp, box, raw, target, ref)
+            else:
+                fail(f"unknown cleared-form test {test!r}")
+            if not ok:
+                fail("the cleared form N - t*D is not proven >= 0 with D >= 0")
         elif head == "c":
             ref = [Fraction(v) for v in arg.split(",")] if arg else []
             if len(ref) != comp.n or not _inside(ref, box):

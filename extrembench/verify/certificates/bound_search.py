@@ -15,6 +15,10 @@ from extrembench.verify.certificates.bound import (
     BoundFailure,
     Box,
     Infeasible,
+    _cleared,
+    _cleared_range,
+    _cleared_tail,
+    _cleared_tangent,
     _concave,
     _convex,
     _face,
@@ -33,6 +37,7 @@ from extrembench.verify.certificates.bound import (
     _raw_of,
     _safe,
     _tail_range,
+    _value,
     compile_reduced,
     target_interval,
 )
@@ -125,6 +130,42 @@ def _lagrangian_choice(comp, box, at, target, ref) -> str | None:
     return None
 
 
+MAX_CORNERS = 16  # box corners tried as anchors of the cleared form (all of them up to 4 free variables)
+
+
+def _cleared_choice(comp, box: Box, cut, raw, target, refs) -> str | None:
+    """A leaf on the cleared form N - t*D where the box touches D = 0 (a 0/0 or 0 * inf corner):
+    its enclosure, its tail expansion, or its Taylor form anchored at a box corner where D vanishes
+    (the corner where the objective is singular) or at the witness."""
+    cleared = _cleared(comp, target)
+    if cleared is None:
+        return None
+    d = _value(cleared.program.run(cut.xs), cleared.d)
+    if d is None or d.a != 0:
+        return None  # D < 0 somewhere (not this test), or bounded away from 0 (the quotient's tests)
+    if _cleared_range(comp, cut, target):
+        return "q:r"
+    if _cleared_tail(comp, cut, target):
+        return "q:t"
+    if raw is None or not _finite(box):
+        return None
+    free = _free(box)
+    corners = []
+    for k in range(min(2 ** len(free), MAX_CORNERS)):
+        corner = [lo for lo, _ in box]
+        for bit, i in enumerate(free):
+            if k >> bit & 1:
+                corner[i] = box[i][1]
+        at = _ivpoint(comp, corner)
+        value = None if at is None else _value(cleared.program.run(at.xs), cleared.d)
+        if value is not None and value.a <= 0:
+            corners.append(corner)
+    for anchor in dict.fromkeys(map(tuple, corners + ([_anchor(refs, box)] if refs else []))):
+        if _cleared_tangent(comp, box, raw, target, list(anchor)):
+            return "q:c:" + ",".join(str(v) for v in anchor)
+    return None
+
+
 def _monotone_face(comp, box, at, grads=None) -> tuple[int, str] | None:
     grads = grads if grads is not None else _gradient(comp, at)
     return next(
@@ -188,6 +229,22 @@ def _anchor(refs: list, box: Box) -> list[Fraction]:
     return [min(max(r, lo), hi) for r, (lo, hi) in zip(best, box)]
 
 
+def _second_order(comp, box: Box, cut, raw, target, refs, depth: int) -> str | None:
+    """A leaf by second-order tests: tangent planes of the objective or of a Lagrangian, then the
+    cleared form where the box touches a zero of the objective's denominator."""
+    # the Hessian test is the costly one: near the witness, or once boxes are small
+    if raw is not None and _finite(box) and (any(_inside(r, box) for r in refs) or depth >= CONVEX_DEPTH):
+        anchor = _anchor(refs, box)
+        for candidate in dict.fromkeys(map(tuple, [anchor, _midpoint(box)] + _uphill(comp, box, raw)[:1])):
+            candidate = list(candidate)
+            if _convex(comp, box, raw, target, candidate):
+                return "c:" + ",".join(str(v) for v in candidate)
+            token = _lagrangian_choice(comp, box, raw, target, candidate)
+            if token is not None:
+                return token
+    return _cleared_choice(comp, box, cut, raw, target, refs)
+
+
 def search(
     reduced: Reduced, target, ref: list[Fraction] | None, max_nodes: int = MAX_NODES, others: tuple = ()
 ) -> list[str]:
@@ -215,7 +272,7 @@ def search(
         if _range(comp, xs, target) or _tail_range(comp, xs, target):
             tokens.append("r")
             return
-        xs = _raw_of(comp, xs)
+        cut, xs = xs, _raw_of(comp, xs)
         grads = _gradient(comp, xs) if xs is not None else None
         if xs is not None and _mean_value(comp, box, xs, target, grads):
             tokens.append("m")
@@ -243,18 +300,10 @@ def search(
             close(_face(box, concave, "lo"), depth + 1)
             close(_face(box, concave, "hi"), depth + 1)
             return
-        # the Hessian test is the costly one: near the witness, or once boxes are small
-        if xs is not None and _finite(box) and (any(_inside(r, box) for r in refs) or depth >= CONVEX_DEPTH):
-            anchor = _anchor(refs, box)
-            for candidate in dict.fromkeys(map(tuple, [anchor, _midpoint(box)] + _uphill(comp, box, xs)[:1])):
-                candidate = list(candidate)
-                if _convex(comp, box, xs, target, candidate):
-                    tokens.append("c:" + ",".join(str(v) for v in candidate))
-                    return
-                token = _lagrangian_choice(comp, box, xs, target, candidate)
-                if token is not None:
-                    tokens.append(token)
-                    return
+        token = _second_order(comp, box, cut, xs, target, refs, depth)
+        if token is not None:
+            tokens.append(token)
+            return
         choice = _split_choice(box)
         if choice is None or depth >= MAX_DEPTH:
             raise BoundFailure(f"a box at depth {depth} cannot be closed: {box}")

@@ -37,7 +37,9 @@ def split_plane(rows, free, box, ref, grads, d) -> list | None:
     Hessian block (their quadratic form is >= 0). Every cross and active-active term of d'H d/2 is
     charged to an active direction: |H_ik| |d_i| |d_k| <= |d_i| (|H_ik| w_k) (half of it when k is
     active too, the other half going to k), so the active part is
-    >= sum |d_i| (|g_i| - charge_i) >= 0 when each |g_i| covers its charge."""
+    >= sum |d_i| (|g_i| - charge_i) >= 0 when each |g_i| covers its charge. A single remaining
+    direction needs only H_ii >= 0 (an edge along which the form is flat, as a corner's cleared
+    form N - t*D can be)."""
     n = len(free)
     slopes = {}
     for a, i in enumerate(free):
@@ -49,7 +51,10 @@ def split_plane(rows, free, box, ref, grads, d) -> list | None:
     if not slopes:
         return None
     rest = [a for a in range(n) if a not in slopes]
-    if rest and not positive_definite([[rows[r][s] for s in rest[: b + 1]] for b, r in enumerate(rest)]):
+    if len(rest) == 1:
+        if not rows[rest[0]][rest[0]].a >= 0:  # one direction: semidefinite is enough, d'H d >= 0
+            return None
+    elif rest and not positive_definite([[rows[r][s] for s in rest[: b + 1]] for b, r in enumerate(rest)]):
         return None
     for a, slope in slopes.items():
         charge = point(0)
