@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 import sympy
+from support.problems import make_problem
 
 from extrembench.problems.problem import load_problem
 from extrembench.verify.certificates import bound
@@ -19,7 +20,7 @@ from extrembench.verify.certificates.certify import certify
 from extrembench.verify.certificates.document import canonical, embed_spec, spec_problem
 from extrembench.verify.certificates.interval import interval, point
 from extrembench.verify.certificates.local import split_plane
-from extrembench.verify.certificates.reduce import Reduced
+from extrembench.verify.certificates.reduce import PlanError, Reduced, apply_plan
 from extrembench.verify.certificates.routes import ROUTES
 from extrembench.verify.certificates.symmetry import ordered
 from extrembench.verify.certificates.symmetry_search import groups, sorted_witness
@@ -121,11 +122,14 @@ ORDERED_CASES = [
     ("ineq-0101", {"a": 3**0.5 / 6 + 6**0.5 / 4, "b": 3**0.5 / 6, "c": 3**0.5 / 6 - 6**0.5 / 4}),  # IMO 2006/3
     ("ineq-0136", {"x1": 0.5 + 3**0.5 / 6, "x2": 0.5 - 3**0.5 / 6, "x3": 0.0, "x4": 0.0}),  # China TST 1999
     ("ineq-0299", {"x1": pi / 3, "x2": pi / 3, "x3": 0.0, "x4": 0.0, "x5": pi / 3}),
+    # IMO 2004/4 with n = 5 and the exact minimum 14 + 4 sqrt(10): degree 0 with the homogeneous
+    # t3 >= t1 + t2, so only the wider normalisation (verifier 9) takes the origin corner away
+    ("ineq-0242", {"t1": 0.5, "t2": 0.5, "t3": 1.0, "t4": 10**0.5 / 5, "t5": 10**0.5 / 5}),
 ]
 
 
 @pytest.mark.parametrize("problem_id, witness", ORDERED_CASES)
-@pytest.mark.slow  # 1-8 s each
+@pytest.mark.slow  # 1-10 s each
 def test_symmetric_problems_certify_bound_on_the_sorted_group(problem_id, witness):
     problem = load_problem(REPO / "data" / "problems" / f"{problem_id}.yaml")
     certificate = certify(problem, witness, routes=ORDERED_BOUND)
@@ -138,7 +142,7 @@ def test_symmetric_problems_certify_bound_on_the_sorted_group(problem_id, witnes
 
 
 @pytest.mark.parametrize("problem_id, witness", ORDERED_CASES)
-@pytest.mark.slow  # 2-15 s each: the failing search runs to its box budget
+@pytest.mark.slow  # 2-40 s each: the failing search runs to its box budget
 def test_symmetric_problems_moved_by_a_thousandth_never_certify(problem_id, witness):
     problem = load_problem(REPO / "data" / "problems" / f"{problem_id}.yaml")
     wrong = _moved(problem, "+" if problem.sense == "min" else "-")
@@ -209,3 +213,61 @@ def test_zero_over_zero_corners_moved_by_a_thousandth_never_certify(problem_id, 
     parsed = spec_problem(embed_spec(wrong))
     body, why = prove_bound(parsed, None, witness, MAX_NODES)
     assert body is None and "branch-and-bound" in why, why
+
+
+# (shipped problem, approximate witness): proofs past verifier 8's budget of 3000 boxes
+BUDGET_CASES = [
+    # Thailand 2005/20: max a sqrt(b) cbrt(c) d^(1/4) = sqrt(6)/6 on 36a + 4b + 4c + 3d = 25 (4321 boxes)
+    ("ineq-0535", {"a": 1 / 3, "b": 1.5, "c": 1.0, "d": 1.0}),
+]
+
+
+@pytest.mark.parametrize("problem_id, witness", BUDGET_CASES)
+@pytest.mark.slow  # ~3 s each
+def test_larger_proofs_certify_within_the_box_budget(problem_id, witness):
+    problem = load_problem(REPO / "data" / "problems" / f"{problem_id}.yaml")
+    certificate = certify(problem, witness, routes=BOUND_ONLY)
+    assert certificate["kind"] == "bound", certificate["body"].get("not_certified")
+    assert 3000 < certificate["size"] <= MAX_NODES
+    ok, why = verify(json.loads(canonical(certificate)), embed_spec(problem))
+    assert ok, why
+
+
+@pytest.mark.parametrize("problem_id, witness", BUDGET_CASES)
+@pytest.mark.slow  # ~5 s each
+def test_larger_proofs_moved_by_a_thousandth_never_certify(problem_id, witness):
+    problem = load_problem(REPO / "data" / "problems" / f"{problem_id}.yaml")
+    wrong = _moved(problem, "+" if problem.sense == "min" else "-")
+    assert certify(wrong, witness, routes=BOUND_ONLY)["kind"] == "numeric"
+    body, why = prove_bound(spec_problem(embed_spec(wrong)), None, witness, MAX_NODES)
+    assert body is None and "branch-and-bound" in why, why
+
+
+def _spec(variables, objective, constraints):
+    return spec_problem(embed_spec(make_problem("min", variables, objective, "4", constraints)))
+
+
+# (domains, objective, constraints, normalisable): the wider normalisation of verifier 9
+NORMALIZE_CASES = [
+    ("positive", "(a + b)^2/(a*b)", ["a >= b"], True),  # a homogeneous inequality keeps its sign
+    ("positive", "(a + b)^2/(a*b)", ["a >= b + 1"], False),  # this one does not
+    ("positive", "(a + b)^2/(a*b)", ["a^2 >= b*(a + b)/2"], True),  # any degree
+    ("positive", "(a + b)^2/(a*b)", ["a + b = 1"], False),  # an equality is not scaled away
+    ("nonnegative", "(a + b)^2/(a*b)", [], True),  # degree 0 on nonnegative variables: the origin aside
+    ("nonnegative", "(a + b)^2/(a*b) + a", [], False),  # not homogeneous
+]
+
+
+@pytest.mark.parametrize("domain, objective, constraints, normalisable", NORMALIZE_CASES)
+def test_wider_normalisation(domain, objective, constraints, normalisable):
+    parsed = _spec({"a": domain, "b": domain}, objective, constraints)
+    plan = [{"op": "normalize"}, {"op": "eliminate", "var": "a", "constraint": 0}]  # a = 1 - b
+    if normalisable:
+        (branch,) = apply_plan(parsed, parsed.answer, plan)
+        assert [str(c) for c, _ in branch.nonneg[: len(constraints)]] == [
+            str(lhs - rhs) for lhs, _, rhs in parsed.constraints
+        ]  # kept, in terms of the eliminated a
+        assert branch.extra_points == (() if domain == "positive" else ({s: 0 for s in parsed.symbols},))
+    else:
+        with pytest.raises(PlanError, match="normali[sz]e|not homogeneous"):
+            apply_plan(parsed, parsed.answer, plan)

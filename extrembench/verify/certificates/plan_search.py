@@ -10,17 +10,31 @@ from extrembench.verify.certificates.reduce import (
     PlanError,
     apply_plan,
     base_problem,
+    homogeneity_degree,
 )
 
 
-def choose_plan(parsed: ParsedProblem, answer_signed: sympy.Expr, witness: dict) -> list[dict] | None:
+def choose_plan(
+    parsed: ParsedProblem, answer_signed: sympy.Expr, witness: dict, wide: bool = False
+) -> list[dict] | None:
     """A plan for this problem, or None: normalise a constraint-free homogeneous problem, then
     eliminate the equalities one at a time: the first (in the order given) that solves for a
     variable, through the variable largest at the witness (so the optimum stays away from the
-    slanted face the elimination creates); a later equality serves when a cubic listed first cannot."""
+    slanted face the elimination creates); a later equality serves when a cubic listed first cannot.
+    `wide`: normalise also with homogeneous inequality constraints, and a degree-0 objective on
+    nonnegative variables (verifier 9); without it, only where verifier 8 did, so the plans of the
+    problems it proved stay as they were."""
     symbols, domains, equalities, nonneg, objective = base_problem(parsed)
     plan: list[dict] = []
-    if not equalities and not nonneg and len(symbols) > 1 and _plan_ok(parsed, answer_signed, [{"op": "normalize"}]):
+    narrow = not nonneg and (
+        all(domains[s].lo_open for s in symbols) or homogeneity_degree(objective, symbols) not in (None, 0)
+    )
+    if (
+        not equalities
+        and len(symbols) > 1
+        and (wide or narrow)
+        and _plan_ok(parsed, answer_signed, [{"op": "normalize"}])
+    ):
         plan.append({"op": "normalize"})
         equalities = [sympy.Add(*symbols) - 1]
     names = sorted((s.name for s in symbols), key=lambda n: (-abs(float(witness.get(n, 0))), n))

@@ -148,8 +148,11 @@ def apply_plan(parsed: ParsedProblem, answer_signed: sympy.Expr, plan: list[dict
     for step in plan:
         op = step.get("op")
         if op == "normalize":
-            if len(branches) != 1 or branches[0][1] or branches[0][2]:
-                raise PlanError("normalize needs an unconstrained problem")
+            if len(branches) != 1 or branches[0][1]:
+                raise PlanError("normalize needs a problem without equality constraints")
+            # an inequality keeps its sign under x -> x/sum(x) when it is homogeneous (verifier 9)
+            if any(homogeneity_degree(c, symbols) is None for c, _ in branches[0][2]):
+                raise PlanError("normalize needs every inequality constraint homogeneous")
             nonneg_domains = all(domains[s].lo == 0 and domains[s].hi is None for s in symbols)
             if not nonneg_domains:
                 raise PlanError("normalize needs every variable positive or nonnegative")
@@ -159,13 +162,11 @@ def apply_plan(parsed: ParsedProblem, answer_signed: sympy.Expr, plan: list[dict
             all_open = all(domains[s].lo_open for s in symbols)
             if degree != 0 and answer_signed != 0:
                 raise PlanError("a homogeneous objective of nonzero degree can be normalised only when the answer is 0")
-            if degree == 0 and not all_open:
-                raise PlanError("a degree-0 objective is normalised only on positive variables")
             if not all_open:
                 # the origin does not scale to the simplex: check it as a point of its own
                 extra_points.append({s: sympy.Integer(0) for s in symbols})
             # every other feasible point scales (factor 1/sum > 0) to sum = 1 without changing the sign of objective - answer
-            branches = [(symbols, [sympy.Add(*symbols) - 1], [], objective, {})]
+            branches = [(symbols, [sympy.Add(*symbols) - 1], branches[0][2], objective, {})]
         elif op == "eliminate":
             name, index = step["var"], int(step["constraint"])
             new = []
