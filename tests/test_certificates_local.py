@@ -125,6 +125,9 @@ ORDERED_CASES = [
     # IMO 2004/4 with n = 5 and the exact minimum 14 + 4 sqrt(10): degree 0 with the homogeneous
     # t3 >= t1 + t2, so only the wider normalisation (verifier 9) takes the origin corner away
     ("ineq-0242", {"t1": 0.5, "t2": 0.5, "t3": 1.0, "t4": 10**0.5 / 5, "t5": 10**0.5 / 5}),
+    # (xy + yz + zx)(1/(x - y)^2 + ...) >= 4 on nonnegative x, y, z, equality at (3/2 - sqrt(5)/2, 0, 1):
+    # degree 0 on nonnegative variables, with the origin (0 * 1/0) undefined
+    ("ineq-0111", {"x": 1.5 - 5**0.5 / 2, "y": 0.0, "z": 1.0}),
 ]
 
 
@@ -271,3 +274,21 @@ def test_wider_normalisation(domain, objective, constraints, normalisable):
     else:
         with pytest.raises(PlanError, match="normali[sz]e|not homogeneous"):
             apply_plan(parsed, parsed.answer, plan)
+
+
+# (objective, target, holds): the origin a normalisation sets aside
+EXTRA_POINT_CASES = [
+    ("(x*y + y*z + z*x)*(1/(x - y)^2 + 1/(y - z)^2)", 4, True),  # 0 * (1/0): undefined, no value there
+    ("1/(x + y + z)", 4, True),
+    ("(x + y + z)^2 + 5", 4, True),
+    ("(x + y + z)^2 + 3", 4, False),  # 3 at the origin
+    ("x/(y + 1)", 0, True),
+]
+
+
+@pytest.mark.parametrize("objective, target, holds", EXTRA_POINT_CASES)
+def test_origin_set_aside(objective, target, holds):
+    x, y, z = sympy.symbols("x y z")
+    expr = sympy.sympify(objective, locals={"x": x, "y": y, "z": z})
+    origin = {x: sympy.Integer(0), y: sympy.Integer(0), z: sympy.Integer(0)}
+    assert bound.extra_point_holds(expr, origin, point(Fraction(target))) is holds

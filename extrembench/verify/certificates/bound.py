@@ -752,10 +752,20 @@ def replay_plan(
             return f"branch {k}: {exc}", 0
     sign = min_form_sign(parsed.sense)
     for extra in branches[0].extra_points if branches else ():
-        try:
-            value = compile_enclosure(sign * parsed.objective, list(extra))([point(0)] * len(extra))
-        except (ArithmeticError, ValueError):
-            continue  # undefined there: not a feasible point
-        if not value.a >= target.b:
+        if not extra_point_holds(sign * parsed.objective, extra, target):
             return "the origin (checked on its own) is past the bound", 0
     return None, sum(len(t) for t in trees)
+
+
+def extra_point_holds(objective: sympy.Expr, extra: dict, target) -> bool:
+    """The objective at a point the plan set aside (the origin) is >= target, or undefined there
+    (not a feasible value): sympy's exact value first, where 0 * (1/0) is nan, which an enclosure
+    of the product (0 times [-inf, inf]) does not see; then the enclosure."""
+    exact = objective.xreplace(extra)
+    if exact.has(sympy.zoo, sympy.nan):
+        return True
+    try:
+        value = compile_enclosure(objective, list(extra))([point(0)] * len(extra))
+    except (ArithmeticError, ValueError):
+        return True  # undefined there: not a feasible point
+    return value.a >= target.b

@@ -39,10 +39,11 @@ from extrembench.verify.certificates.bound import (
     _tail_range,
     _value,
     compile_reduced,
+    extra_point_holds,
     target_interval,
 )
 from extrembench.verify.certificates.document import EPSILON
-from extrembench.verify.certificates.interval import Program, Unsupported, compile_enclosure, point
+from extrembench.verify.certificates.interval import Program, Unsupported, point
 from extrembench.verify.certificates.plan_search import choose_plan
 from extrembench.verify.certificates.reduce import PlanError, Reduced, apply_plan, needs_exact_level
 
@@ -355,11 +356,7 @@ def _prove_plan(parsed, plan: list, witness_point: dict | None, approx: dict, ma
         except (BoundFailure, Unsupported) as exc:
             return None, f"branch-and-bound: {exc}"
     for extra in branches[0].extra_points if branches else ():
-        try:
-            value = compile_enclosure(sign * parsed.objective, list(extra))([point(0)] * len(extra))
-        except (ArithmeticError, ValueError):
-            continue  # undefined there: not a feasible point (as the replay has it)
-        if not value.a >= target.b:
+        if not extra_point_holds(sign * parsed.objective, extra, target):
             return None, "the origin (outside the normalised simplex) is below the answer"
     # the box coordinates follow this order of the variables, which a Parquet row's spec does not keep
     return {"plan": plan, "trees": trees, "epsilon": epsilon, "variables": [str(s) for s in parsed.symbols]}, ""
