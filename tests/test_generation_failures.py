@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from support.loopback import LoopbackServer, Reply, Request
+from support.rows import problem_row as problem_row_of
 
 from extrembench.core.artifacts import read_artifact, write_artifact
 from extrembench.core.config import validate_config
@@ -46,27 +47,7 @@ def echo_authorization(seed: int, headers: dict) -> tuple[int, dict]:
 
 
 def problem_row(problem_id: str) -> dict:
-    return {
-        "benchmark": "t",
-        "problem_id": problem_id,
-        "source_path": f"{problem_id}.yaml",
-        "source_sha256": "0" * 64,
-        "statement": f"What is {problem_id}?",
-        "answer": "1",
-        "answer_type": "number",
-        "sense": None,
-        "technique": [],
-        "difficulty": None,
-        "spec_json": None,
-        "status": "ingested",
-        "reason": None,
-        "best_value": None,
-        "witness_json": None,
-        "certificate": None,
-        "certificate_kind": None,
-        "certificate_verifier": None,
-        "dag_node": "t",
-    }
+    return problem_row_of(problem_id)
 
 
 def make_config(tmp_path: Path, base_url: str, **model) -> dict:

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 from support.loopback import LoopbackServer, Reply, Request
+from support.rows import problem_row as problem_row_of
 
 from extrembench.core.artifacts import read_artifact, write_artifact
 from extrembench.core.config import model_entry, validate_config
@@ -32,27 +33,7 @@ CONTEXT = 512
 
 
 def problem_row(problem_id: str, statement: str) -> dict:
-    return {
-        "benchmark": "t",
-        "problem_id": problem_id,
-        "source_path": f"{problem_id}.yaml",
-        "source_sha256": "0" * 64,
-        "statement": statement,
-        "answer": "2",
-        "answer_type": "number",
-        "sense": None,
-        "technique": [],
-        "difficulty": None,
-        "spec_json": None,
-        "status": "ingested",
-        "reason": None,
-        "best_value": None,
-        "witness_json": None,
-        "certificate": None,
-        "certificate_kind": None,
-        "certificate_verifier": None,
-        "dag_node": "t",
-    }
+    return problem_row_of(problem_id, statement=statement, answer="2")
 
 
 def config_for(tmp_path: Path, model: dict, trials: int) -> dict:

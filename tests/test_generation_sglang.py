@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from support.rows import problem_row as problem_row_of
 
 from extrembench.core.artifacts import read_artifact, write_artifact
 from extrembench.core.config import validate_config
@@ -306,27 +307,7 @@ def fake_sglang_install(tmp_path, monkeypatch):
 
 
 def problem_row(problem_id: str) -> dict:
-    return {
-        "benchmark": "t",
-        "problem_id": problem_id,
-        "source_path": f"{problem_id}.yaml",
-        "source_sha256": "0" * 64,
-        "statement": f"Problem {problem_id}",
-        "answer": "1",
-        "answer_type": "number",
-        "sense": None,
-        "technique": [],
-        "difficulty": None,
-        "spec_json": None,
-        "status": "ingested",
-        "reason": None,
-        "best_value": None,
-        "witness_json": None,
-        "certificate": None,
-        "certificate_kind": None,
-        "certificate_verifier": None,
-        "dag_node": "t",
-    }
+    return problem_row_of(problem_id, statement=f"Problem {problem_id}")
 
 
 def sglang_config(tmp_path: Path, version: str = "0.5.23") -> dict:

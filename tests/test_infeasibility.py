@@ -10,6 +10,7 @@ from fractions import Fraction as F
 from pathlib import Path
 
 import pytest
+from support.rows import problem_row
 
 from extrembench.problems.problem import Problem, parse_problem
 from extrembench.verify.certificates.empty_check import Row, farkas_holds
@@ -263,27 +264,19 @@ def test_verify_certificate_accepts_the_empty_certificate_of_an_invalid_row(tmp_
     path = ROOT / "data" / "rejected" / "empty-feasible-set.yaml"
     result = check_problem(path, certify=False)
     spec = {k: v for k, v in embed_spec(load_problem(path, ignore_keys=("expected_status",))).items() if k != "answer"}
-    row = {
-        "benchmark": "t",
-        "problem_id": result.id,
-        "source_path": str(path),
-        "source_sha256": "0" * 64,
-        "statement": None,
-        "answer": None,
-        "answer_type": "number",
-        "sense": spec["sense"],
-        "technique": [],
-        "difficulty": None,
-        "spec_json": json.dumps(spec, sort_keys=True),
-        "status": result.status,
-        "reason": result.reason,
-        "best_value": None,
-        "witness_json": None,
-        "certificate": canonical(result.certificate),
-        "certificate_kind": result.certificate["kind"],
-        "certificate_verifier": result.certificate["verifier"],
-        "dag_node": "t",
-    }
+    row = problem_row(
+        result.id,
+        source_path=str(path),
+        statement=None,
+        answer=None,
+        sense=spec["sense"],
+        spec_json=json.dumps(spec, sort_keys=True),
+        status=result.status,
+        reason=result.reason,
+        certificate=canonical(result.certificate),
+        certificate_kind=result.certificate["kind"],
+        certificate_verifier=result.certificate["verifier"],
+    )
     good = write_artifact([row], tmp_path / "problems.parquet", "problems")
     assert cli.main(["verify-certificate", str(good)]) == 0
     wrong = {**result.certificate, "argument": "constant"}

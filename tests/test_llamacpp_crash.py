@@ -13,6 +13,7 @@ import signal
 from pathlib import Path
 
 import pytest
+from support.rows import problem_row as problem_row_of
 
 from extrembench.core.artifacts import write_artifact
 from extrembench.core.config import validate_config
@@ -47,27 +48,7 @@ HTTPServer(("127.0.0.1", port), Handler).serve_forever()
 
 
 def problem_row(problem_id: str) -> dict:
-    return {
-        "benchmark": "t",
-        "problem_id": problem_id,
-        "source_path": f"{problem_id}.yaml",
-        "source_sha256": "0" * 64,
-        "statement": "What is 1+1?",
-        "answer": "2",
-        "answer_type": "number",
-        "sense": None,
-        "technique": [],
-        "difficulty": None,
-        "spec_json": None,
-        "status": "ingested",
-        "reason": None,
-        "best_value": None,
-        "witness_json": None,
-        "certificate": None,
-        "certificate_kind": None,
-        "certificate_verifier": None,
-        "dag_node": "t",
-    }
+    return problem_row_of(problem_id, statement="What is 1+1?", answer="2")
 
 
 @pytest.fixture
