@@ -9,12 +9,13 @@ import logging
 from pathlib import Path
 
 import pytest
+from support.generation import run_shard
 from support.loopback import LoopbackServer, Reply, Request
 from support.rows import problem_row as problem_row_of
 
 from extrembench.core.artifacts import read_artifact, write_artifact
 from extrembench.core.config import validate_config
-from extrembench.generation.run import GenerationFailed, count_missing, generate_shard, must_fail
+from extrembench.generation.run import GenerationFailed, count_missing, must_fail
 from extrembench.llm.cache import GenerationCache
 
 SECRET = "sk-test-ECHOED-KEY-0123456789abcdef"
@@ -69,19 +70,6 @@ def make_config(tmp_path: Path, base_url: str, **model) -> dict:
                 }
             },
         }
-    )
-
-
-def run_shard(tmp_path: Path, config: dict) -> dict:
-    return generate_shard(
-        problems_path=tmp_path / "problems.parquet",
-        output=tmp_path / "out.parquet",
-        stats_path=tmp_path / "stats.json",
-        benchmark="t",
-        model="m",
-        config=config,
-        dag_node="generate[t]",
-        server_log=tmp_path / "server.log",
     )
 
 

@@ -16,12 +16,13 @@ import time
 from pathlib import Path
 
 import pytest
+from support.generation import run_shard
 from support.loopback import LoopbackServer, Reply, Request
 from support.rows import problem_row as problem_row_of
 
 from extrembench.core.artifacts import read_artifact, write_artifact
 from extrembench.core.config import model_entry, validate_config
-from extrembench.generation.run import GenerationFailed, count_missing, generate_shard
+from extrembench.generation.run import GenerationFailed, count_missing
 from extrembench.llm import llamacpp
 from extrembench.llm.cache import GenerationCache
 from extrembench.llm.server import ManagedServer, free_port
@@ -69,19 +70,6 @@ def gguf() -> Path:
         }
     ).models["m"]
     return llamacpp.model_file(model, REPO / "cache")
-
-
-def run_shard(tmp_path: Path, config: dict) -> dict:
-    return generate_shard(
-        problems_path=tmp_path / "problems.parquet",
-        output=tmp_path / "out.parquet",
-        stats_path=tmp_path / "stats.json",
-        benchmark="t",
-        model="m",
-        config=config,
-        dag_node="generate[t]",
-        server_log=tmp_path / "server.log",
-    )
 
 
 def test_llamacpp_backend_generates_caches_and_stops_its_server(gguf, tmp_path, caplog):

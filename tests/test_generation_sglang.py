@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 import yaml
+from support.generation import run_shard
 from support.rows import problem_row as problem_row_of
 
 from extrembench.core.artifacts import read_artifact, write_artifact
 from extrembench.core.config import validate_config
-from extrembench.generation.run import generate_shard
 from extrembench.llm import sglang
 from extrembench.llm.cache import GenerationCache
 from extrembench.llm.server import ManagedServer, ServerError, free_port
@@ -331,19 +331,6 @@ def sglang_config(tmp_path: Path, version: str = "0.5.23") -> dict:
                 }
             },
         }
-    )
-
-
-def run_shard(tmp_path: Path, config: dict) -> dict:
-    return generate_shard(
-        problems_path=tmp_path / "problems.parquet",
-        output=tmp_path / "out.parquet",
-        stats_path=tmp_path / "stats.json",
-        benchmark="t",
-        model="m",
-        config=config,
-        dag_node="generate[t]",
-        server_log=tmp_path / "server.log",
     )
 
 
