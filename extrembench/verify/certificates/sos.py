@@ -104,7 +104,13 @@ def square_of(parsed) -> tuple[str, str] | None:
     return str(a), str(K)
 
 
-def _polys(parsed, squares: tuple[str, ...] = (), polya: int = 0, square: tuple[str, str] | None = None):  # noqa: C901 — the polynomial form of each objective shape (plain, squared, Polya-multiplied) side by side, so prover and checker share one translation
+def _polys(  # noqa: C901 — the polynomial form of each objective shape (plain, squared, Polya-multiplied, signed denominator) side by side, so prover and checker share one translation
+    parsed,
+    squares: tuple[str, ...] = (),
+    polya: int = 0,
+    square: tuple[str, str] | None = None,
+    denominator: dict | str | None = None,
+):
     """(variables, target, equalities h = 0, inequalities g >= 0) as {exponent: Fraction} dicts,
     or SosFailure.
 
@@ -117,7 +123,13 @@ def _polys(parsed, squares: tuple[str, ...] = (), polya: int = 0, square: tuple[
     (x - lo, hi - x), each cleared of a positive denominator. All of it describes a superset of
     the domain, so target >= 0 proven there holds on the problem. `polya` = k multiplies the
     target by (sum of the variables, or of their squares)^k: with every variable nonnegative that
-    sum is > 0 except at the origin, where the target must be >= 0 itself (Polya/Reznick)."""
+    sum is > 0 except at the origin, where the target must be >= 0 itself (Polya/Reznick).
+
+    A denominator D of the objective N/D that has no sign by its coefficients needs `denominator`:
+    a Gram block {basis, gram} whose form equals D or -D exactly (then D, signed so, is >= 0
+    everywhere, and != 0 wherever the objective is defined, so > 0 there: target N - answer * D as
+    usual), or "cleared": target D * (N - answer * D), >= 0 iff N/D >= answer wherever D != 0,
+    whatever D's sign. The `square` target K * D^2 - (N - a * D)^2 needs no sign of D either."""
     sign = min_form_sign(parsed.sense)
     syms = list(parsed.symbols)
     put = {}
@@ -159,20 +171,39 @@ def _polys(parsed, squares: tuple[str, ...] = (), polya: int = 0, square: tuple[
             raise SosFailure(f"the answer is not {a} {'+' if sign < 0 else '-'} sqrt({K})")
         if isinstance(objective, sympy.Abs) and a == 0:
             objective = objective.args[0]
-        num, den = _cleared(objective, syms, parsed.domains, "the objective")
+        num, den = _cleared(objective, syms, parsed.domains, "the objective", positive=False)
         target = poly(K * den**2 - (num - a * den) ** 2)
     elif not parsed.answer.is_Rational:
         raise SosFailure("the answer is irrational")
-    else:
+    elif denominator is None:
         num, den = _cleared(sign * objective, syms, parsed.domains, "the objective")
         target = poly(num - sign * parsed.answer * den)
+    else:
+        num, den = _cleared(sign * objective, syms, parsed.domains, "the objective", positive=False)
+        if denominator == "cleared":
+            target = poly(den * (num - sign * parsed.answer * den))
+        elif isinstance(denominator, dict):
+            form, why = _gram_form(syms, denominator, len(syms))
+            if form is None:
+                raise SosFailure(f"denominator: {why}")
+            if form == {m: -c for m, c in poly(den).items()}:
+                num, den = -num, -den
+            elif form != poly(den):
+                raise SosFailure("the denominator's Gram form is neither the objective's denominator nor its negative")
+            target = poly(num - sign * parsed.answer * den)
+        else:
+            raise SosFailure('denominator must be a Gram block {basis, gram} or "cleared"')
     if polya:
-        if any(s not in put and (parsed.domains[s].lo is None or parsed.domains[s].lo < 0) for s in syms):
-            raise SosFailure("a Polya multiplier needs every variable nonnegative")
         if target.get((0,) * len(syms), 0) < 0:
             raise SosFailure("the target is negative at the origin")
+        # each term >= 0, and 0 only where its variable is: x for a nonnegative variable, x^2 for
+        # one written as a square or one of either sign
         total = {
-            tuple((2 if s in put else 1) * (j == i) for j in range(len(syms))): Fraction(1) for i, s in enumerate(syms)
+            tuple(
+                (2 if s in put or parsed.domains[s].lo is None or parsed.domains[s].lo < 0 else 1) * (j == i)
+                for j in range(len(syms))
+            ): Fraction(1)
+            for i, s in enumerate(syms)
         }
         for _ in range(polya):
             target = _mul(target, total)
@@ -245,8 +276,8 @@ def verify(doc: dict, parsed, epsilon) -> tuple[bool, str]:  # noqa: C901 — th
     square = body.get("square")  # any (a, K) is sound: _polys checks the answer is a +- sqrt(K)
     parsed = in_recorded_order(parsed, body.get("variables"))
     try:
-        syms, target, eqs, ineqs = _polys(parsed, tuple(squares), polya, square)
-    except SosFailure as exc:
+        syms, target, eqs, ineqs = _polys(parsed, tuple(squares), polya, square, body.get("denominator"))
+    except (SosFailure, KeyError, TypeError) as exc:
         return False, f"sos: {exc}"
     if body.get("variables") != [str(s) for s in syms]:
         return False, "sos: variables differ from the spec's"

@@ -12,6 +12,7 @@ import sympy
 from sympy import QQ
 from sympy.polys.matrices import DomainMatrix
 
+from extrembench.problems.problem import min_form_sign
 from extrembench.verify.certificates.sos import (
     SosFailure,
     _add,
@@ -412,6 +413,10 @@ def attempt(parsed, exact_witness, solve=None, squared: bool = False) -> tuple[d
     if squared and square is None:
         return None, "the answer is not a + sqrt(K) (max) or a - sqrt(K) (min) with a, K rational"
     nonneg = tuple(str(s) for s in parsed.symbols if parsed.domains[s].lo is not None and parsed.domains[s].lo >= 0)
+    denominator = None if squared else _signed_denominator(parsed)
+    if isinstance(denominator, str) and denominator != "cleared":
+        return None, denominator
+    at = exact_witness if squared or denominator is not None else None
     reasons, infeasible = [], False
     for extra, polya in ((0, 0), (2, 0), (0, 1)):
         for positive in (False, True):
@@ -419,20 +424,49 @@ def attempt(parsed, exact_witness, solve=None, squared: bool = False) -> tuple[d
                 if (extra or polya) and not infeasible:
                     break
                 try:
-                    return _attempt(
-                        parsed, squares, positive, solve, extra, polya, square, square and exact_witness
-                    ), ""
+                    return _attempt(parsed, squares, positive, solve, extra, polya, square, at, denominator), ""
                 except SosFailure as exc:
                     infeasible = infeasible or str(exc).startswith(("SDP", "no interior"))
                     reasons.append(
                         f"{'squares' if squares else 'free'}{', inequalities' if positive else ''}"
-                        f"{f', degree +{extra}' if extra else ''}{', Polya' if polya else ''}: {exc}"
+                        f"{f', degree +{extra}' if extra else ''}{', Polya' if polya else ''}"
+                        f"{', denominator cleared' if denominator == 'cleared' else ''}: {exc}"
                     )
                 except ImportError as exc:
                     return None, f"no SDP solver: {exc}"
                 except Exception as exc:  # a solver crash is a failure to certify, never a verdict
                     reasons.append(f"{type(exc).__name__}: {exc}")
     return None, "; ".join(reasons)
+
+
+def _signed_denominator(parsed):
+    """How the objective's denominator D gets its sign (see sos._polys): None when its
+    coefficients give it one; (c, s) when D = c * s^2 with c a nonzero rational and s a polynomial
+    (a product of even powers: (x - y)^2 (y - z)^2 (z - x)^2), proven by a rank-one Gram block;
+    else "cleared" (the target multiplied by D). A string other than "cleared" is why not."""
+    try:
+        _polys(parsed)
+        return None
+    except SosFailure as exc:
+        if "denominator of the objective" not in str(exc):
+            return None  # another failure: the attempts report it
+    objective = min_form_sign(parsed.sense) * parsed.objective
+    denominator = sympy.fraction(sympy.together(objective))[1]
+    constant, factors = sympy.factor_list(sympy.expand(denominator), *parsed.symbols)
+    if constant.is_Rational and constant != 0 and all(e % 2 == 0 for _, e in factors):
+        return constant, sympy.Mul(*(f ** (e // 2) for f, e in factors))
+    return "cleared"
+
+
+def _denominator_block(syms, squares, constant, root) -> dict:
+    """The rank-one Gram block c * v v^T of D = c * root^2 (root in the variables written as squares)."""
+    put = {s: s**2 for s in syms if s.name in squares}
+    p = sympy.Poly(sympy.expand(root.subs(put)), *syms)
+    sign = 1 if constant > 0 else -1
+    basis = [list(m) for m in p.monoms()]
+    coeffs = [Fraction(int(c.p), int(c.q)) for c in p.coeffs()]
+    c = Fraction(int(constant.p), int(constant.q)) * sign
+    return {"basis": basis, "gram": [[str(c * x * y) for y in coeffs] for x in coeffs]}
 
 
 FACE_ROUNDS = 8  # face reductions after the first SDP: each drops the numeric kernel the optimum forces
@@ -471,12 +505,15 @@ def _attempt(  # noqa: C901 — one solve attempt: each exit is a named decline
     polya: int = 0,
     square: tuple[str, str] | None = None,
     at: dict | None = None,
+    denominator=None,
 ) -> dict:
     """`solve` is the float SDP solver (rows, goal, pairs, n_vars) -> ([R_k], t, values):
     _solve_numeric unless a test perturbs its answer. `positive`: use the inequalities. `at`: the
     exact witness, whose zero of the target fixes part of each block's kernel (see _vanishing)."""
     solve = solve or _solve_numeric
-    syms, target, eqs, ineqs = _polys(parsed, squares, polya, square)
+    if isinstance(denominator, tuple):
+        denominator = _denominator_block(list(parsed.symbols), squares, *denominator)
+    syms, target, eqs, ineqs = _polys(parsed, squares, polya, square, denominator)
     if polya and not _homogeneous(target):
         raise SosFailure("a Polya multiplier is tried on homogeneous targets only")
     if positive and not ineqs:
@@ -535,6 +572,8 @@ def _attempt(  # noqa: C901 — one solve attempt: each exit is a named decline
         body["polya"] = polya
     if square:
         body["square"] = list(square)
+    if denominator is not None:
+        body["denominator"] = denominator
     lambdas = iter(exact[sum(len(p) for p in pairs) :])
     for monos in multipliers:
         terms = [[list(m), str(c)] for m, c in zip(monos, lambdas) if c != 0]
