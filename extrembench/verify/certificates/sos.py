@@ -91,6 +91,19 @@ def _objective(parsed):
     return parsed.objective.replace(sympy.Abs, resolve)
 
 
+def _abs_sides(lhs, op, rhs, syms, domains, k: int) -> list:
+    """|p| <= q (or q >= |p|), p and q rational functions: the numerators of q - p >= 0 and
+    q + p >= 0, each cleared of a positive denominator; [] for any other constraint."""
+    if op in (">", ">="):
+        lhs, rhs = rhs, lhs
+    if not isinstance(lhs, sympy.Abs) or rhs.has(sympy.Abs):
+        return []
+    try:
+        return [_cleared(rhs - s * lhs.args[0], syms, domains, f"constraint {k + 1}")[0] for s in (1, -1)]
+    except SosFailure:
+        return []
+
+
 def square_of(parsed) -> tuple[str, str] | None:
     """(a, K) with the answer a + sqrt(K) (max) or a - sqrt(K) (min), a and K rational; a = 0 for
     an objective Abs(p). None when the answer has no such form."""
@@ -120,7 +133,8 @@ def _polys(  # noqa: C901 — the polynomial form of each objective shape (plain
     objective (|p|, as p^2 <= K) within sqrt(K) of a, so on the answer's side of it. Every variable named in
     `squares` is replaced by its square (allowed when its domain lies in [0, inf): every such
     value is a square); the g are the inequality constraints and the rational domain ends
-    (x - lo, hi - x), each cleared of a positive denominator. All of it describes a superset of
+    (x - lo, hi - x), each cleared of a positive denominator, then q - p and q + p of each
+    constraint |p| <= q. All of it describes a superset of
     the domain, so target >= 0 proven there holds on the problem. `polya` = k multiplies the
     target by (sum of the variables, or of their squares)^k: with every variable nonnegative that
     sum is > 0 except at the origin, where the target must be >= 0 itself (Polya/Reznick).
@@ -143,7 +157,7 @@ def _polys(  # noqa: C901 — the polynomial form of each objective shape (plain
         p = sympy.Poly(p.as_expr().subs(put), *syms)
         return {m: _fraction(c) for m, c in zip(p.monoms(), p.coeffs())}
 
-    eqs, ineqs = [], []
+    eqs, ineqs, sides = [], [], []
     for k, (lhs, op, rhs) in enumerate(parsed.constraints):
         try:
             num, _ = _cleared(
@@ -152,6 +166,7 @@ def _polys(  # noqa: C901 — the polynomial form of each objective shape (plain
         except SosFailure:
             if op == "=":
                 raise
+            sides.extend(_abs_sides(lhs, op, rhs, syms, parsed.domains, k))
             continue  # an inequality it cannot use is left out: a relaxation
         (eqs if op == "=" else ineqs).append(poly(num))
     for s in syms:
@@ -160,6 +175,7 @@ def _polys(  # noqa: C901 — the polynomial form of each objective shape (plain
             ineqs.append(poly(sympy.Poly(s - d.lo, *syms)))
         if d.hi is not None and d.hi.is_Rational:
             ineqs.append(poly(sympy.Poly(d.hi - s, *syms)))
+    ineqs.extend(poly(g) for g in sides)  # last, so the indices of the others stay as before verifier 9
     objective = _objective(parsed)
     if square:
         a, K = (sympy.Rational(Fraction(x)) for x in square)

@@ -414,29 +414,62 @@ def attempt(parsed, exact_witness, solve=None, squared: bool = False) -> tuple[d
         return None, "the answer is not a + sqrt(K) (max) or a - sqrt(K) (min) with a, K rational"
     nonneg = tuple(str(s) for s in parsed.symbols if parsed.domains[s].lo is not None and parsed.domains[s].lo >= 0)
     denominator = None if squared else _signed_denominator(parsed)
-    if isinstance(denominator, str) and denominator != "cleared":
-        return None, denominator
     at = exact_witness if squared or denominator is not None else None
-    reasons, infeasible = [], False
-    for extra, polya in ((0, 0), (2, 0), (0, 1)):
-        for positive in (False, True):
-            for squares in ((), nonneg) if nonneg else ((),):
-                if (extra or polya) and not infeasible:
-                    break
-                try:
-                    return _attempt(parsed, squares, positive, solve, extra, polya, square, at, denominator), ""
-                except SosFailure as exc:
-                    infeasible = infeasible or str(exc).startswith(("SDP", "no interior"))
-                    reasons.append(
-                        f"{'squares' if squares else 'free'}{', inequalities' if positive else ''}"
-                        f"{f', degree +{extra}' if extra else ''}{', Polya' if polya else ''}"
-                        f"{', denominator cleared' if denominator == 'cleared' else ''}: {exc}"
-                    )
-                except ImportError as exc:
-                    return None, f"no SDP solver: {exc}"
-                except Exception as exc:  # a solver crash is a failure to certify, never a verdict
-                    reasons.append(f"{type(exc).__name__}: {exc}")
+    reasons = []
+    # unscaled first, so every identity found before witness scaling existed keeps its bytes
+    for scale in (None, _witness_scale(parsed, exact_witness)):
+        if scale is None and reasons:
+            break
+        infeasible = False
+        for extra, polya in ((0, 0), (2, 0), (0, 1)):
+            for positive in (False, True):
+                for squares in ((), nonneg) if nonneg else ((),):
+                    if (extra or polya) and not infeasible:
+                        break
+                    try:
+                        return _attempt(
+                            parsed,
+                            squares,
+                            positive,
+                            solve,
+                            extra,
+                            polya,
+                            square,
+                            at or exact_witness if scale else at,
+                            denominator,
+                            scale,
+                        ), ""
+                    except SosFailure as exc:
+                        infeasible = infeasible or str(exc).startswith(("SDP", "no interior"))
+                        reasons.append(
+                            f"{'scaled, ' if scale else ''}{'squares' if squares else 'free'}"
+                            f"{', inequalities' if positive else ''}"
+                            f"{f', degree +{extra}' if extra else ''}{', Polya' if polya else ''}"
+                            f"{', denominator cleared' if denominator == 'cleared' else ''}: {exc}"
+                        )
+                    except ImportError as exc:
+                        return None, f"no SDP solver: {exc}"
+                    except Exception as exc:  # a solver crash is a failure to certify, never a verdict
+                        reasons.append(f"{type(exc).__name__}: {exc}")
     return None, "; ".join(reasons)
+
+
+def _witness_scale(parsed, witness) -> tuple[Fraction, ...] | None:
+    """Each variable's scale for the SDP: |its witness coordinate| when that is rational and
+    nonzero, a short rational near it when irrational, else 1; None when every scale is 1 (or no
+    witness). The optimum then sits at coordinates +-1 and 0: monomials of one size, an SDP far
+    better conditioned than at (2, 4, 8) or (1/3, 4/5, 3/2) (ineq-0123)."""
+    if not witness:
+        return None
+    scale = []
+    for s in parsed.symbols:
+        v = witness[s]
+        if v.is_Rational:
+            scale.append(abs(Fraction(int(v.p), int(v.q))) or Fraction(1))
+        else:
+            near = Fraction(abs(float(v))).limit_denominator(16)
+            scale.append(near or Fraction(1))
+    return tuple(scale) if any(c != 1 for c in scale) else None
 
 
 def _signed_denominator(parsed):
@@ -467,6 +500,61 @@ def _denominator_block(syms, squares, constant, root) -> dict:
     coeffs = [Fraction(int(c.p), int(c.q)) for c in p.coeffs()]
     c = Fraction(int(constant.p), int(constant.q)) * sign
     return {"basis": basis, "gram": [[str(c * x * y) for y in coeffs] for x in coeffs]}
+
+
+# Unknowns up to which a failed SDP is solved again on independent rows (the exact row reduction
+# grows with their number; the largest system retried is ineq-0076's face, 244 unknowns).
+MAX_RETRY_UNKNOWNS = 600
+
+
+def _solve_independent(solve, rows, goal, pairs, n_vars):
+    """solve(...), and when the SDP fails, once more on a maximal set of linearly independent
+    coefficient equations (exact rref): dependent rows (the equality multipliers' products
+    overlap, a face's reduction makes rows combinations of others) can leave Clarabel's KKT
+    system singular (NumericalError at its first iteration, ineq-0076) or, rounded to floats,
+    slightly inconsistent. Only after a failure, so every system that solves keeps its floats."""
+    try:
+        return solve(rows, goal, pairs, n_vars)
+    except SosFailure as exc:
+        if not str(exc).startswith("SDP") or n_vars > MAX_RETRY_UNKNOWNS:
+            raise
+        dense = [[QQ(0)] * n_vars for _ in rows]
+        for i, entry in enumerate(rows):
+            for v, c in entry.items():
+                dense[i][v] = QQ(c.numerator, c.denominator)
+        _, pivots = DomainMatrix(dense, (len(rows), n_vars), QQ).transpose().rref()
+        augmented = [row + [QQ(g.numerator, g.denominator)] for row, g in zip(dense, goal)]
+        if len(pivots) == len(rows) or len(
+            DomainMatrix(augmented, (len(rows), n_vars + 1), QQ).transpose().rref()[1]
+        ) > len(pivots):
+            raise  # no dependent row, or the equations are inconsistent: the failure stands
+        return solve([rows[i] for i in pivots], [goal[i] for i in pivots], pairs, n_vars)
+
+
+def _power(scale, m) -> Fraction:
+    return math.prod((Fraction(s) ** e for s, e in zip(scale, m)), start=Fraction(1))
+
+
+def _normalised(p: dict) -> tuple[dict, Fraction]:
+    """p / w with w the power of 2 nearest its largest coefficient (|p / w| <= ~1), and w."""
+    top = max((abs(c) for c in p.values()), default=Fraction(1))
+    w = Fraction(2) ** round(math.log2(top)) if top else Fraction(1)
+    return {m: c / w for m, c in p.items()}, w
+
+
+def _scaled(scale, target, eqs, ineqs):
+    """The polynomials in X = x / scale (p(scale * X)), each divided by a power of 2 near its largest
+    coefficient, and the weights (target's, each inequality's, each equality's): an identity
+    target(sX)/w = sum_k g_k(sX)/w_k z(X)^T G_k z(X) + sum_j lambda_j(X) h_j(sX)/w_j found in X
+    is one in x with Gram D G_k D * w / w_k (D = diag(scale^-m)) and lambda_j(x/s) * w / w_j."""
+
+    def at_scale(p):
+        return _normalised({m: c * _power(scale, m) for m, c in p.items()})
+
+    target, w = at_scale(target)
+    ineqs, wg = zip(*map(at_scale, ineqs)) if ineqs else ((), ())
+    eqs, wh = zip(*map(at_scale, eqs)) if eqs else ((), ())
+    return target, list(eqs), list(ineqs), (w, list(wg), list(wh))
 
 
 FACE_ROUNDS = 8  # face reductions after the first SDP: each drops the numeric kernel the optimum forces
@@ -506,6 +594,7 @@ def _attempt(  # noqa: C901 — one solve attempt: each exit is a named decline
     square: tuple[str, str] | None = None,
     at: dict | None = None,
     denominator=None,
+    scale: tuple[Fraction, ...] | None = None,
 ) -> dict:
     """`solve` is the float SDP solver (rows, goal, pairs, n_vars) -> ([R_k], t, values):
     _solve_numeric unless a test perturbs its answer. `positive`: use the inequalities. `at`: the
@@ -521,6 +610,10 @@ def _attempt(  # noqa: C901 — one solve attempt: each exit is a named decline
     ineqs = ineqs if positive else []
     if extra and not (eqs or ineqs):
         raise SosFailure("a higher degree needs a constraint to cancel against")
+    if scale:  # the SDP in X = x / scale (see _scaled); the identity is mapped back exactly below
+        target, eqs, ineqs, weights = _scaled(scale, target, eqs, ineqs)
+        if isinstance(at, dict):
+            at = {x: at[x] / sympy.Rational(c.numerator, c.denominator) for x, c in zip(syms, scale)}
     blocks, multipliers = _setup(len(syms), target, eqs, ineqs, extra)
     if at and (
         squares or not is_zero(sum(c * sympy.Mul(*(at[s] ** e for s, e in zip(syms, m))) for m, c in target.items()))
@@ -532,7 +625,7 @@ def _attempt(  # noqa: C901 — one solve attempt: each exit is a named decline
         raise SosFailure("every Gram block is forced to zero")
     for _ in range(FACE_ROUNDS + 1):
         rows, goal, pairs, n_vars = _coefficient_equations(blocks, Bs, multipliers, eqs, target)
-        Rs, t, values = solve(rows, goal, pairs, n_vars)
+        Rs, t, values = _solve_independent(solve, rows, goal, pairs, n_vars)
         if t >= 1e-4:
             break
         # the optimum is on a face: solve again inside it, without the blocks forced to 0
@@ -555,6 +648,10 @@ def _attempt(  # noqa: C901 — one solve attempt: each exit is a named decline
         G = [
             [sum(BR[a][j] * B[b][j] for j in range(r) if B[b][j]) for b in range(len(basis))] for a in range(len(basis))
         ]
+        if scale:  # g(x/s) z(x/s)^T G z(x/s) with z(x/s) = D z(x): the Gram D G D, times the weights
+            w = weights[0] / math.prod((weights[1][i] for i in factors), start=Fraction(1))
+            d = [_power(scale, m) for m in basis]
+            G = [[w * G[a][b] / (d[a] * d[b]) for b in range(len(basis))] for a in range(len(basis))]
         grams.append(
             {"factors": list(factors), "basis": [list(m) for m in basis], "gram": [[str(x) for x in row] for row in G]}
         )
@@ -575,8 +672,10 @@ def _attempt(  # noqa: C901 — one solve attempt: each exit is a named decline
     if denominator is not None:
         body["denominator"] = denominator
     lambdas = iter(exact[sum(len(p) for p in pairs) :])
-    for monos in multipliers:
+    for j, monos in enumerate(multipliers):
         terms = [[list(m), str(c)] for m, c in zip(monos, lambdas) if c != 0]
+        if scale:
+            terms = [[m, str(Fraction(c) * weights[0] / weights[2][j] / _power(scale, m))] for m, c in terms]
         body["multipliers"].append(terms)
     return body
 

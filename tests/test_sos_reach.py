@@ -1,0 +1,124 @@
+"""Shipped problems that were `numeric` only and that sos now proves (issue 26), each through the
+body feature it needs: a signed denominator (body.denominator), witness scaling of the SDP,
+independent coefficient equations after a failed solve, the two sides of |p| <= q constraints.
+Each certificate verifies, fails once its answer moves by 1/1000, and a claim 1/1000 past the
+answer gets no sos proof at all."""
+
+import dataclasses
+import json
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+from support.problems import make_problem as make
+
+from extrembench.problems.problem import load_problem
+from extrembench.verify.certificates import sos_search
+from extrembench.verify.certificates.certify import certify
+from extrembench.verify.certificates.document import canonical, embed_spec, spec_problem
+from extrembench.verify.certificates.verify import verify
+from extrembench.verify.certificates.witness import parse_witness
+from extrembench.verify.validate import check_problem
+
+REPO = Path(__file__).resolve().parents[1]
+
+# (problem id, what its proof needs: a body key, or how the SDP was found)
+SHIPPED = [
+    ("ineq-0105", "denominator"),  # IMO 2008/2(a): (x-1)^2 (y-1)^2 (z-1)^2 with xyz = 1
+    ("ineq-0198", "denominator"),  # (a-b)^2 (b-c)^2 (c-a)^2 over all reals
+    ("ineq-0291", "denominator"),  # (y - x)/(x + 4y): x + 4y of either sign, cleared
+    ("ineq-0076", "independent rows"),  # abc <= 2: the face's 84 equations have rank 78
+    ("ineq-0462", "abs sides"),  # |a_(k-1) - 2a_k + a_(k+1)| <= 1: a linear combination of the sides
+    ("ineq-0123", "scaled"),  # the issue's example: optimum at (1/3, 4/5, 3/2)
+    ("ineq-0453", "scaled"),  # optimum at (3, 1, 2)
+]
+
+
+def _path(pid):
+    return REPO / "data" / "problems" / f"{pid}.yaml"
+
+
+@pytest.mark.slow  # a validator run per problem: 0.4-1.4 s each
+@pytest.mark.parametrize("pid, needs", SHIPPED)
+def test_shipped_problem_gets_a_verifying_sos_certificate(pid, needs):
+    result = check_problem(_path(pid), seed=0)
+    certificate = json.loads(canonical(result.certificate))
+    assert result.status == "confirmed" and certificate["kind"] == "sos", certificate["body"].get("not_certified")
+    if needs == "denominator":
+        assert "denominator" in certificate["body"]
+    ok, why = verify(certificate, embed_spec(load_problem(_path(pid))))
+    assert ok, why
+    moved = dict(certificate["spec"], answer=f"{certificate['spec']['answer']} + 1/1000")
+    assert not verify({**certificate, "spec": moved})[0]
+
+
+@pytest.mark.slow  # a validator run and the failing sos attempts per problem: 0.5-1.4 s each
+@pytest.mark.parametrize("pid, _needs", SHIPPED)
+def test_a_claim_just_past_the_answer_gets_no_sos_proof(pid, _needs):
+    """min: answer + 1/1000 is above the minimum (max: below it), so no identity may exist."""
+    problem = load_problem(_path(pid))
+    result = check_problem(problem, seed=0)
+    past = "+" if problem.sense == "min" else "-"
+    wrong = dataclasses.replace(problem, answer=f"({problem.answer}) {past} 1/1000")
+    parsed = spec_problem(embed_spec(wrong))
+    body, why = sos_search.attempt(parsed, parse_witness(parsed, result.certificate["witness"]))
+    assert body is None and why, why
+
+
+def test_witness_scaling_maps_the_identity_back_exactly():
+    """The SDP in X = x / s finds the identity; the body holds it in x (Gram D G D): the checker,
+    which knows nothing of scaling, re-checks it on the spec."""
+    problem = load_problem(_path("ineq-0123"))
+    parsed = spec_problem(embed_spec(problem))
+    witness = {"a": "1/3", "b": "4/5", "c": "3/2"}
+    exact = parse_witness(parsed, witness)
+    assert sos_search._witness_scale(parsed, exact) == (Fraction(1, 3), Fraction(4, 5), Fraction(3, 2))
+    body, why = sos_search.attempt(parsed, exact)
+    assert body is not None, why
+    certificate = certify(problem, {k: float(Fraction(v)) for k, v in witness.items()})
+    assert certificate["kind"] == "sos" and certificate["body"] == json.loads(canonical(body))
+    assert verify(certificate)[0]
+
+
+@pytest.mark.slow  # four SDP solves of ineq-0123's unscaled and scaled passes: ~1.7 s
+def test_scaled_certificate_bytes_survive_solver_noise():
+    from test_certificates import _perturbed_solver
+
+    parsed = spec_problem(embed_spec(load_problem(_path("ineq-0123"))))
+    exact = parse_witness(parsed, {"a": "1/3", "b": "4/5", "c": "3/2"})
+    reference, why = sos_search.attempt(parsed, exact)
+    assert reference is not None, why
+    for seed in range(3):
+        noisy, why = sos_search.attempt(parsed, exact, solve=_perturbed_solver(seed, 1e-8))
+        assert noisy is not None and canonical(noisy) == canonical(reference), why
+
+
+@pytest.mark.parametrize(
+    "scale_of, expected",
+    [
+        ({"x": "0", "y": "1"}, None),  # nothing to scale
+        ({"x": "-2", "y": "1/3"}, (Fraction(2), Fraction(1, 3))),
+        ({"x": "sqrt(2)", "y": "0"}, (Fraction(17, 12), Fraction(1))),  # a short rational near it
+    ],
+)
+def test_witness_scale(scale_of, expected):
+    parsed = spec_problem(embed_spec(make("min", {"x": "real", "y": "real"}, "x^2 + y^2", "0")))
+    assert sos_search._witness_scale(parsed, parse_witness(parsed, scale_of)) == expected
+
+
+@pytest.mark.parametrize(
+    "constraints, answer, proves",
+    [
+        (["Abs(x - 1) <= 1"], "2", True),  # x <= 2 from the side 1 - (x - 1) >= 0
+        (["1 >= Abs(x - 1)"], "2", True),  # written the other way round
+        (["Abs(x - 1) <= 1"], "1999/1000", False),  # past the answer
+        (["Abs(x - 1) >= 1"], "2", False),  # not |p| <= q: no side is used, x is unbounded
+    ],
+)
+def test_abs_constraints_give_their_two_sides(constraints, answer, proves):
+    problem = make("max", {"x": "real"}, "x", answer, constraints)
+    body, why = sos_search.attempt(spec_problem(embed_spec(problem)), None)
+    assert (body is not None) is proves, why
+    if proves:
+        certificate = certify(problem, {"x": 2.0})
+        assert certificate["kind"] == "sos" and verify(certificate)[0]
