@@ -16,6 +16,7 @@ from extrembench.problems.problem import load_problem
 from extrembench.verify.certificates import sos_search
 from extrembench.verify.certificates.certify import certify
 from extrembench.verify.certificates.document import canonical, embed_spec, spec_problem
+from extrembench.verify.certificates.routes import ROUTES
 from extrembench.verify.certificates.verify import verify
 from extrembench.verify.certificates.witness import parse_witness
 from extrembench.verify.validate import check_problem
@@ -31,28 +32,33 @@ SHIPPED = [
     ("ineq-0462", "abs sides"),  # |a_(k-1) - 2a_k + a_(k+1)| <= 1: a linear combination of the sides
     ("ineq-0123", "scaled"),  # the issue's example: optimum at (1/3, 4/5, 3/2)
     ("ineq-0453", "scaled"),  # optimum at (3, 1, 2)
+    ("ineq-0117", "scaled"),  # ISL 2010 A2, sorted a <= b <= c <= d, and independent rows too
+    ("ineq-0518", "denominator"),  # and a face cut again with denominators <= 60 (2498/999 was 5/2)
+    ("ineq-0429", "level"),  # min (11 + 5 sqrt(5))/2: the far side of 11/2
 ]
+# 20-40 s each to certify (most of it the exact projection): in the certificate test only
+HEAVY = [("ineq-0136", "independent rows"), ("ineq-0425", "independent rows")]
 
 
 def _path(pid):
     return REPO / "data" / "problems" / f"{pid}.yaml"
 
 
-@pytest.mark.slow  # a validator run per problem: 0.4-1.4 s each
-@pytest.mark.parametrize("pid, needs", SHIPPED)
+@pytest.mark.slow  # a validator run per problem: 0.4-40 s each
+@pytest.mark.parametrize("pid, needs", SHIPPED + HEAVY)
 def test_shipped_problem_gets_a_verifying_sos_certificate(pid, needs):
     result = check_problem(_path(pid), seed=0)
     certificate = json.loads(canonical(result.certificate))
     assert result.status == "confirmed" and certificate["kind"] == "sos", certificate["body"].get("not_certified")
-    if needs == "denominator":
-        assert "denominator" in certificate["body"]
+    if needs in ("denominator", "level"):
+        assert needs in certificate["body"]
     ok, why = verify(certificate, embed_spec(load_problem(_path(pid))))
     assert ok, why
     moved = dict(certificate["spec"], answer=f"{certificate['spec']['answer']} + 1/1000")
     assert not verify({**certificate, "spec": moved})[0]
 
 
-@pytest.mark.slow  # a validator run and the failing sos attempts per problem: 0.5-1.4 s each
+@pytest.mark.slow  # a validator run and the failing sos attempts per problem: 0.5-20 s each
 @pytest.mark.parametrize("pid, _needs", SHIPPED)
 def test_a_claim_just_past_the_answer_gets_no_sos_proof(pid, _needs):
     """min: answer + 1/1000 is above the minimum (max: below it), so no identity may exist."""
@@ -61,8 +67,10 @@ def test_a_claim_just_past_the_answer_gets_no_sos_proof(pid, _needs):
     past = "+" if problem.sense == "min" else "-"
     wrong = dataclasses.replace(problem, answer=f"({problem.answer}) {past} 1/1000")
     parsed = spec_problem(embed_spec(wrong))
-    body, why = sos_search.attempt(parsed, parse_witness(parsed, result.certificate["witness"]))
-    assert body is None and why, why
+    exact = parse_witness(parsed, result.certificate["witness"])
+    for squared in (False, True):
+        body, why = sos_search.attempt(parsed, exact, squared=squared)
+        assert body is None and why, why
 
 
 def test_witness_scaling_maps_the_identity_back_exactly():
@@ -122,3 +130,46 @@ def test_abs_constraints_give_their_two_sides(constraints, answer, proves):
     if proves:
         certificate = certify(problem, {"x": 2.0})
         assert certificate["kind"] == "sos" and verify(certificate)[0]
+
+
+FAR = [
+    # min 1/a + 1/b on a + 2b = 1: 3 + 2 sqrt(2), the far side of 3
+    (
+        make("min", {"a": "positive", "b": "positive"}, "1/a + 1/b", "3 + 2*sqrt(2)", ["a + 2*b = 1"]),
+        {"a": 0.4142135624, "b": 0.2928932188},
+    ),
+    # ineq-0429's objective: min (1 + b)(b + c)(1 + b + c)/(bc) = (11 + 5 sqrt(5))/2
+    (
+        make("min", {"b": "positive", "c": "positive"}, "(1 + b)*(b + c)*(1 + b + c)/(b*c)", "(11 + 5*sqrt(5))/2"),
+        {"b": 0.6180339887, "c": 1.0},
+    ),
+]
+
+
+@pytest.mark.parametrize("problem, witness", FAR)
+def test_far_side_answer_certifies_with_a_level_identity(problem, witness):
+    """min a + sqrt(K): (objective - a)^2 >= K, and objective >= a by an identity of its own
+    (body.level); either alone proves nothing, so dropping or moving the level fails."""
+    sos_routes = tuple(route for route in ROUTES if route.checked_as == "sos")  # bound proves the first too
+    certificate = json.loads(canonical(certify(problem, witness, routes=sos_routes)))
+    assert certificate["kind"] == "sos", certificate["body"].get("not_certified")
+    body = certificate["body"]
+    assert "level" in body and "square" in body
+    ok, why = verify(certificate, embed_spec(problem))
+    assert ok and "and objective -" in why, why
+    without = {k: v for k, v in body.items() if k != "level"}
+    assert not verify({**certificate, "body": without})[0]
+    a = Fraction(body["square"][0])
+    for forged in ([str(a + 1), body["square"][1]], [body["square"][0], str(Fraction(body["square"][1]) + 1)]):
+        assert not verify({**certificate, "body": {**body, "square": forged}})[0], forged
+    nested = {**body, "level": {**body["level"], "level": body["level"]}}
+    assert not verify({**certificate, "body": nested})[0]
+    moved = dict(certificate["spec"], answer=f"{certificate['spec']['answer']} + 1/1000")
+    assert not verify({**certificate, "spec": moved})[0]
+
+
+def test_far_side_claim_past_the_answer_gets_no_proof():
+    problem, _ = FAR[1]
+    wrong = dataclasses.replace(problem, answer="(11 + 5*sqrt(5))/2 + 1/1000")
+    body, why = sos_search.attempt(spec_problem(embed_spec(wrong)), None, squared=True)
+    assert body is None and why, why

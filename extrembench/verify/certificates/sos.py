@@ -21,6 +21,7 @@ SDP and the projection that find an identity are sos_search.py.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from fractions import Fraction
 
@@ -104,17 +105,24 @@ def _abs_sides(lhs, op, rhs, syms, domains, k: int) -> list:
         return []
 
 
-def square_of(parsed) -> tuple[str, str] | None:
+def square_of(parsed, far: bool = False) -> tuple[str, str] | None:
     """(a, K) with the answer a + sqrt(K) (max) or a - sqrt(K) (min), a and K rational; a = 0 for
-    an objective Abs(p). None when the answer has no such form."""
+    an objective Abs(p). `far`: the answer on the far side of a instead, a + sqrt(K) (min) or
+    a - sqrt(K) (max), for no Abs objective. None when the answer has no such form."""
+    if far and isinstance(_objective(parsed), sympy.Abs):
+        return None
     a = sympy.Integer(0) if isinstance(_objective(parsed), sympy.Abs) else parsed.answer.as_coeff_Add()[0]
     K = sympy.expand((parsed.answer - a) ** 2)
-    if (
-        not (a.is_Rational and K.is_Rational)
-        or witness_sign((parsed.answer - a) * (1 if parsed.sense == "max" else -1)) != 1
-    ):
+    if not (a.is_Rational and K.is_Rational) or witness_sign(
+        (parsed.answer - a) * (1 if parsed.sense == "max" else -1)
+    ) != (-1 if far else 1):
         return None
     return str(a), str(K)
+
+
+def at_level(parsed, level):
+    """The problem with its answer replaced by a rational level."""
+    return dataclasses.replace(parsed, answer=sympy.Rational(Fraction(level)))
 
 
 def _polys(  # noqa: C901 — the polynomial form of each objective shape (plain, squared, Polya-multiplied, signed denominator) side by side, so prover and checker share one translation
@@ -123,6 +131,7 @@ def _polys(  # noqa: C901 — the polynomial form of each objective shape (plain
     polya: int = 0,
     square: tuple[str, str] | None = None,
     denominator: dict | str | None = None,
+    far: bool = False,
 ):
     """(variables, target, equalities h = 0, inequalities g >= 0) as {exponent: Fraction} dicts,
     or SosFailure.
@@ -143,7 +152,10 @@ def _polys(  # noqa: C901 — the polynomial form of each objective shape (plain
     a Gram block {basis, gram} whose form equals D or -D exactly (then D, signed so, is >= 0
     everywhere, and != 0 wherever the objective is defined, so > 0 there: target N - answer * D as
     usual), or "cleared": target D * (N - answer * D), >= 0 iff N/D >= answer wherever D != 0,
-    whatever D's sign. The `square` target K * D^2 - (N - a * D)^2 needs no sign of D either."""
+    whatever D's sign. The `square` target K * D^2 - (N - a * D)^2 needs no sign of D either.
+    `far` (the answer a + sqrt(K) of a min, a - sqrt(K) of a max): the target (N - a * D)^2 -
+    K * D^2, so the objective is at least sqrt(K) away from a; a second identity must show it is
+    on the answer's side of a."""
     sign = min_form_sign(parsed.sense)
     syms = list(parsed.symbols)
     put = {}
@@ -182,13 +194,13 @@ def _polys(  # noqa: C901 — the polynomial form of each objective shape (plain
         if (
             K < 0
             or sympy.expand((parsed.answer - a) ** 2) != K
-            or witness_sign(sign * (a - parsed.answer)) not in (0, 1)
+            or witness_sign(sign * (a - parsed.answer)) not in ((0, -1) if far else (0, 1))
         ):
-            raise SosFailure(f"the answer is not {a} {'+' if sign < 0 else '-'} sqrt({K})")
-        if isinstance(objective, sympy.Abs) and a == 0:
+            raise SosFailure(f"the answer is not {a} {'+' if (sign < 0) != far else '-'} sqrt({K})")
+        if isinstance(objective, sympy.Abs) and a == 0 and not far:
             objective = objective.args[0]
         num, den = _cleared(objective, syms, parsed.domains, "the objective", positive=False)
-        target = poly(K * den**2 - (num - a * den) ** 2)
+        target = poly((num - a * den) ** 2 - K * den**2 if far else K * den**2 - (num - a * den) ** 2)
     elif not parsed.answer.is_Rational:
         raise SosFailure("the answer is irrational")
     elif denominator is None:
@@ -292,7 +304,16 @@ def verify(doc: dict, parsed, epsilon) -> tuple[bool, str]:  # noqa: C901 — th
     square = body.get("square")  # any (a, K) is sound: _polys checks the answer is a +- sqrt(K)
     parsed = in_recorded_order(parsed, body.get("variables"))
     try:
-        syms, target, eqs, ineqs = _polys(parsed, tuple(squares), polya, square, body.get("denominator"))
+        level = body.get("level")
+        if level is not None:  # the far side: objective >= a (min form) by an identity of its own
+            if not isinstance(level, dict) or not square or "level" in level or "square" in level:
+                return False, "sos: level must be an sos body without square or level, beside a square"
+            ok, why = verify({"body": level}, at_level(parsed, square[0]), 0)
+            if not ok:
+                return False, f"sos: objective on the answer's side of {square[0]}: {why}"
+        syms, target, eqs, ineqs = _polys(
+            parsed, tuple(squares), polya, square, body.get("denominator"), level is not None
+        )
     except (SosFailure, KeyError, TypeError) as exc:
         return False, f"sos: {exc}"
     if body.get("variables") != [str(s) for s in syms]:
@@ -329,6 +350,8 @@ def verify(doc: dict, parsed, epsilon) -> tuple[bool, str]:  # noqa: C901 — th
     sides = ", ".join(str(len(b["gram"])) for b in [body, *blocks])
     times = f" times (sum of the variables)^{polya}" if polya else ""
     what = f"{square[1]} - (objective - {square[0]})^2" if square else "objective - answer"
+    if square and body.get("level") is not None:
+        what = f"(objective - {square[0]})^2 - {square[1]}, and objective - {square[0]},"
     return True, (
         f"sos: {what}{times} equals positive semidefinite Gram forms ({sides}) times products "
         "of the inequalities, plus multiples of the equality constraints (exact identity); exact witness attains it"

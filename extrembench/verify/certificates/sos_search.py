@@ -18,6 +18,7 @@ from extrembench.verify.certificates.sos import (
     _add,
     _mul,
     _polys,
+    at_level,
     psd_exact,
     square_of,
 )
@@ -295,7 +296,12 @@ def _grams(pairs, values):
     return out
 
 
-def _rational_kernel(matrix: np.ndarray, tol: float = 1e-5) -> list[list[Fraction]]:
+# Largest denominators of a rounded kernel vector's entries: the first for every face; the next
+# only when the SDP on a face fails, for that face again.
+KERNEL_DENOMINATORS = (1000, 60)
+
+
+def _rational_kernel(matrix: np.ndarray, tol: float = 1e-5, limit: int = 1000) -> list[list[Fraction]]:
     """Rational vectors spanning the numeric kernel of a PSD matrix (rounded reduced row echelon)."""
     w, v = np.linalg.eigh(matrix)
     kernel = v[:, w < tol * max(1.0, float(w.max()))]
@@ -316,7 +322,7 @@ def _rational_kernel(matrix: np.ndarray, tol: float = 1e-5) -> list[list[Fractio
             if k != pivots:
                 m[k] -= m[k, c] * m[pivots]
         pivots += 1
-    return [[Fraction(float(x)).limit_denominator(1000) for x in row] for row in m[:pivots]]
+    return [[Fraction(float(x)).limit_denominator(limit) for x in row] for row in m[:pivots]]
 
 
 def _compose(B, C):
@@ -410,8 +416,16 @@ def attempt(parsed, exact_witness, solve=None, squared: bool = False) -> tuple[d
     then all of it once more at a degree 2 higher when an SDP found no certificate. `squared`:
     the target K - (objective - a)^2 of an answer a +- sqrt(K) (see _polys)."""
     square = square_of(parsed) if squared else None
+    level = None
     if squared and square is None:
-        return None, "the answer is not a + sqrt(K) (max) or a - sqrt(K) (min) with a, K rational"
+        square = square_of(parsed, far=True)
+        if square is None:
+            return None, "the answer is not a + sqrt(K) (max) or a - sqrt(K) (min) with a, K rational"
+        # the far side (min a + sqrt(K)): first objective >= a, a rational level the witness is
+        # sqrt(K) away from, then (objective - a)^2 >= K
+        level, why = attempt(at_level(parsed, square[0]), None, solve)
+        if level is None:
+            return None, f"objective - {square[0]} (the far side of {square[0]} +- sqrt({square[1]})): {why}"
     nonneg = tuple(str(s) for s in parsed.symbols if parsed.domains[s].lo is not None and parsed.domains[s].lo >= 0)
     denominator = None if squared else _signed_denominator(parsed)
     at = exact_witness if squared or denominator is not None else None
@@ -427,7 +441,7 @@ def attempt(parsed, exact_witness, solve=None, squared: bool = False) -> tuple[d
                     if (extra or polya) and not infeasible:
                         break
                     try:
-                        return _attempt(
+                        body = _attempt(
                             parsed,
                             squares,
                             positive,
@@ -438,7 +452,9 @@ def attempt(parsed, exact_witness, solve=None, squared: bool = False) -> tuple[d
                             at or exact_witness if scale else at,
                             denominator,
                             scale,
-                        ), ""
+                            level is not None,
+                        )
+                        return ({**body, "level": level} if level is not None else body), ""
                     except SosFailure as exc:
                         infeasible = infeasible or str(exc).startswith(("SDP", "no interior"))
                         reasons.append(
@@ -595,6 +611,7 @@ def _attempt(  # noqa: C901 — one solve attempt: each exit is a named decline
     at: dict | None = None,
     denominator=None,
     scale: tuple[Fraction, ...] | None = None,
+    far: bool = False,
 ) -> dict:
     """`solve` is the float SDP solver (rows, goal, pairs, n_vars) -> ([R_k], t, values):
     _solve_numeric unless a test perturbs its answer. `positive`: use the inequalities. `at`: the
@@ -602,7 +619,7 @@ def _attempt(  # noqa: C901 — one solve attempt: each exit is a named decline
     solve = solve or _solve_numeric
     if isinstance(denominator, tuple):
         denominator = _denominator_block(list(parsed.symbols), squares, *denominator)
-    syms, target, eqs, ineqs = _polys(parsed, squares, polya, square, denominator)
+    syms, target, eqs, ineqs = _polys(parsed, squares, polya, square, denominator, far)
     if polya and not _homogeneous(target):
         raise SosFailure("a Polya multiplier is tried on homogeneous targets only")
     if positive and not ineqs:
@@ -623,13 +640,25 @@ def _attempt(  # noqa: C901 — one solve attempt: each exit is a named decline
     blocks, Bs = [b for b, B in zip(blocks, Bs) if B], [B for B in Bs if B]
     if not blocks:
         raise SosFailure("every Gram block is forced to zero")
+    roundings, before = iter(KERNEL_DENOMINATORS), None
+    denominator_limit = next(roundings)
     for _ in range(FACE_ROUNDS + 1):
         rows, goal, pairs, n_vars = _coefficient_equations(blocks, Bs, multipliers, eqs, target)
-        Rs, t, values = _solve_independent(solve, rows, goal, pairs, n_vars)
-        if t >= 1e-4:
-            break
+        try:
+            Rs, t, values = _solve_independent(solve, rows, goal, pairs, n_vars)
+        except SosFailure:
+            # the face just cut may be wrong (a slowly converging kernel vector rounded to 2498/999
+            # for 5/2, ineq-0518): cut the face before it again with a coarser rounding
+            denominator_limit = next(roundings, None)
+            if before is None or denominator_limit is None:
+                raise
+            blocks, Bs, Rs = before
+        else:
+            if t >= 1e-4:
+                break
+            before = (blocks, Bs, Rs)
         # the optimum is on a face: solve again inside it, without the blocks forced to 0
-        Bs = [_compose(B, _complement(_rational_kernel(R), len(R))) for B, R in zip(Bs, Rs)]
+        Bs = [_compose(B, _complement(_rational_kernel(R, limit=denominator_limit), len(R))) for B, R in zip(Bs, Rs)]
         blocks, Bs = [b for b, B in zip(blocks, Bs) if B], [B for B in Bs if B]
         if not blocks:
             raise SosFailure("every Gram block is forced to zero")
