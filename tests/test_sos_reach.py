@@ -10,10 +10,11 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
+import sympy
 from support.problems import make_problem as make
 
 from extrembench.problems.problem import load_problem
-from extrembench.verify.certificates import sos_search
+from extrembench.verify.certificates import sos, sos_search
 from extrembench.verify.certificates.certify import certify
 from extrembench.verify.certificates.document import canonical, embed_spec, spec_problem
 from extrembench.verify.certificates.routes import ROUTES
@@ -35,6 +36,8 @@ SHIPPED = [
     ("ineq-0117", "scaled"),  # ISL 2010 A2, sorted a <= b <= c <= d, and independent rows too
     ("ineq-0518", "denominator"),  # and a face cut again with denominators <= 60 (2498/999 was 5/2)
     ("ineq-0429", "level"),  # min (11 + 5 sqrt(5))/2: the far side of 11/2
+    ("ineq-0097", "weights"),  # min Max(a + b, b + c, c + d, d + e): (a + b + c + d + e)/3 + d/3 >= 1/3
+    ("ineq-0212", "weights"),  # min of a Max of seven Abs: (6 - x5) + (x6 - 3) = 3 + (x6 - x5) >= 3
 ]
 # 20-40 s each to certify (most of it the exact projection): in the certificate test only
 HEAVY = [("ineq-0136", "independent rows"), ("ineq-0425", "independent rows")]
@@ -50,7 +53,7 @@ def test_shipped_problem_gets_a_verifying_sos_certificate(pid, needs):
     result = check_problem(_path(pid), seed=0)
     certificate = json.loads(canonical(result.certificate))
     assert result.status == "confirmed" and certificate["kind"] == "sos", certificate["body"].get("not_certified")
-    if needs in ("denominator", "level"):
+    if needs in ("denominator", "level", "weights"):
         assert needs in certificate["body"]
     ok, why = verify(certificate, embed_spec(load_problem(_path(pid))))
     assert ok, why
@@ -173,3 +176,38 @@ def test_far_side_claim_past_the_answer_gets_no_proof():
     wrong = dataclasses.replace(problem, answer="(11 + 5*sqrt(5))/2 + 1/1000")
     body, why = sos_search.attempt(spec_problem(embed_spec(wrong)), None, squared=True)
     assert body is None and why, why
+
+
+@pytest.mark.parametrize(
+    "sense, objective, expected",
+    [
+        ("min", "Max(x, y + 1)", ["x", "y + 1"]),
+        ("min", "Max(Abs(x - 1), y)", ["1 - x", "x - 1", "y"]),  # Max(|q|, ...) = Max(q, -q, ...)
+        ("min", "Max(x, Max(y, 2*x))", ["2*x", "x", "y"]),
+        ("max", "Min(x, y)", ["-x", "-y"]),  # min form: -Min(x, y) = Max(-x, -y)
+        ("max", "Max(x, y)", None),  # a max of Max needs every piece bounded: not a weighted sum
+        ("min", "Min(x, y)", None),
+        ("max", "Min(Abs(x), y)", ["-y", "-Abs(x)"]),  # -|x| stays: its piece is not rational, no proof
+    ],
+)
+def test_pieces_of_a_max_objective(sense, objective, expected):
+    parsed = spec_problem(embed_spec(make(sense, {"x": "real", "y": "real"}, objective, "0")))
+    pieces = sos.pieces_of(parsed)
+    names = {s.name: s for s in parsed.symbols}
+    if expected is None:
+        assert pieces is None
+    else:
+        assert sorted(map(str, pieces)) == sorted(str(sympy.sympify(e, locals=names)) for e in expected)
+
+
+@pytest.mark.slow  # a validator run of ineq-0097: ~1 s
+def test_forged_weights_fail():
+    problem = load_problem(_path("ineq-0097"))
+    certificate = json.loads(canonical(check_problem(problem, seed=0).certificate))
+    body = certificate["body"]
+    assert verify(certificate)[0]
+    k = len(body["weights"])
+    for forged in (["0"] * k, ["-1"] + body["weights"][1:], body["weights"][:-1], ["1"] * k):
+        ok, why = verify({**certificate, "body": {**body, "weights": forged}})
+        assert not ok, forged
+    assert not verify({**certificate, "body": {k: v for k, v in body.items() if k != "weights"}})[0]

@@ -120,6 +120,28 @@ def square_of(parsed, far: bool = False) -> tuple[str, str] | None:
     return str(a), str(K)
 
 
+def pieces_of(parsed) -> list | None:
+    """The pieces p_i of a min-form objective Max(p_1, ..., p_k): a min of Max (Abs(q) as q and
+    -q, nested Max flattened) or a max of Min (pieces -p_i, nested Min flattened); None otherwise."""
+    objective, sign = parsed.objective, min_form_sign(parsed.sense)
+    outer = sympy.Max if sign > 0 else sympy.Min
+    if not isinstance(objective, outer):
+        return None
+    out = []
+
+    def add(e):
+        if isinstance(e, outer):
+            for arg in e.args:
+                add(arg)
+        elif isinstance(e, sympy.Abs) and sign > 0:  # Max(|q|, ...) = Max(q, -q, ...)
+            out.extend([e.args[0], -e.args[0]])
+        else:
+            out.append(sign * e)
+
+    add(objective)
+    return sorted(out, key=sympy.default_sort_key)  # a fixed order, whatever sympy's for the args
+
+
 def at_level(parsed, level):
     """The problem with its answer replaced by a rational level."""
     return dataclasses.replace(parsed, answer=sympy.Rational(Fraction(level)))
@@ -132,6 +154,7 @@ def _polys(  # noqa: C901 — the polynomial form of each objective shape (plain
     square: tuple[str, str] | None = None,
     denominator: dict | str | None = None,
     far: bool = False,
+    weights: list | None = None,
 ):
     """(variables, target, equalities h = 0, inequalities g >= 0) as {exponent: Fraction} dicts,
     or SosFailure.
@@ -155,7 +178,11 @@ def _polys(  # noqa: C901 — the polynomial form of each objective shape (plain
     whatever D's sign. The `square` target K * D^2 - (N - a * D)^2 needs no sign of D either.
     `far` (the answer a + sqrt(K) of a min, a - sqrt(K) of a max): the target (N - a * D)^2 -
     K * D^2, so the objective is at least sqrt(K) away from a; a second identity must show it is
-    on the answer's side of a."""
+    on the answer's side of a.
+
+    `weights` w_i >= 0, not all 0, for a min-form objective Max(p_1, ..., p_k) (pieces_of): the
+    target sum_i w_i * (N_i - answer * D_i) of the pieces p_i = N_i / D_i (D_i > 0); >= 0 puts
+    some p_i, so the Max, at or above the answer."""
     sign = min_form_sign(parsed.sense)
     syms = list(parsed.symbols)
     put = {}
@@ -203,6 +230,19 @@ def _polys(  # noqa: C901 — the polynomial form of each objective shape (plain
         target = poly((num - a * den) ** 2 - K * den**2 if far else K * den**2 - (num - a * den) ** 2)
     elif not parsed.answer.is_Rational:
         raise SosFailure("the answer is irrational")
+    elif weights is not None:
+        pieces = pieces_of(parsed)
+        if pieces is None or len(weights) != len(pieces):
+            raise SosFailure("weights need an objective Max(p_1, ..., p_k) (min form), one weight per piece")
+        weights = [Fraction(w) for w in weights]
+        if min(weights) < 0 or not any(weights):
+            raise SosFailure("weights must be >= 0 and not all 0")
+        target = {}
+        for w, piece in zip(weights, pieces):
+            num, den = _cleared(piece, syms, parsed.domains, "a piece of the objective")
+            for m, c in poly(num - sign * parsed.answer * den).items():
+                target[m] = target.get(m, 0) + w * c
+        target = {m: c for m, c in target.items() if c}
     elif denominator is None:
         num, den = _cleared(sign * objective, syms, parsed.domains, "the objective")
         target = poly(num - sign * parsed.answer * den)
@@ -312,7 +352,7 @@ def verify(doc: dict, parsed, epsilon) -> tuple[bool, str]:  # noqa: C901 — th
             if not ok:
                 return False, f"sos: objective on the answer's side of {square[0]}: {why}"
         syms, target, eqs, ineqs = _polys(
-            parsed, tuple(squares), polya, square, body.get("denominator"), level is not None
+            parsed, tuple(squares), polya, square, body.get("denominator"), level is not None, body.get("weights")
         )
     except (SosFailure, KeyError, TypeError) as exc:
         return False, f"sos: {exc}"
@@ -352,6 +392,8 @@ def verify(doc: dict, parsed, epsilon) -> tuple[bool, str]:  # noqa: C901 — th
     what = f"{square[1]} - (objective - {square[0]})^2" if square else "objective - answer"
     if square and body.get("level") is not None:
         what = f"(objective - {square[0]})^2 - {square[1]}, and objective - {square[0]},"
+    if body.get("weights") is not None:
+        what = "a weighted sum of the pieces of the objective's Max, minus the answer,"
     return True, (
         f"sos: {what}{times} equals positive semidefinite Gram forms ({sides}) times products "
         "of the inequalities, plus multiples of the equality constraints (exact identity); exact witness attains it"

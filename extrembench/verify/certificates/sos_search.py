@@ -19,6 +19,7 @@ from extrembench.verify.certificates.sos import (
     _mul,
     _polys,
     at_level,
+    pieces_of,
     psd_exact,
     square_of,
 )
@@ -427,6 +428,9 @@ def attempt(parsed, exact_witness, solve=None, squared: bool = False) -> tuple[d
         if level is None:
             return None, f"objective - {square[0]} (the far side of {square[0]} +- sqrt({square[1]})): {why}"
     nonneg = tuple(str(s) for s in parsed.symbols if parsed.domains[s].lo is not None and parsed.domains[s].lo >= 0)
+    pieces = None if squared or not parsed.answer.is_Rational else pieces_of(parsed)
+    if pieces is not None:
+        return _attempt_pieces(parsed, pieces, exact_witness, solve, nonneg)
     denominator = None if squared else _signed_denominator(parsed)
     at = exact_witness if squared or denominator is not None else None
     reasons = []
@@ -468,6 +472,36 @@ def attempt(parsed, exact_witness, solve=None, squared: bool = False) -> tuple[d
                     except Exception as exc:  # a solver crash is a failure to certify, never a verdict
                         reasons.append(f"{type(exc).__name__}: {exc}")
     return None, "; ".join(reasons)
+
+
+MAX_PIECE_TRIES = 3  # pieces tried as the one of weight 1: the first active ones at the witness
+
+
+def _attempt_pieces(parsed, pieces, witness, solve, nonneg) -> tuple[dict | None, str]:
+    """A min-form objective Max(p_1, ..., p_k) >= answer: sum_i w_i (p_i - answer) >= 0 with
+    w >= 0 (sos._polys `weights`), the w found by the SDP with one piece's weight fixed to 1 (each
+    other weight a 1x1 Gram block). The piece fixed is one at the answer at the witness: one with
+    w > 0 in some certificate is (complementary slackness), so the first few of those are tried."""
+    answer = min_form_sign(parsed.sense) * parsed.answer
+    syms = list(parsed.symbols)
+    active = [
+        i for i, p in enumerate(pieces) if witness is None or is_zero(p.subs({s: witness[s] for s in syms}) - answer)
+    ]
+    reasons = []
+    for c in active[:MAX_PIECE_TRIES]:
+        for extra in (0, 2):
+            for positive in (False, True):
+                for squares in ((), nonneg) if nonneg else ((),):
+                    try:
+                        return _attempt(parsed, squares, positive, solve, extra, piece=(c, len(pieces))), ""
+                    except SosFailure as exc:
+                        reasons.append(
+                            f"piece {c} of {len(pieces)}, {'squares' if squares else 'free'}"
+                            f"{', inequalities' if positive else ''}{f', degree +{extra}' if extra else ''}: {exc}"
+                        )
+                    except Exception as exc:  # a solver crash is a failure to certify, never a verdict
+                        reasons.append(f"{type(exc).__name__}: {exc}")
+    return None, "; ".join(reasons) or "no piece of the objective's Max is at the answer at the witness"
 
 
 def _witness_scale(parsed, witness) -> tuple[Fraction, ...] | None:
@@ -612,6 +646,7 @@ def _attempt(  # noqa: C901 — one solve attempt: each exit is a named decline
     denominator=None,
     scale: tuple[Fraction, ...] | None = None,
     far: bool = False,
+    piece: tuple[int, int] | None = None,
 ) -> dict:
     """`solve` is the float SDP solver (rows, goal, pairs, n_vars) -> ([R_k], t, values):
     _solve_numeric unless a test perturbs its answer. `positive`: use the inequalities. `at`: the
@@ -619,7 +654,13 @@ def _attempt(  # noqa: C901 — one solve attempt: each exit is a named decline
     solve = solve or _solve_numeric
     if isinstance(denominator, tuple):
         denominator = _denominator_block(list(parsed.symbols), squares, *denominator)
-    syms, target, eqs, ineqs = _polys(parsed, squares, polya, square, denominator, far)
+    if piece:  # (c, k): target piece c's, each other piece i as a 1x1 block mu_i * (-t_i) (see _attempt_pieces)
+        c, k = piece
+        parts = [_polys(parsed, squares, polya, weights=[int(i == j) for j in range(k)]) for i in range(k)]
+        syms, target, eqs, ineqs = parts[c]
+        others = [(i, {m: -v for m, v in parts[i][1].items()}) for i in range(k) if i != c]
+    else:
+        syms, target, eqs, ineqs = _polys(parsed, squares, polya, square, denominator, far)
     if polya and not _homogeneous(target):
         raise SosFailure("a Polya multiplier is tried on homogeneous targets only")
     if positive and not ineqs:
@@ -631,7 +672,12 @@ def _attempt(  # noqa: C901 — one solve attempt: each exit is a named decline
         target, eqs, ineqs, weights = _scaled(scale, target, eqs, ineqs)
         if isinstance(at, dict):
             at = {x: at[x] / sympy.Rational(c.numerator, c.denominator) for x, c in zip(syms, scale)}
-    blocks, multipliers = _setup(len(syms), target, eqs, ineqs, extra)
+    if piece:  # every piece's monomials count as the target's for the degrees and the pruning
+        shape = {m: Fraction(1) for p in [target] + [g for _, g in others] for m in p}
+        blocks, multipliers = _setup(len(syms), shape, eqs, ineqs, extra)
+        blocks += [(("w", i), g, [(0,) * len(syms)]) for i, g in others]
+    else:
+        blocks, multipliers = _setup(len(syms), target, eqs, ineqs, extra)
     if at and (
         squares or not is_zero(sum(c * sympy.Mul(*(at[s] ** e for s, e in zip(syms, m))) for m, c in target.items()))
     ):
@@ -684,7 +730,15 @@ def _attempt(  # noqa: C901 — one solve attempt: each exit is a named decline
         grams.append(
             {"factors": list(factors), "basis": [list(m) for m in basis], "gram": [[str(x) for x in row] for row in G]}
         )
-    first = grams.pop(0) if not blocks[0][0] else {"basis": [], "gram": []}
+    piece_weights = None
+    if piece:  # the 1x1 blocks of the other pieces are their weights; piece c's is 1
+        piece_weights = [Fraction(int(i == piece[0])) for i in range(piece[1])]
+        for (factors, _, _), gram in zip(blocks, list(grams)):
+            if factors[:1] == ("w",):
+                piece_weights[factors[1]] = Fraction(gram["gram"][0][0])
+                grams.remove(gram)
+        blocks = [b for b in blocks if b[0][:1] != ("w",)]
+    first = grams.pop(0) if blocks and not blocks[0][0] else {"basis": [], "gram": []}
     body = {
         "variables": [str(s) for s in syms],
         "basis": first["basis"],
@@ -700,6 +754,8 @@ def _attempt(  # noqa: C901 — one solve attempt: each exit is a named decline
         body["square"] = list(square)
     if denominator is not None:
         body["denominator"] = denominator
+    if piece_weights is not None:
+        body["weights"] = [str(w) for w in piece_weights]
     lambdas = iter(exact[sum(len(p) for p in pairs) :])
     for j, monos in enumerate(multipliers):
         terms = [[list(m), str(c)] for m, c in zip(monos, lambdas) if c != 0]
