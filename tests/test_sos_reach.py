@@ -36,6 +36,7 @@ SHIPPED = [
     ("ineq-0117", "scaled"),  # ISL 2010 A2, sorted a <= b <= c <= d, and independent rows too
     ("ineq-0518", "denominator"),  # and a face cut again with denominators <= 60 (2498/999 was 5/2)
     ("ineq-0429", "level"),  # min (11 + 5 sqrt(5))/2: the far side of 11/2
+    ("ineq-0455", "kernel rounding"),  # China TST 2004: a face cut again with denominators <= 60
     ("ineq-0097", "weights"),  # min Max(a + b, b + c, c + d, d + e): (a + b + c + d + e)/3 + d/3 >= 1/3
     ("ineq-0212", "weights"),  # min of a Max of seven Abs: (6 - x5) + (x6 - 3) = 3 + (x6 - x5) >= 3
 ]
