@@ -37,6 +37,9 @@ SHIPPED = [
     ("ineq-0518", "denominator"),  # and a face cut again with denominators <= 60 (2498/999 was 5/2)
     ("ineq-0429", "level"),  # min (11 + 5 sqrt(5))/2: the far side of 11/2
     ("ineq-0455", "kernel rounding"),  # China TST 2004: a face cut again with denominators <= 60
+    ("ineq-0157", "lift"),  # IMO 1973/3: (a^2 + b^2 - 4/5)(1 + a^2 + b^2 + x^2) on the quartic
+    ("ineq-0463", "lift"),  # x >= 1 on x >= y >= z, x + y + z = 1, x^2 + y^2 + z^2 = 3
+    ("ineq-0400", "level"),  # min x = 3 + 2 sqrt(2): its level x >= 3 lifted
     ("ineq-0097", "weights"),  # min Max(a + b, b + c, c + d, d + e): (a + b + c + d + e)/3 + d/3 >= 1/3
     ("ineq-0212", "weights"),  # min of a Max of seven Abs: (6 - x5) + (x6 - 3) = 3 + (x6 - x5) >= 3
 ]
@@ -54,7 +57,7 @@ def test_shipped_problem_gets_a_verifying_sos_certificate(pid, needs):
     result = check_problem(_path(pid), seed=0)
     certificate = json.loads(canonical(result.certificate))
     assert result.status == "confirmed" and certificate["kind"] == "sos", certificate["body"].get("not_certified")
-    if needs in ("denominator", "level", "weights"):
+    if needs in ("denominator", "level", "weights", "lift"):
         assert needs in certificate["body"]
     ok, why = verify(certificate, embed_spec(load_problem(_path(pid))))
     assert ok, why
@@ -212,3 +215,23 @@ def test_forged_weights_fail():
         ok, why = verify({**certificate, "body": {**body, "weights": forged}})
         assert not ok, forged
     assert not verify({**certificate, "body": {k: v for k, v in body.items() if k != "weights"}})[0]
+
+
+@pytest.mark.slow  # the sos routes up to the lifted attempt: ~1 s
+def test_a_lifted_multiplier_is_checked():
+    """(1 + a^2 + b^2 + x^2) * (a^2 + b^2 - 4/5) >= 0 proves a^2 + b^2 >= 4/5 only with the 1 +:
+    without it (plain Polya) the target is negative at the origin; past a power of 2 it is refused."""
+    problem = make(
+        "min", {"a": "real", "b": "real", "x": "real"}, "a^2 + b^2", "4/5", ["x^4 + a*x^3 + b*x^2 + a*x + 1 = 0"]
+    )
+    sos_routes = tuple(route for route in ROUTES if route.checked_as == "sos")
+    certificate = json.loads(canonical(certify(problem, {"a": -0.8, "b": -0.4, "x": 1.0}, routes=sos_routes)))
+    assert certificate["kind"] == "sos", certificate["body"].get("not_certified")
+    body = certificate["body"]
+    assert body["lift"] is True and body["polya"] == 1
+    ok, why = verify(certificate, embed_spec(problem))
+    assert ok and "times (1 + sum of the variables)^1" in why, why
+    for forged in ({"lift": False}, {"lift": "yes"}, {"polya": 3}):
+        assert not verify({**certificate, "body": {**body, **forged}})[0], forged
+    moved = dict(certificate["spec"], answer="4/5 + 1/1000")
+    assert not verify({**certificate, "spec": moved})[0]

@@ -18,7 +18,7 @@ VERIFIER_VERSION = "9"  # 2: float-interval replay; 3: epsilon 0 after normalisi
 # problem's sorting, sorted symmetric groups (body.ordered); 9: sos denominators of no sign by their coefficients
 # (body.denominator: a Gram block, or "cleared"), the two sides of |p| <= q constraints (after the domain ends),
 # Polya sums with free variables squared, square targets on any denominator, far-side answers (body.level),
-# weighted pieces of a Max objective (body.weights)
+# weighted pieces of a Max objective (body.weights), lifted multipliers (1 + sum)^k (body.lift)
 EPSILON = Fraction(1, 10**9)  # relative: the bound proven is answer - EPSILON * max(1, ceil|answer|)
 SPEC_KEYS = ("sense", "variables", "constraints", "objective", "answer")
 

@@ -155,6 +155,7 @@ def _polys(  # noqa: C901 — the polynomial form of each objective shape (plain
     denominator: dict | str | None = None,
     far: bool = False,
     weights: list | None = None,
+    lift: bool = False,
 ):
     """(variables, target, equalities h = 0, inequalities g >= 0) as {exponent: Fraction} dicts,
     or SosFailure.
@@ -179,6 +180,10 @@ def _polys(  # noqa: C901 — the polynomial form of each objective shape (plain
     `far` (the answer a + sqrt(K) of a min, a - sqrt(K) of a max): the target (N - a * D)^2 -
     K * D^2, so the objective is at least sqrt(K) away from a; a second identity must show it is
     on the answer's side of a.
+
+    `lift` with `polya` = k: the multiplier is (1 + that sum)^k, k <= 2, >= 1 everywhere: the
+    target times it is >= 0 exactly where the target is (ineq-0157: a^2 + b^2 - 4/5 times
+    1 + a^2 + b^2 + x^2 on x^4 + a x^3 + b x^2 + a x + 1 = 0).
 
     `weights` w_i >= 0, not all 0, for a min-form objective Max(p_1, ..., p_k) (pieces_of): the
     target sum_i w_i * (N_i - answer * D_i) of the pieces p_i = N_i / D_i (D_i > 0); >= 0 puts
@@ -262,7 +267,9 @@ def _polys(  # noqa: C901 — the polynomial form of each objective shape (plain
         else:
             raise SosFailure('denominator must be a Gram block {basis, gram} or "cleared"')
     if polya:
-        if target.get((0,) * len(syms), 0) < 0:
+        if lift and polya > 2:
+            raise SosFailure("a lifted multiplier has a power of 1 or 2")
+        if not lift and target.get((0,) * len(syms), 0) < 0:
             raise SosFailure("the target is negative at the origin")
         # each term >= 0, and 0 only where its variable is: x for a nonnegative variable, x^2 for
         # one written as a square or one of either sign
@@ -273,6 +280,8 @@ def _polys(  # noqa: C901 — the polynomial form of each objective shape (plain
             ): Fraction(1)
             for i, s in enumerate(syms)
         }
+        if lift:  # 1 + the sum: >= 1 everywhere, so no condition at the origin
+            total[(0,) * len(syms)] = Fraction(1)
         for _ in range(polya):
             target = _mul(target, total)
     return syms, target, eqs, ineqs
@@ -352,7 +361,14 @@ def verify(doc: dict, parsed, epsilon) -> tuple[bool, str]:  # noqa: C901 — th
             if not ok:
                 return False, f"sos: objective on the answer's side of {square[0]}: {why}"
         syms, target, eqs, ineqs = _polys(
-            parsed, tuple(squares), polya, square, body.get("denominator"), level is not None, body.get("weights")
+            parsed,
+            tuple(squares),
+            polya,
+            square,
+            body.get("denominator"),
+            level is not None,
+            body.get("weights"),
+            body.get("lift", False) is True,
         )
     except (SosFailure, KeyError, TypeError) as exc:
         return False, f"sos: {exc}"
@@ -388,7 +404,7 @@ def verify(doc: dict, parsed, epsilon) -> tuple[bool, str]:  # noqa: C901 — th
     if {m: c for m, c in total.items() if c} != target:
         return False, "sos: the identity does not hold exactly"
     sides = ", ".join(str(len(b["gram"])) for b in [body, *blocks])
-    times = f" times (sum of the variables)^{polya}" if polya else ""
+    times = f" times ({'1 + ' if body.get('lift') is True else ''}sum of the variables)^{polya}" if polya else ""
     what = f"{square[1]} - (objective - {square[0]})^2" if square else "objective - answer"
     if square and body.get("level") is not None:
         what = f"(objective - {square[0]})^2 - {square[1]}, and objective - {square[0]},"

@@ -471,6 +471,24 @@ def attempt(parsed, exact_witness, solve=None, squared: bool = False) -> tuple[d
                         return None, f"no SDP solver: {exc}"
                     except Exception as exc:  # a solver crash is a failure to certify, never a verdict
                         reasons.append(f"{type(exc).__name__}: {exc}")
+    body, why = _attempt_lifted(parsed, solve, square, at, denominator, level is not None)
+    if body is None:
+        return None, "; ".join([*reasons, why])
+    return ({**body, "level": level} if level is not None else body), ""
+
+
+def _attempt_lifted(parsed, solve, square, at, denominator, far) -> tuple[dict | None, str]:
+    """Last of all: the target times 1 + the sum of the squared variables (sos._polys `lift`; plain
+    and inhomogeneous targets too), without and with the inequalities, so every identity found
+    before it keeps its bytes."""
+    reasons = []
+    for positive in (False, True):
+        try:
+            return _attempt(parsed, (), positive, solve, 0, 1, square, at, denominator, None, far, lift=True), ""
+        except SosFailure as exc:
+            reasons.append(f"lifted{', inequalities' if positive else ''}: {exc}")
+        except Exception as exc:  # a solver crash is a failure to certify, never a verdict
+            reasons.append(f"{type(exc).__name__}: {exc}")
     return None, "; ".join(reasons)
 
 
@@ -647,6 +665,7 @@ def _attempt(  # noqa: C901 — one solve attempt: each exit is a named decline
     scale: tuple[Fraction, ...] | None = None,
     far: bool = False,
     piece: tuple[int, int] | None = None,
+    lift: bool = False,
 ) -> dict:
     """`solve` is the float SDP solver (rows, goal, pairs, n_vars) -> ([R_k], t, values):
     _solve_numeric unless a test perturbs its answer. `positive`: use the inequalities. `at`: the
@@ -660,8 +679,8 @@ def _attempt(  # noqa: C901 — one solve attempt: each exit is a named decline
         syms, target, eqs, ineqs = parts[c]
         others = [(i, {m: -v for m, v in parts[i][1].items()}) for i in range(k) if i != c]
     else:
-        syms, target, eqs, ineqs = _polys(parsed, squares, polya, square, denominator, far)
-    if polya and not _homogeneous(target):
+        syms, target, eqs, ineqs = _polys(parsed, squares, polya, square, denominator, far, lift=lift)
+    if polya and not lift and not _homogeneous(target):
         raise SosFailure("a Polya multiplier is tried on homogeneous targets only")
     if positive and not ineqs:
         raise SosFailure("no inequalities")
@@ -750,6 +769,8 @@ def _attempt(  # noqa: C901 — one solve attempt: each exit is a named decline
         body["positive"] = grams
     if polya:
         body["polya"] = polya
+    if lift:
+        body["lift"] = True
     if square:
         body["square"] = list(square)
     if denominator is not None:
