@@ -42,7 +42,7 @@ def test_a_denominator_of_either_sign_is_never_taken_as_positive():
     """x < 0 makes (x^2 + 1)/x negative: only y >= 0 and xy = 1 exclude it, and without them the
     claim 2 is false; a Gram block for D = x cannot exist, and 'cleared' cannot prove the false claim."""
     false_claim = make("min", {"x": "real"}, "(x^2 + 1)/x", "2")
-    body, why = sos_search.attempt(spec_problem(embed_spec(false_claim)), None)
+    body, why = sos_search.attempt(spec_problem(embed_spec(false_claim)), None, extended=True)
     assert body is None and "cleared" in why, why
 
 

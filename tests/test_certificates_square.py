@@ -144,9 +144,8 @@ def test_symmetry_is_checked_exactly(variables, objective, constraints, expected
         # feasible set {-3} u [1 - sqrt(2), 1 + sqrt(2)]: the answer 1 + sqrt(2) is right, but at x = -3
         # (x - 1)^2 = 16 > 2, so no certificate of 2 - (x - 1)^2 >= 0 exists: the range is not symmetric
         (make("max", {"x": "[-3, 10]"}, "x", "1 + sqrt(2)", ["(x + 3)*(1 + 2*x - x^2) >= 0"]), "SDP"),
-        # max on the - side: the far side's first identity, objective <= 3, cannot exist (x1 is free);
-        # a true far-side answer certifies (tests/test_sos_reach.py)
-        (make("max", R3, "x1 + x2 + x3", "3 - sqrt(2)"), "the far side of 3"),
+        (make("max", R3, "x1 + x2 + x3", "3 - sqrt(2)"), "a + sqrt(K)"),  # max on the - side
+        (make("min", {"a": "positive", "b": "positive"}, "1/a + 1/b", "3 + 2*sqrt(2)", ["a + 2*b = 1"]), "a + sqrt(K)"),
         (make("max", R3, "x1", "sqrt(2) + sqrt(3)", [SPHERE]), "a + sqrt(K)"),  # not a quadratic irrational
         (make("max", R3, "x1", "2", [SPHERE]), "a + sqrt(K)"),  # rational: the plain route's
     ],

@@ -76,7 +76,7 @@ def test_a_claim_just_past_the_answer_gets_no_sos_proof(pid, _needs):
     parsed = spec_problem(embed_spec(wrong))
     exact = parse_witness(parsed, result.certificate["witness"])
     for squared in (False, True):
-        body, why = sos_search.attempt(parsed, exact, squared=squared)
+        body, why = sos_search.attempt(parsed, exact, squared=squared, extended=True)
         assert body is None and why, why
 
 
@@ -88,7 +88,7 @@ def test_witness_scaling_maps_the_identity_back_exactly():
     witness = {"a": "1/3", "b": "4/5", "c": "3/2"}
     exact = parse_witness(parsed, witness)
     assert sos_search._witness_scale(parsed, exact) == (Fraction(1, 3), Fraction(4, 5), Fraction(3, 2))
-    body, why = sos_search.attempt(parsed, exact)
+    body, why = sos_search.attempt(parsed, exact, extended=True)
     assert body is not None, why
     certificate = certify(problem, {k: float(Fraction(v)) for k, v in witness.items()})
     assert certificate["kind"] == "sos" and certificate["body"] == json.loads(canonical(body))
@@ -101,10 +101,10 @@ def test_scaled_certificate_bytes_survive_solver_noise():
 
     parsed = spec_problem(embed_spec(load_problem(_path("ineq-0123"))))
     exact = parse_witness(parsed, {"a": "1/3", "b": "4/5", "c": "3/2"})
-    reference, why = sos_search.attempt(parsed, exact)
+    reference, why = sos_search.attempt(parsed, exact, extended=True)
     assert reference is not None, why
     for seed in range(3):
-        noisy, why = sos_search.attempt(parsed, exact, solve=_perturbed_solver(seed, 1e-8))
+        noisy, why = sos_search.attempt(parsed, exact, solve=_perturbed_solver(seed, 1e-8), extended=True)
         assert noisy is not None and canonical(noisy) == canonical(reference), why
 
 
@@ -132,10 +132,10 @@ def test_witness_scale(scale_of, expected):
 )
 def test_abs_constraints_give_their_two_sides(constraints, answer, proves):
     problem = make("max", {"x": "real"}, "x", answer, constraints)
-    body, why = sos_search.attempt(spec_problem(embed_spec(problem)), None)
+    body, why = sos_search.attempt(spec_problem(embed_spec(problem)), None, extended=True)
     assert (body is not None) is proves, why
     if proves:
-        certificate = certify(problem, {"x": 2.0})
+        certificate = certify(problem, {"x": 2.0}, routes=ROUTES[-1:])  # the extended route alone (bound proves it too)
         assert certificate["kind"] == "sos" and verify(certificate)[0]
 
 
@@ -178,7 +178,7 @@ def test_far_side_answer_certifies_with_a_level_identity(problem, witness):
 def test_far_side_claim_past_the_answer_gets_no_proof():
     problem, _ = FAR[1]
     wrong = dataclasses.replace(problem, answer="(11 + 5*sqrt(5))/2 + 1/1000")
-    body, why = sos_search.attempt(spec_problem(embed_spec(wrong)), None, squared=True)
+    body, why = sos_search.attempt(spec_problem(embed_spec(wrong)), None, squared=True, extended=True)
     assert body is None and why, why
 
 

@@ -156,6 +156,7 @@ def _polys(  # noqa: C901 — the polynomial form of each objective shape (plain
     far: bool = False,
     weights: list | None = None,
     lift: bool = False,
+    strict: bool = False,
 ):
     """(variables, target, equalities h = 0, inequalities g >= 0) as {exponent: Fraction} dicts,
     or SosFailure.
@@ -184,6 +185,10 @@ def _polys(  # noqa: C901 — the polynomial form of each objective shape (plain
     `lift` with `polya` = k: the multiplier is (1 + that sum)^k, k <= 2, >= 1 everywhere: the
     target times it is >= 0 exactly where the target is (ineq-0157: a^2 + b^2 - 4/5 times
     1 + a^2 + b^2 + x^2 on x^4 + a x^3 + b x^2 + a x + 1 = 0).
+
+    `strict`: the translation as before verifier 9 (a square target's denominator positive by its
+    coefficients, Polya only on nonnegative variables, no sides of |p| <= q), for the prover's
+    routes that keep their certificates' bytes; the checker reads the wider one.
 
     `weights` w_i >= 0, not all 0, for a min-form objective Max(p_1, ..., p_k) (pieces_of): the
     target sum_i w_i * (N_i - answer * D_i) of the pieces p_i = N_i / D_i (D_i > 0); >= 0 puts
@@ -219,7 +224,8 @@ def _polys(  # noqa: C901 — the polynomial form of each objective shape (plain
             ineqs.append(poly(sympy.Poly(s - d.lo, *syms)))
         if d.hi is not None and d.hi.is_Rational:
             ineqs.append(poly(sympy.Poly(d.hi - s, *syms)))
-    ineqs.extend(poly(g) for g in sides)  # last, so the indices of the others stay as before verifier 9
+    if not strict:
+        ineqs.extend(poly(g) for g in sides)  # last, so the indices of the others stay as before verifier 9
     objective = _objective(parsed)
     if square:
         a, K = (sympy.Rational(Fraction(x)) for x in square)
@@ -231,7 +237,7 @@ def _polys(  # noqa: C901 — the polynomial form of each objective shape (plain
             raise SosFailure(f"the answer is not {a} {'+' if (sign < 0) != far else '-'} sqrt({K})")
         if isinstance(objective, sympy.Abs) and a == 0 and not far:
             objective = objective.args[0]
-        num, den = _cleared(objective, syms, parsed.domains, "the objective", positive=False)
+        num, den = _cleared(objective, syms, parsed.domains, "the objective", positive=strict)
         target = poly((num - a * den) ** 2 - K * den**2 if far else K * den**2 - (num - a * den) ** 2)
     elif not parsed.answer.is_Rational:
         raise SosFailure("the answer is irrational")
@@ -267,6 +273,8 @@ def _polys(  # noqa: C901 — the polynomial form of each objective shape (plain
         else:
             raise SosFailure('denominator must be a Gram block {basis, gram} or "cleared"')
     if polya:
+        if strict and any(s not in put and (parsed.domains[s].lo is None or parsed.domains[s].lo < 0) for s in syms):
+            raise SosFailure("a Polya multiplier needs every variable nonnegative")
         if lift and polya > 2:
             raise SosFailure("a lifted multiplier has a power of 1 or 2")
         if not lift and target.get((0,) * len(syms), 0) < 0:

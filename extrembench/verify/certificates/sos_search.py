@@ -411,31 +411,39 @@ def _clearly_indefinite(R) -> bool:
     return bool(len(R)) and float(np.linalg.eigvalsh(floats)[0]) < -1e-6 * max(1.0, float(abs(floats).max()))
 
 
-def attempt(parsed, exact_witness, solve=None, squared: bool = False) -> tuple[dict | None, str]:
+def attempt(  # noqa: C901 — the order of the attempts: each loop level is one kind of retry
+    parsed, exact_witness, solve=None, squared: bool = False, extended: bool = False
+) -> tuple[dict | None, str]:
     """(body, "") or (None, why not): every variable free, then the nonnegative ones as squares;
     each first without the inequalities (a smaller SDP, usually better conditioned), then with;
     then all of it once more at a degree 2 higher when an SDP found no certificate. `squared`:
-    the target K - (objective - a)^2 of an answer a +- sqrt(K) (see _polys)."""
+    the target K - (objective - a)^2 of an answer a +- sqrt(K) (see _polys).
+
+    `extended` (issue 26; the "sos, extended" route, tried after every other route so each
+    certificate they give keeps its bytes): sos._polys's wider translation (no `strict`), a
+    denominator of no sign (`denominator`), a Max objective by weighted pieces, far-side square
+    answers (`level`), a failed SDP solved again on independent equations and a failed face cut
+    again with a coarser rounding, then every attempt again scaled by the witness, and last the
+    lifted multiplier."""
     square = square_of(parsed) if squared else None
     level = None
     if squared and square is None:
-        square = square_of(parsed, far=True)
+        square = square_of(parsed, far=True) if extended else None
         if square is None:
             return None, "the answer is not a + sqrt(K) (max) or a - sqrt(K) (min) with a, K rational"
         # the far side (min a + sqrt(K)): first objective >= a, a rational level the witness is
         # sqrt(K) away from, then (objective - a)^2 >= K
-        level, why = attempt(at_level(parsed, square[0]), None, solve)
+        level, why = attempt(at_level(parsed, square[0]), None, solve, extended=True)
         if level is None:
             return None, f"objective - {square[0]} (the far side of {square[0]} +- sqrt({square[1]})): {why}"
     nonneg = tuple(str(s) for s in parsed.symbols if parsed.domains[s].lo is not None and parsed.domains[s].lo >= 0)
-    pieces = None if squared or not parsed.answer.is_Rational else pieces_of(parsed)
+    pieces = pieces_of(parsed) if extended and not squared and parsed.answer.is_Rational else None
     if pieces is not None:
         return _attempt_pieces(parsed, pieces, exact_witness, solve, nonneg)
-    denominator = None if squared else _signed_denominator(parsed)
+    denominator = _signed_denominator(parsed) if extended and not squared else None
     at = exact_witness if squared or denominator is not None else None
     reasons = []
-    # unscaled first, so every identity found before witness scaling existed keeps its bytes
-    for scale in (None, _witness_scale(parsed, exact_witness)):
+    for scale in (None, _witness_scale(parsed, exact_witness) if extended else None):
         if scale is None and reasons:
             break
         infeasible = False
@@ -457,6 +465,7 @@ def attempt(parsed, exact_witness, solve=None, squared: bool = False) -> tuple[d
                             denominator,
                             scale,
                             level is not None,
+                            extended=extended,
                         )
                         return ({**body, "level": level} if level is not None else body), ""
                     except SosFailure as exc:
@@ -471,6 +480,8 @@ def attempt(parsed, exact_witness, solve=None, squared: bool = False) -> tuple[d
                         return None, f"no SDP solver: {exc}"
                     except Exception as exc:  # a solver crash is a failure to certify, never a verdict
                         reasons.append(f"{type(exc).__name__}: {exc}")
+    if not extended:
+        return None, "; ".join(reasons)
     body, why = _attempt_lifted(parsed, solve, square, at, denominator, level is not None)
     if body is None:
         return None, "; ".join([*reasons, why])
@@ -484,7 +495,9 @@ def _attempt_lifted(parsed, solve, square, at, denominator, far) -> tuple[dict |
     reasons = []
     for positive in (False, True):
         try:
-            return _attempt(parsed, (), positive, solve, 0, 1, square, at, denominator, None, far, lift=True), ""
+            return _attempt(
+                parsed, (), positive, solve, 0, 1, square, at, denominator, None, far, lift=True, extended=True
+            ), ""
         except SosFailure as exc:
             reasons.append(f"lifted{', inequalities' if positive else ''}: {exc}")
         except Exception as exc:  # a solver crash is a failure to certify, never a verdict
@@ -511,7 +524,9 @@ def _attempt_pieces(parsed, pieces, witness, solve, nonneg) -> tuple[dict | None
             for positive in (False, True):
                 for squares in ((), nonneg) if nonneg else ((),):
                     try:
-                        return _attempt(parsed, squares, positive, solve, extra, piece=(c, len(pieces))), ""
+                        return _attempt(
+                            parsed, squares, positive, solve, extra, piece=(c, len(pieces)), extended=True
+                        ), ""
                     except SosFailure as exc:
                         reasons.append(
                             f"piece {c} of {len(pieces)}, {'squares' if squares else 'free'}"
@@ -573,6 +588,10 @@ def _denominator_block(syms, squares, constant, root) -> dict:
 # Unknowns up to which a failed SDP is solved again on independent rows (the exact row reduction
 # grows with their number; the largest system retried is ineq-0076's face, 244 unknowns).
 MAX_RETRY_UNKNOWNS = 600
+
+
+def _solve_once(solve, rows, goal, pairs, n_vars):
+    return solve(rows, goal, pairs, n_vars)
 
 
 def _solve_independent(solve, rows, goal, pairs, n_vars):
@@ -666,6 +685,7 @@ def _attempt(  # noqa: C901 — one solve attempt: each exit is a named decline
     far: bool = False,
     piece: tuple[int, int] | None = None,
     lift: bool = False,
+    extended: bool = False,
 ) -> dict:
     """`solve` is the float SDP solver (rows, goal, pairs, n_vars) -> ([R_k], t, values):
     _solve_numeric unless a test perturbs its answer. `positive`: use the inequalities. `at`: the
@@ -679,7 +699,9 @@ def _attempt(  # noqa: C901 — one solve attempt: each exit is a named decline
         syms, target, eqs, ineqs = parts[c]
         others = [(i, {m: -v for m, v in parts[i][1].items()}) for i in range(k) if i != c]
     else:
-        syms, target, eqs, ineqs = _polys(parsed, squares, polya, square, denominator, far, lift=lift)
+        syms, target, eqs, ineqs = _polys(
+            parsed, squares, polya, square, denominator, far, lift=lift, strict=not extended
+        )
     if polya and not lift and not _homogeneous(target):
         raise SosFailure("a Polya multiplier is tried on homogeneous targets only")
     if positive and not ineqs:
@@ -705,12 +727,12 @@ def _attempt(  # noqa: C901 — one solve attempt: each exit is a named decline
     blocks, Bs = [b for b, B in zip(blocks, Bs) if B], [B for B in Bs if B]
     if not blocks:
         raise SosFailure("every Gram block is forced to zero")
-    roundings, before = iter(KERNEL_DENOMINATORS), None
+    roundings, before = iter(KERNEL_DENOMINATORS if extended else KERNEL_DENOMINATORS[:1]), None
     denominator_limit = next(roundings)
     for _ in range(FACE_ROUNDS + 1):
         rows, goal, pairs, n_vars = _coefficient_equations(blocks, Bs, multipliers, eqs, target)
         try:
-            Rs, t, values = _solve_independent(solve, rows, goal, pairs, n_vars)
+            Rs, t, values = (_solve_independent if extended else _solve_once)(solve, rows, goal, pairs, n_vars)
         except SosFailure:
             # the face just cut may be wrong (a slowly converging kernel vector rounded to 2498/999
             # for 5/2, ineq-0518): cut the face before it again with a coarser rounding
