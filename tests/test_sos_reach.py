@@ -37,6 +37,7 @@ SHIPPED = [
     ("ineq-0518", "denominator"),  # and a face cut again with denominators <= 60 (2498/999 was 5/2)
     ("ineq-0429", "level"),  # min (11 + 5 sqrt(5))/2: the far side of 11/2
     ("ineq-0455", "kernel rounding"),  # China TST 2004: a face cut again with denominators <= 60
+    ("ineq-0111", "denominator"),  # its face from the witness's 48 images, in square roots (x = X^2)
     ("ineq-0157", "lift"),  # IMO 1973/3: (a^2 + b^2 - 4/5)(1 + a^2 + b^2 + x^2) on the quartic
     ("ineq-0463", "lift"),  # x >= 1 on x >= y >= z, x + y + z = 1, x^2 + y^2 + z^2 = 3
     ("ineq-0400", "level"),  # min x = 3 + 2 sqrt(2): its level x >= 3 lifted
@@ -235,3 +236,17 @@ def test_a_lifted_multiplier_is_checked():
         assert not verify({**certificate, "body": {**body, **forged}})[0], forged
     moved = dict(certificate["spec"], answer="4/5 + 1/1000")
     assert not verify({**certificate, "spec": moved})[0]
+
+
+def test_orbit_points_are_exact_zeros_only():
+    """The witness's images under permutations and sign changes count only where the target, the
+    equalities and the inequalities say so exactly: x^2 + 2 y^2 - 1 vanishes at (1, 0) and (-1, 0),
+    not at (0, 1) or (0, -1)."""
+    x, y = sympy.symbols("x y")
+    target = {(2, 0): Fraction(1), (0, 2): Fraction(2), (0, 0): Fraction(-1)}
+    points = sos_search._orbit({x: sympy.Integer(1), y: sympy.Integer(0)}, (x, y), target, [], [])
+    assert points == [{x: -1, y: 0}]
+    # an inequality x >= 0 (the g of a domain end) excludes (-1, 0)
+    assert (
+        sos_search._orbit({x: sympy.Integer(1), y: sympy.Integer(0)}, (x, y), target, [], [{(1, 0): Fraction(1)}]) == []
+    )

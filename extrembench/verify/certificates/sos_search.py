@@ -644,6 +644,36 @@ def _scaled(scale, target, eqs, ineqs):
     return target, list(eqs), list(ineqs), (w, list(wg), list(wh))
 
 
+MAX_ORBIT_VARIABLES = 3  # permutations and sign changes of the witness are tried up to 3 variables (48 points)
+
+
+def _orbit(at: dict, syms, target, eqs, ineqs) -> list[dict]:
+    """The other points the witness's coordinates give by permuting them and changing their signs
+    that are zeros of the target on the relaxed feasible set too (each checked exactly: every
+    equality 0, every inequality >= 0 there), so every term of the identity vanishes there as well
+    (a symmetric problem's optimum comes with its images). Empty past MAX_ORBIT_VARIABLES."""
+    if len(syms) > MAX_ORBIT_VARIABLES:
+        return []
+    values = [at[s] for s in syms]
+    points = []
+    for perm in dict.fromkeys(itertools.permutations(values)):
+        for signs in itertools.product((1, -1), repeat=len(syms)):
+            p = {s: sign * v for s, sign, v in zip(syms, signs, perm)}
+            if p == at or p in points or any(v == 0 and sign < 0 for v, sign in zip(perm, signs)):
+                continue
+            if (
+                is_zero(_value(target, syms, p))
+                and all(is_zero(_value(h, syms, p)) for h in eqs)
+                and all(witness_sign(_value(g, syms, p)) in (0, 1) for g in ineqs)
+            ):
+                points.append(p)
+    return points
+
+
+def _value(p: dict, syms, at: dict):
+    return sympy.expand(sum(c * sympy.Mul(*(at[s] ** e for s, e in zip(syms, m))) for m, c in p.items()))
+
+
 FACE_ROUNDS = 8  # face reductions after the first SDP: each drops the numeric kernel the optimum forces
 
 
@@ -719,11 +749,20 @@ def _attempt(  # noqa: C901 — one solve attempt: each exit is a named decline
         blocks += [(("w", i), g, [(0,) * len(syms)]) for i, g in others]
     else:
         blocks, multipliers = _setup(len(syms), target, eqs, ineqs, extra)
+    if at and squares and extended:  # the witness in the variables written as squares: their square roots
+        at = {s: sympy.sqrtdenest(sympy.sqrt(v)) if s.name in squares else v for s, v in at.items()}
+        squares_at = True
+    else:
+        squares_at = False
     if at and (
-        squares or not is_zero(sum(c * sympy.Mul(*(at[s] ** e for s, e in zip(syms, m))) for m, c in target.items()))
+        (squares and not squares_at)
+        or not is_zero(sum(c * sympy.Mul(*(at[s] ** e for s, e in zip(syms, m))) for m, c in target.items()))
     ):
         at = None  # the target is not 0 there (a witness off the chain x1 <= x2 <= ... of a symmetric problem)
-    Bs = [_complement(_vanishing(basis, g, syms, at) if at else [], len(basis)) for _, g, basis in blocks]
+    zeros = [at] if at else []
+    if at and extended:
+        zeros += _orbit(at, syms, target, eqs, ineqs)
+    Bs = [_complement([v for p in zeros for v in _vanishing(basis, g, syms, p)], len(basis)) for _, g, basis in blocks]
     blocks, Bs = [b for b, B in zip(blocks, Bs) if B], [B for B in Bs if B]
     if not blocks:
         raise SosFailure("every Gram block is forced to zero")
