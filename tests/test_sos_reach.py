@@ -41,6 +41,7 @@ SHIPPED = [
     ("ineq-0157", "lift"),  # IMO 1973/3: (a^2 + b^2 - 4/5)(1 + a^2 + b^2 + x^2) on the quartic
     ("ineq-0463", "lift"),  # x >= 1 on x >= y >= z, x + y + z = 1, x^2 + y^2 + z^2 = 3
     ("ineq-0400", "level"),  # min x = 3 + 2 sqrt(2): its level x >= 3 lifted
+    ("ineq-0513", "lift"),  # Hoelder: xyz/((1 + x)(x + y)(y + z)(z + 16)) <= 1/81, lifted in squares
     ("ineq-0097", "weights"),  # min Max(a + b, b + c, c + d, d + e): (a + b + c + d + e)/3 + d/3 >= 1/3
     ("ineq-0212", "weights"),  # min of a Max of seven Abs: (6 - x5) + (x6 - 3) = 3 + (x6 - x5) >= 3
 ]

@@ -482,26 +482,28 @@ def attempt(  # noqa: C901 — the order of the attempts: each loop level is one
                         reasons.append(f"{type(exc).__name__}: {exc}")
     if not extended:
         return None, "; ".join(reasons)
-    body, why = _attempt_lifted(parsed, solve, square, at, denominator, level is not None)
+    body, why = _attempt_lifted(parsed, solve, square, at, denominator, level is not None, nonneg)
     if body is None:
         return None, "; ".join([*reasons, why])
     return ({**body, "level": level} if level is not None else body), ""
 
 
-def _attempt_lifted(parsed, solve, square, at, denominator, far) -> tuple[dict | None, str]:
+def _attempt_lifted(parsed, solve, square, at, denominator, far, nonneg) -> tuple[dict | None, str]:
     """Last of all: the target times 1 + the sum of the squared variables (sos._polys `lift`; plain
-    and inhomogeneous targets too), without and with the inequalities, so every identity found
-    before it keeps its bytes."""
+    and inhomogeneous targets too), free, then the nonnegative variables as squares (ineq-0513's
+    Hoelder bound), each without and with the inequalities, so every identity found before it
+    keeps its bytes."""
     reasons = []
-    for positive in (False, True):
-        try:
-            return _attempt(
-                parsed, (), positive, solve, 0, 1, square, at, denominator, None, far, lift=True, extended=True
-            ), ""
-        except SosFailure as exc:
-            reasons.append(f"lifted{', inequalities' if positive else ''}: {exc}")
-        except Exception as exc:  # a solver crash is a failure to certify, never a verdict
-            reasons.append(f"{type(exc).__name__}: {exc}")
+    for squares in ((), nonneg) if nonneg else ((),):
+        for positive in (False, True):
+            try:
+                return _attempt(
+                    parsed, squares, positive, solve, 0, 1, square, at, denominator, None, far, lift=True, extended=True
+                ), ""
+            except SosFailure as exc:
+                reasons.append(f"lifted{', squares' if squares else ''}{', inequalities' if positive else ''}: {exc}")
+            except Exception as exc:  # a solver crash is a failure to certify, never a verdict
+                reasons.append(f"{type(exc).__name__}: {exc}")
     return None, "; ".join(reasons)
 
 
