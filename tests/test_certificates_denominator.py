@@ -12,6 +12,7 @@ from support.problems import make_problem as make
 from extrembench.verify.certificates import sos_search
 from extrembench.verify.certificates.certify import certify
 from extrembench.verify.certificates.document import canonical, embed_spec, spec_problem
+from extrembench.verify.certificates.routes import ROUTES
 from extrembench.verify.certificates.verify import verify
 
 XY = {"x": "real", "y": "real"}
@@ -61,3 +62,14 @@ def test_forged_denominator_blocks_fail():
     ):
         ok, reason = verify({**certificate, "body": {**body, "denominator": forged}})
         assert not ok and why in reason, (forged, reason)
+
+
+def test_only_the_extended_route_clears_denominators():
+    """The older sos routes keep their translation (and so every certificate they give keeps its
+    bytes): without `extended` a denominator of no sign still declines as before verifier 9."""
+    problem = make("min", XY, "(x^2 + y^2)/(x - y)^2", "1/2")
+    body, why = sos_search.attempt(spec_problem(embed_spec(problem)), None)
+    assert body is None and "the denominator of the objective has coefficients of both signs" in why, why
+    assert ROUTES[-1].name == "sos, extended"
+    certificate = certify(problem, {"x": 1.0, "y": -1.0}, routes=ROUTES[:-1])
+    assert certificate["kind"] != "sos"
