@@ -43,7 +43,11 @@ SHIPPED = [
     ("ineq-0400", "level"),  # min x = 3 + 2 sqrt(2): its level x >= 3 lifted
     ("ineq-0513", "lift"),  # Hoelder: xyz/((1 + x)(x + y)(y + z)(z + 16)) <= 1/81, lifted in squares
     ("ineq-0097", "weights"),  # min Max(a + b, b + c, c + d, d + e): (a + b + c + d + e)/3 + d/3 >= 1/3
-    ("ineq-0212", "weights"),  # min of a Max of seven Abs: (6 - x5) + (x6 - 3) = 3 + (x6 - x5) >= 3
+    ("ineq-0212", "weights"),
+    (
+        "ineq-0520",
+        "weights",
+    ),  # max Min(x2 - x1, x3 - x2, x4 - x3) on the sphere: pieces -p_i  # min of a Max of seven Abs: (6 - x5) + (x6 - 3) = 3 + (x6 - x5) >= 3
 ]
 # 20-40 s each to certify (most of it the exact projection): in the certificate test only
 HEAVY = [("ineq-0136", "independent rows"), ("ineq-0425", "independent rows")]
