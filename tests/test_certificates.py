@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from support.problems import make_problem as make
+from support.rows import problem_row
 
 from extrembench import cli
 from extrembench.core.artifacts import read_artifact, write_artifact
@@ -260,27 +261,19 @@ def _rows(problems):
         from extrembench.problems.statement import answer_latex
 
         rows.append(
-            {
-                "benchmark": "t",
-                "problem_id": f"p{i}",
-                "source_path": "x",
-                "source_sha256": "0" * 64,
-                "statement": None,
-                "answer": answer_latex(problem.answer),
-                "answer_type": "number",
-                "sense": problem.sense,
-                "technique": [],
-                "difficulty": None,
-                "spec_json": json.dumps({"id": f"p{i}", **spec}, sort_keys=True),
-                "status": "confirmed",
-                "reason": "",
-                "best_value": None,
-                "witness_json": None,
-                "certificate": canonical(c),
-                "certificate_kind": c["kind"],
-                "certificate_verifier": c["verifier"],
-                "dag_node": "t",
-            }
+            problem_row(
+                f"p{i}",
+                source_path="x",
+                statement=None,
+                answer=answer_latex(problem.answer),
+                sense=problem.sense,
+                spec_json=json.dumps({"id": f"p{i}", **spec}, sort_keys=True),
+                status="confirmed",
+                reason="",
+                certificate=canonical(c),
+                certificate_kind=c["kind"],
+                certificate_verifier=c["verifier"],
+            )
         )
     return rows
 

@@ -1,4 +1,4 @@
-"""The local argument of bound leaves at a KKT point on box faces (local.split_plane, verifier 9):
+"""The local argument of bound leaves at a KKT point on box faces (local.split_plane, verifier 10):
 the pure test on interval matrices, and shipped problems whose irrational optimum sits on a vertex
 of the feasible set, which certify `bound` with it and never with their answer moved by 1/1000
 towards a value the optimum beats."""
@@ -83,7 +83,7 @@ def _moved(problem, shift: str):
 
 
 # (shipped problem, approximate witness): irrational optima on a vertex of the feasible set, which
-# the tangent tests of verifier 8 could not close (the Hessian there is indefinite)
+# the tangent tests of verifiers up to 9 could not close (the Hessian there is indefinite)
 LOCAL_CASES = [
     # IMO Shortlist 1979/11, n = 4: three coordinates at the lower end 1/4, the fourth sqrt(13)/4
     ("ineq-0522", {"x1": 13**0.5 / 4, "x2": 0.25, "x3": 0.25, "x4": 0.25}),
@@ -123,7 +123,7 @@ ORDERED_CASES = [
     ("ineq-0136", {"x1": 0.5 + 3**0.5 / 6, "x2": 0.5 - 3**0.5 / 6, "x3": 0.0, "x4": 0.0}),  # China TST 1999
     ("ineq-0299", {"x1": pi / 3, "x2": pi / 3, "x3": 0.0, "x4": 0.0, "x5": pi / 3}),
     # IMO 2004/4 with n = 5 and the exact minimum 14 + 4 sqrt(10): degree 0 with the homogeneous
-    # t3 >= t1 + t2, so only the wider normalisation (verifier 9) takes the origin corner away
+    # t3 >= t1 + t2, so only the wider normalisation (verifier 10) takes the origin corner away
     ("ineq-0242", {"t1": 0.5, "t2": 0.5, "t3": 1.0, "t4": 10**0.5 / 5, "t5": 10**0.5 / 5}),
     # (xy + yz + zx)(1/(x - y)^2 + ...) >= 4 on nonnegative x, y, z, equality at (3/2 - sqrt(5)/2, 0, 1):
     # degree 0 on nonnegative variables, with the origin (0 * 1/0) undefined
@@ -218,7 +218,7 @@ def test_zero_over_zero_corners_moved_by_a_thousandth_never_certify(problem_id, 
     assert body is None and "branch-and-bound" in why, why
 
 
-# (shipped problem, approximate witness): proofs past verifier 8's budget of 3000 boxes
+# (shipped problem, approximate witness): proofs past the budget of 3000 boxes before verifier 10
 BUDGET_CASES = [
     # Thailand 2005/20: max a sqrt(b) cbrt(c) d^(1/4) = sqrt(6)/6 on 36a + 4b + 4c + 3d = 25 (4321 boxes)
     ("ineq-0535", {"a": 1 / 3, "b": 1.5, "c": 1.0, "d": 1.0}),
@@ -250,7 +250,7 @@ def _spec(variables, objective, constraints):
     return spec_problem(embed_spec(make_problem("min", variables, objective, "4", constraints)))
 
 
-# (domains, objective, constraints, normalisable): the wider normalisation of verifier 9
+# (domains, objective, constraints, normalisable): the wider normalisation of verifier 10
 NORMALIZE_CASES = [
     ("positive", "(a + b)^2/(a*b)", ["a >= b"], True),  # a homogeneous inequality keeps its sign
     ("positive", "(a + b)^2/(a*b)", ["a >= b + 1"], False),  # this one does not

@@ -7,32 +7,27 @@ import csv
 import shutil
 from pathlib import Path
 
+from support.rows import problem_row as problem_row_of
+
 from extrembench import cli
 from extrembench.core.artifacts import write_artifact
 
 
 def problem_row(problem_id: str, certificate: str | None) -> dict:
-    return {
-        "benchmark": "extrem",
-        "problem_id": problem_id,
-        "source_path": f"{problem_id}.yaml",
-        "source_sha256": "0" * 64,
-        "statement": "s",
-        "answer": "3",
-        "answer_type": "number",
-        "sense": "min",
-        "technique": [],
-        "difficulty": None,
-        "spec_json": None,
-        "status": "confirmed",
-        "reason": None,
-        "best_value": 3.0,
-        "witness_json": '{"a": "1"}',
-        "certificate": certificate,
-        "certificate_kind": "bound" if certificate else None,
-        "certificate_verifier": "8" if certificate else None,
-        "dag_node": "validate",
-    }
+    return problem_row_of(
+        problem_id,
+        benchmark="extrem",
+        statement="s",
+        answer="3",
+        sense="min",
+        status="confirmed",
+        best_value=3.0,
+        witness_json='{"a": "1"}',
+        certificate=certificate,
+        certificate_kind="bound" if certificate else None,
+        certificate_verifier="8" if certificate else None,
+        dag_node="validate",
+    )
 
 
 def results(folder: Path, *, certificate: str, accuracy: str, commit: str) -> Path:

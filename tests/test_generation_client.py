@@ -12,6 +12,7 @@ import time
 
 import pytest
 from support.loopback import LoopbackServer, Reply, Request
+from support.rows import problem_row as problem_row_of
 
 from extrembench.core.artifacts import write_artifact
 from extrembench.core.config import validate_config
@@ -230,27 +231,7 @@ BASE_CONFIG = {
 
 
 def problem_row(problem_id: str, statement: str) -> dict:
-    return {
-        "benchmark": "t",
-        "problem_id": problem_id,
-        "source_path": f"{problem_id}.yaml",
-        "source_sha256": "0" * 64,
-        "statement": statement,
-        "answer": "1",
-        "answer_type": "number",
-        "sense": None,
-        "technique": [],
-        "difficulty": None,
-        "spec_json": None,
-        "status": "ingested",
-        "reason": None,
-        "best_value": None,
-        "witness_json": None,
-        "certificate": None,
-        "certificate_kind": None,
-        "certificate_verifier": None,
-        "dag_node": "test",
-    }
+    return problem_row_of(problem_id, statement=statement, dag_node="test")
 
 
 def model_config(**model) -> dict:

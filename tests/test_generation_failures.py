@@ -9,11 +9,13 @@ import logging
 from pathlib import Path
 
 import pytest
+from support.generation import run_shard
 from support.loopback import LoopbackServer, Reply, Request
+from support.rows import problem_row as problem_row_of
 
 from extrembench.core.artifacts import read_artifact, write_artifact
 from extrembench.core.config import validate_config
-from extrembench.generation.run import GenerationFailed, count_missing, generate_shard, must_fail
+from extrembench.generation.run import GenerationFailed, count_missing, must_fail
 from extrembench.llm.cache import GenerationCache
 
 SECRET = "sk-test-ECHOED-KEY-0123456789abcdef"
@@ -46,27 +48,7 @@ def echo_authorization(seed: int, headers: dict) -> tuple[int, dict]:
 
 
 def problem_row(problem_id: str) -> dict:
-    return {
-        "benchmark": "t",
-        "problem_id": problem_id,
-        "source_path": f"{problem_id}.yaml",
-        "source_sha256": "0" * 64,
-        "statement": f"What is {problem_id}?",
-        "answer": "1",
-        "answer_type": "number",
-        "sense": None,
-        "technique": [],
-        "difficulty": None,
-        "spec_json": None,
-        "status": "ingested",
-        "reason": None,
-        "best_value": None,
-        "witness_json": None,
-        "certificate": None,
-        "certificate_kind": None,
-        "certificate_verifier": None,
-        "dag_node": "t",
-    }
+    return problem_row_of(problem_id)
 
 
 def make_config(tmp_path: Path, base_url: str, **model) -> dict:
@@ -88,19 +70,6 @@ def make_config(tmp_path: Path, base_url: str, **model) -> dict:
                 }
             },
         }
-    )
-
-
-def run_shard(tmp_path: Path, config: dict) -> dict:
-    return generate_shard(
-        problems_path=tmp_path / "problems.parquet",
-        output=tmp_path / "out.parquet",
-        stats_path=tmp_path / "stats.json",
-        benchmark="t",
-        model="m",
-        config=config,
-        dag_node="generate[t]",
-        server_log=tmp_path / "server.log",
     )
 
 

@@ -16,11 +16,13 @@ import time
 from pathlib import Path
 
 import pytest
+from support.generation import run_shard
 from support.loopback import LoopbackServer, Reply, Request
+from support.rows import problem_row as problem_row_of
 
 from extrembench.core.artifacts import read_artifact, write_artifact
 from extrembench.core.config import model_entry, validate_config
-from extrembench.generation.run import GenerationFailed, count_missing, generate_shard
+from extrembench.generation.run import GenerationFailed, count_missing
 from extrembench.llm import llamacpp
 from extrembench.llm.cache import GenerationCache
 from extrembench.llm.server import ManagedServer, free_port
@@ -32,27 +34,7 @@ CONTEXT = 512
 
 
 def problem_row(problem_id: str, statement: str) -> dict:
-    return {
-        "benchmark": "t",
-        "problem_id": problem_id,
-        "source_path": f"{problem_id}.yaml",
-        "source_sha256": "0" * 64,
-        "statement": statement,
-        "answer": "2",
-        "answer_type": "number",
-        "sense": None,
-        "technique": [],
-        "difficulty": None,
-        "spec_json": None,
-        "status": "ingested",
-        "reason": None,
-        "best_value": None,
-        "witness_json": None,
-        "certificate": None,
-        "certificate_kind": None,
-        "certificate_verifier": None,
-        "dag_node": "t",
-    }
+    return problem_row_of(problem_id, statement=statement, answer="2")
 
 
 def config_for(tmp_path: Path, model: dict, trials: int) -> dict:
@@ -88,19 +70,6 @@ def gguf() -> Path:
         }
     ).models["m"]
     return llamacpp.model_file(model, REPO / "cache")
-
-
-def run_shard(tmp_path: Path, config: dict) -> dict:
-    return generate_shard(
-        problems_path=tmp_path / "problems.parquet",
-        output=tmp_path / "out.parquet",
-        stats_path=tmp_path / "stats.json",
-        benchmark="t",
-        model="m",
-        config=config,
-        dag_node="generate[t]",
-        server_log=tmp_path / "server.log",
-    )
 
 
 def test_llamacpp_backend_generates_caches_and_stops_its_server(gguf, tmp_path, caplog):

@@ -14,10 +14,11 @@ from pathlib import Path
 
 import pytest
 import yaml
+from support.generation import run_shard
+from support.rows import problem_row as problem_row_of
 
 from extrembench.core.artifacts import read_artifact, write_artifact
 from extrembench.core.config import validate_config
-from extrembench.generation.run import generate_shard
 from extrembench.llm import sglang
 from extrembench.llm.cache import GenerationCache
 from extrembench.llm.server import ManagedServer, ServerError, free_port
@@ -306,27 +307,7 @@ def fake_sglang_install(tmp_path, monkeypatch):
 
 
 def problem_row(problem_id: str) -> dict:
-    return {
-        "benchmark": "t",
-        "problem_id": problem_id,
-        "source_path": f"{problem_id}.yaml",
-        "source_sha256": "0" * 64,
-        "statement": f"Problem {problem_id}",
-        "answer": "1",
-        "answer_type": "number",
-        "sense": None,
-        "technique": [],
-        "difficulty": None,
-        "spec_json": None,
-        "status": "ingested",
-        "reason": None,
-        "best_value": None,
-        "witness_json": None,
-        "certificate": None,
-        "certificate_kind": None,
-        "certificate_verifier": None,
-        "dag_node": "t",
-    }
+    return problem_row_of(problem_id, statement=f"Problem {problem_id}")
 
 
 def sglang_config(tmp_path: Path, version: str = "0.5.23") -> dict:
@@ -350,19 +331,6 @@ def sglang_config(tmp_path: Path, version: str = "0.5.23") -> dict:
                 }
             },
         }
-    )
-
-
-def run_shard(tmp_path: Path, config: dict) -> dict:
-    return generate_shard(
-        problems_path=tmp_path / "problems.parquet",
-        output=tmp_path / "out.parquet",
-        stats_path=tmp_path / "stats.json",
-        benchmark="t",
-        model="m",
-        config=config,
-        dag_node="generate[t]",
-        server_log=tmp_path / "server.log",
     )
 
 

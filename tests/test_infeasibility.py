@@ -4,14 +4,18 @@ extrembench/verify/infeasibility.py by tables of cases, then the validator's ver
 
 from __future__ import annotations
 
+import json
 import time
 from fractions import Fraction as F
 from pathlib import Path
 
 import pytest
+from support.rows import problem_row
 
 from extrembench.problems.problem import Problem, parse_problem
-from extrembench.verify.infeasibility import Row, farkas_holds, prove_empty
+from extrembench.verify.certificates.empty_check import Row, farkas_holds
+from extrembench.verify.certificates.verify import verify
+from extrembench.verify.infeasibility import prove_empty
 from extrembench.verify.validate import check_problem
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -75,6 +79,66 @@ def test_a_linear_proof_records_its_rows_and_multipliers():
         "multipliers": ["-1", "1", "1"],
         "sum": "0 > 1",
     }
+
+
+# ---------------------------------------------------------------- the `empty` certificate
+def spec_of(variables: dict, constraints: list[str]) -> dict:
+    return {"variables": variables, "constraints": constraints}
+
+
+def empty_certificate(variables: dict, constraints: list[str]) -> dict:
+    return prove_empty(parse_problem(problem(variables, constraints))).certificate(spec_of(variables, constraints))
+
+
+@pytest.mark.parametrize("variables, constraints, kind, words", EMPTY)
+def test_every_empty_set_argument_is_a_certificate_the_checker_accepts(variables, constraints, kind, words):
+    certificate = empty_certificate(variables, constraints)
+    assert certificate["kind"] == "empty" and certificate["method"] == kind
+    ok, why = verify(certificate, spec_of(variables, constraints))
+    assert ok, why
+    # as a Parquet row holds it: canonical JSON with sorted keys, variables in name order
+    read_back = json.loads(json.dumps(certificate, sort_keys=True))
+    assert verify(read_back, spec_of(dict(sorted(variables.items())), constraints))[0]
+    assert verify(read_back)[0]  # on its own embedded variables and constraints
+
+
+def tampered(certificate: dict, **changes) -> dict:
+    return {**certificate, **changes}
+
+
+@pytest.mark.parametrize(
+    "variables, constraints, changes, words",
+    [
+        (pos("ab"), ["a + b = -1"], {"multipliers": ["-1", "1", "0"]}, "Farkas check failed"),
+        (pos("ab"), ["a + b = -1"], {"multipliers": ["1", "1", "1"]}, "Farkas check failed"),
+        (pos("ab"), ["a + b = -1"], {"rows": [0, 1, 1]}, "distinct rows"),
+        (pos("ab"), ["a + b = -1"], {"rows": [0, 1, 7]}, "distinct rows"),
+        (real("xy"), ["(x-1)^2 + y^2 <= -1"], {"constraint": 1}, "no constraint 1"),
+        (pos("ab"), ["a + b = 1", "a*b = 1"], {"implied": "b**2 - b - 1"}, "not in the ideal"),
+        (pos("ab"), ["a + b = 1", "a*b = 1"], {"argument": "constant"}, "argument does not hold"),
+        (pos("ab"), ["a + b = 1", "a*b = 1"], {"implied": "__import__('os')"}, "malformed"),
+        ({"x": "[0, 1]"}, ["x^2 = 4"], {"variable": "y"}, "argument does not hold"),
+        (pos("ab"), ["a + b = -1"], {"verifier": "0"}, "verifier version"),
+    ],
+)
+def test_a_tampered_empty_certificate_is_refused(variables, constraints, changes, words):
+    ok, why = verify(tampered(empty_certificate(variables, constraints), **changes), spec_of(variables, constraints))
+    assert not ok and words in why, why
+
+
+@pytest.mark.parametrize(
+    "variables, constraints, other",
+    [
+        (pos("ab"), ["a + b = -1"], spec_of(pos("ab"), ["a + b = 1"])),  # a set with points
+        (pos("ab"), ["a + b = -1"], spec_of(real("ab"), ["a + b = -1"])),  # other domains
+    ],
+)
+def test_an_empty_certificate_is_about_its_own_problem_only(variables, constraints, other):
+    ok, why = verify(empty_certificate(variables, constraints), other)
+    assert not ok and "other variables or constraints" in why, why
+    # and the same argument rebuilt on the feasible problem does not check out there
+    rebuilt = {**empty_certificate(variables, constraints), "spec": other}
+    assert not verify(rebuilt, other)[0]
 
 
 # sets with points (some a single point, some tangent) and an empty set no argument reaches
@@ -150,6 +214,8 @@ def test_the_validator_calls_a_proven_empty_set_invalid_with_the_argument(variab
     result = check_problem(problem(variables, constraints))
     assert result.status == "invalid", result.reason
     assert result.reason.startswith("feasible set is empty: ") and words in result.reason, result.reason
+    assert result.certificate["kind"] == "empty"
+    assert verify(result.certificate, spec_of(variables, constraints))[0]
 
 
 @pytest.mark.slow  # ~2-4 s: the search and the exact snap both run to the end before giving up
@@ -181,4 +247,40 @@ def test_the_shipped_empty_example_keeps_its_verdict_with_the_exact_reason():
     started = time.monotonic()
     result = check_problem(ROOT / "data" / "rejected" / "empty-feasible-set.yaml", certify=False)
     assert result.status == "invalid" and "which has no real root" in result.reason, result.reason
+    assert result.certificate["method"] == "elimination" and verify(result.certificate)[0]
     assert time.monotonic() - started < 60
+
+
+@pytest.mark.slow  # ~2 s: the validator on the shipped empty example
+def test_verify_certificate_accepts_the_empty_certificate_of_an_invalid_row(tmp_path, capsys):
+    """The `invalid` verdict's argument survives a Parquet round trip and `extrembench
+    verify-certificate` re-checks it; the same row with the argument pointed at a constraint that
+    proves nothing fails, naming the row."""
+    from extrembench import cli
+    from extrembench.core.artifacts import write_artifact
+    from extrembench.problems.problem import load_problem
+    from extrembench.verify.certificates.document import canonical, embed_spec
+
+    path = ROOT / "data" / "rejected" / "empty-feasible-set.yaml"
+    result = check_problem(path, certify=False)
+    spec = {k: v for k, v in embed_spec(load_problem(path, ignore_keys=("expected_status",))).items() if k != "answer"}
+    row = problem_row(
+        result.id,
+        source_path=str(path),
+        statement=None,
+        answer=None,
+        sense=spec["sense"],
+        spec_json=json.dumps(spec, sort_keys=True),
+        status=result.status,
+        reason=result.reason,
+        certificate=canonical(result.certificate),
+        certificate_kind=result.certificate["kind"],
+        certificate_verifier=result.certificate["verifier"],
+    )
+    good = write_artifact([row], tmp_path / "problems.parquet", "problems")
+    assert cli.main(["verify-certificate", str(good)]) == 0
+    wrong = {**result.certificate, "argument": "constant"}
+    bad = write_artifact([dict(row, certificate=canonical(wrong))], tmp_path / "bad.parquet", "problems")
+    capsys.readouterr()
+    assert cli.main(["verify-certificate", str(bad)]) == 1
+    assert result.id in capsys.readouterr().err

@@ -13,10 +13,11 @@ import signal
 from pathlib import Path
 
 import pytest
+from support.generation import run_shard
+from support.rows import problem_row as problem_row_of
 
 from extrembench.core.artifacts import write_artifact
 from extrembench.core.config import validate_config
-from extrembench.generation.run import generate_shard
 from extrembench.llm.llamacpp import crash_hint
 
 CRASHING_SERVER = """
@@ -47,27 +48,7 @@ HTTPServer(("127.0.0.1", port), Handler).serve_forever()
 
 
 def problem_row(problem_id: str) -> dict:
-    return {
-        "benchmark": "t",
-        "problem_id": problem_id,
-        "source_path": f"{problem_id}.yaml",
-        "source_sha256": "0" * 64,
-        "statement": "What is 1+1?",
-        "answer": "2",
-        "answer_type": "number",
-        "sense": None,
-        "technique": [],
-        "difficulty": None,
-        "spec_json": None,
-        "status": "ingested",
-        "reason": None,
-        "best_value": None,
-        "witness_json": None,
-        "certificate": None,
-        "certificate_kind": None,
-        "certificate_verifier": None,
-        "dag_node": "t",
-    }
+    return problem_row_of(problem_id, statement="What is 1+1?", answer="2")
 
 
 @pytest.fixture
@@ -105,16 +86,7 @@ def run_generate(tmp_path: Path, gguf: Path):
         }
     )
     write_artifact([problem_row("p1")], tmp_path / "problems.parquet", "problems")
-    return generate_shard(
-        problems_path=tmp_path / "problems.parquet",
-        output=tmp_path / "out.parquet",
-        stats_path=tmp_path / "stats.json",
-        benchmark="t",
-        model="m",
-        config=config,
-        dag_node="generate[t]",
-        server_log=tmp_path / "server.log",
-    )
+    return run_shard(tmp_path, config)
 
 
 @pytest.mark.parametrize(

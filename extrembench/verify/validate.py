@@ -37,6 +37,7 @@ from extrembench.problems.problem import (
     load_problem,
 )
 from extrembench.verify.certificates.certify import certify as build_certificate
+from extrembench.verify.certificates.empty_check import verify_empty
 from extrembench.verify.certificates.refutation_check import point_floats
 from extrembench.verify.infeasibility import prove_empty
 from extrembench.verify.recheck import attainment
@@ -152,7 +153,7 @@ def _check_loaded(problem: Problem, seed: int, effort: Effort, certify: bool = T
     if not feasible:
         exact = _exactly_feasible(model, candidates + in_orthants, deadline)
         if exact is None:
-            return _no_feasible_point(problem.id, parsed, candidates)
+            return _no_feasible_point(problem, parsed, candidates)
         feasible = [exact]
     statement_error = _statement_mismatch(problem, model, feasible)
     if statement_error:
@@ -194,12 +195,18 @@ def _check_loaded(problem: Problem, seed: int, effort: Effort, certify: bool = T
     return result
 
 
-def _no_feasible_point(problem_id: str, parsed, candidates: list[Candidate]) -> CheckResult:
+def _no_feasible_point(problem: Problem, parsed, candidates: list[Candidate]) -> CheckResult:
     """The search found no feasible point: invalid only with an exact proof that there is none
-    (issue 29), else undecided."""
+    (issue 29), carried as an `empty` certificate that verify-certificate re-checks; else undecided."""
+    problem_id = problem.id
     emptiness = prove_empty(parsed)
     if emptiness is not None:
-        return CheckResult(problem_id, "invalid", None, None, emptiness.reason)
+        spec = {"variables": dict(problem.variables), "constraints": list(problem.constraints)}
+        certificate = emptiness.certificate(spec)
+        ok, why = verify_empty(certificate, spec)
+        if ok:
+            return CheckResult(problem_id, "invalid", None, None, emptiness.reason, certificate)
+        log.error("%s: the empty-set argument did not pass its own check (%s); verdict left undecided", problem_id, why)
     closest = min((c.violation for c in candidates), default=float("inf"))
     return CheckResult(
         problem_id,

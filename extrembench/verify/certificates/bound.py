@@ -399,7 +399,7 @@ def _tangent_bound(comp, box, at, target, ref, entry, linear, program: Program |
     d = x - ref, so within the entries `entry(i, k)` over the box (free directions). When they form
     a positive definite interval matrix the quadratic term is >= 0 and the tangent plane alone
     must clear the target, else the plane plus the quadratic term's enclosure (a vertex or edge
-    optimum: concave directions that leave through the box's own faces), or (verifier 9) the
+    optimum: concave directions that leave through the box's own faces), or (verifier 10) the
     active-face split (local.split_plane): the plane in the remaining directions alone. `linear(get)`
     gives F(ref) and grad F(ref) from the handles' values there: floats first, exact when floats
     only just miss. `program`: the one the handles belong to (default the objective's)."""

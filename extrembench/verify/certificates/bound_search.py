@@ -319,7 +319,7 @@ def search(
 
 def prove_bound(parsed, witness_point: dict | None, approx: dict, max_nodes: int):
     """(plan, proof trees and epsilon of a bound certificate, "") or (None, why not). The plan of
-    verifier 8 first; where it fails, the wider normalisation (homogeneous inequalities, degree 0 on
+    verifier 9 first; where it fails, the wider normalisation (homogeneous inequalities, degree 0 on
     nonnegative variables), whose simplex has no origin corner for a degree-0 objective to take
     every value in."""
     sign = min_form_sign(parsed.sense)

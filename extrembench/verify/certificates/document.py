@@ -11,12 +11,16 @@ from fractions import Fraction
 from extrembench.problems.problem import Problem, ProblemError, parse_problem
 
 FORMAT = "extrembench-certificate/1"
-VERIFIER_VERSION = "9"  # 2: float-interval replay; 3: epsilon 0 after normalising a homogeneous objective;
+VERIFIER_VERSION = "10"  # 2: float-interval replay; 3: epsilon 0 after normalising a homogeneous objective;
 # 4: acos/asin witnesses, real coordinates, sos blocks times inequalities, Polya powers; 5: bound steps (concave ends,
 # constraint-monotone faces, Taylor tails, exact anchors); 6: branch-and-bound refutations retired;
 # 7: cos/sin substitutions; 8: sos targets K - (objective - a)^2, Abs signs fixed by x <= y chains or a symmetric
-# problem's sorting, sorted symmetric groups (body.ordered); 9: bound tangent leaves (c, l) split off the box
-# faces a KKT point sits on (local.split_plane)
+# problem's sorting, sorted symmetric groups (body.ordered); 9: sos denominators of no sign by their coefficients
+# (body.denominator: a Gram block, or "cleared"), the two sides of |p| <= q constraints (after the domain ends),
+# Polya sums with free variables squared, square targets on any denominator, far-side answers (body.level),
+# weighted pieces of a Max objective (body.weights), lifted multipliers (1 + sum)^k (body.lift); 10: bound tangent
+# leaves (c, l) split off the box faces a KKT point sits on (local.split_plane), cleared-form leaves (q), wider
+# normalisation (homogeneous inequalities, degree 0 on nonnegative variables)
 EPSILON = Fraction(1, 10**9)  # relative: the bound proven is answer - EPSILON * max(1, ceil|answer|)
 SPEC_KEYS = ("sense", "variables", "constraints", "objective", "answer")
 

@@ -22,7 +22,7 @@ def choose_plan(
     variable, through the variable largest at the witness (so the optimum stays away from the
     slanted face the elimination creates); a later equality serves when a cubic listed first cannot.
     `wide`: normalise also with homogeneous inequality constraints, and a degree-0 objective on
-    nonnegative variables (verifier 9); without it, only where verifier 8 did, so the plans of the
+    nonnegative variables (verifier 10); without it, only where verifier 9 did, so the plans of the
     problems it proved stay as they were."""
     symbols, domains, equalities, nonneg, objective = base_problem(parsed)
     plan: list[dict] = []

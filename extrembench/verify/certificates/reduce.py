@@ -150,7 +150,7 @@ def apply_plan(parsed: ParsedProblem, answer_signed: sympy.Expr, plan: list[dict
         if op == "normalize":
             if len(branches) != 1 or branches[0][1]:
                 raise PlanError("normalize needs a problem without equality constraints")
-            # an inequality keeps its sign under x -> x/sum(x) when it is homogeneous (verifier 9)
+            # an inequality keeps its sign under x -> x/sum(x) when it is homogeneous (verifier 10)
             if any(homogeneity_degree(c, symbols) is None for c, _ in branches[0][2]):
                 raise PlanError("normalize needs every inequality constraint homogeneous")
             nonneg_domains = all(domains[s].lo == 0 and domains[s].hi is None for s in symbols)

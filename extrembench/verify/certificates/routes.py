@@ -91,6 +91,21 @@ def _sorted_values(values: dict[str, float], chains: list[list[str]]) -> dict[st
     return out
 
 
+def sos_extended(attempt: Attempt) -> Proved | Decline:
+    """Issue 26's sos attempts (sos_search.attempt `extended`): signed denominators, Max pieces,
+    retried solves and faces, witness scaling, lifted multipliers; then, for an irrational answer,
+    the square target with far-side answers. Last, so every other route keeps its certificates."""
+    if attempt.parsed.answer.is_Rational:
+        body, why = sos_attempt(attempt.proof, attempt.exact, extended=True)
+        if body is None:
+            return Decline(f"sos, extended: {why}")
+        return Proved("sos", {**body, **attempt.extra}, sos_size(body))
+    body, why = sos_attempt(attempt.parsed, attempt.exact, squared=True, extended=True)
+    if body is None:
+        return Decline(f"sos, extended, squared: {why}")
+    return Proved("sos", body, sos_size(body))
+
+
 ROUTES = (
     Route("sos", "sos", sos),
     Route("bound", "bound", bound),
@@ -99,5 +114,8 @@ ROUTES = (
     # last: the symmetric groups are found only when nothing simpler closes
     Route("sos, ordered", "sos", partial(sos_ordered, squared=False)),
     Route("sos, ordered, squared", "sos", partial(sos_ordered, squared=True)),
+    # issue 26's wider attempts, after all of the above so their certificates keep their bytes
+    Route("sos, extended", "sos", sos_extended),
+    # the box search on sorted groups, after every sos attempt: what sos proves keeps its certificate
     Route("bound, ordered", "bound", bound_ordered),
 )

@@ -21,6 +21,7 @@ SDP and the projection that find an identity are sos_search.py.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from fractions import Fraction
 
@@ -91,20 +92,72 @@ def _objective(parsed):
     return parsed.objective.replace(sympy.Abs, resolve)
 
 
-def square_of(parsed) -> tuple[str, str] | None:
+def _abs_sides(lhs, op, rhs, syms, domains, k: int) -> list:
+    """|p| <= q (or q >= |p|), p and q rational functions: the numerators of q - p >= 0 and
+    q + p >= 0, each cleared of a positive denominator; [] for any other constraint."""
+    if op in (">", ">="):
+        lhs, rhs = rhs, lhs
+    if not isinstance(lhs, sympy.Abs) or rhs.has(sympy.Abs):
+        return []
+    try:
+        return [_cleared(rhs - s * lhs.args[0], syms, domains, f"constraint {k + 1}")[0] for s in (1, -1)]
+    except SosFailure:
+        return []
+
+
+def square_of(parsed, far: bool = False) -> tuple[str, str] | None:
     """(a, K) with the answer a + sqrt(K) (max) or a - sqrt(K) (min), a and K rational; a = 0 for
-    an objective Abs(p). None when the answer has no such form."""
+    an objective Abs(p). `far`: the answer on the far side of a instead, a + sqrt(K) (min) or
+    a - sqrt(K) (max), for no Abs objective. None when the answer has no such form."""
+    if far and isinstance(_objective(parsed), sympy.Abs):
+        return None
     a = sympy.Integer(0) if isinstance(_objective(parsed), sympy.Abs) else parsed.answer.as_coeff_Add()[0]
     K = sympy.expand((parsed.answer - a) ** 2)
-    if (
-        not (a.is_Rational and K.is_Rational)
-        or witness_sign((parsed.answer - a) * (1 if parsed.sense == "max" else -1)) != 1
-    ):
+    if not (a.is_Rational and K.is_Rational) or witness_sign(
+        (parsed.answer - a) * (1 if parsed.sense == "max" else -1)
+    ) != (-1 if far else 1):
         return None
     return str(a), str(K)
 
 
-def _polys(parsed, squares: tuple[str, ...] = (), polya: int = 0, square: tuple[str, str] | None = None):  # noqa: C901 — the polynomial form of each objective shape (plain, squared, Polya-multiplied) side by side, so prover and checker share one translation
+def pieces_of(parsed) -> list | None:
+    """The pieces p_i of a min-form objective Max(p_1, ..., p_k): a min of Max (Abs(q) as q and
+    -q, nested Max flattened) or a max of Min (pieces -p_i, nested Min flattened); None otherwise."""
+    objective, sign = parsed.objective, min_form_sign(parsed.sense)
+    outer = sympy.Max if sign > 0 else sympy.Min
+    if not isinstance(objective, outer):
+        return None
+    out = []
+
+    def add(e):
+        if isinstance(e, outer):
+            for arg in e.args:
+                add(arg)
+        elif isinstance(e, sympy.Abs) and sign > 0:  # Max(|q|, ...) = Max(q, -q, ...)
+            out.extend([e.args[0], -e.args[0]])
+        else:
+            out.append(sign * e)
+
+    add(objective)
+    return sorted(out, key=sympy.default_sort_key)  # a fixed order, whatever sympy's for the args
+
+
+def at_level(parsed, level):
+    """The problem with its answer replaced by a rational level."""
+    return dataclasses.replace(parsed, answer=sympy.Rational(Fraction(level)))
+
+
+def _polys(  # noqa: C901 — the polynomial form of each objective shape (plain, squared, Polya-multiplied, signed denominator) side by side, so prover and checker share one translation
+    parsed,
+    squares: tuple[str, ...] = (),
+    polya: int = 0,
+    square: tuple[str, str] | None = None,
+    denominator: dict | str | None = None,
+    far: bool = False,
+    weights: list | None = None,
+    lift: bool = False,
+    strict: bool = False,
+):
     """(variables, target, equalities h = 0, inequalities g >= 0) as {exponent: Fraction} dicts,
     or SosFailure.
 
@@ -114,10 +167,32 @@ def _polys(parsed, squares: tuple[str, ...] = (), polya: int = 0, square: tuple[
     objective (|p|, as p^2 <= K) within sqrt(K) of a, so on the answer's side of it. Every variable named in
     `squares` is replaced by its square (allowed when its domain lies in [0, inf): every such
     value is a square); the g are the inequality constraints and the rational domain ends
-    (x - lo, hi - x), each cleared of a positive denominator. All of it describes a superset of
+    (x - lo, hi - x), each cleared of a positive denominator, then q - p and q + p of each
+    constraint |p| <= q. All of it describes a superset of
     the domain, so target >= 0 proven there holds on the problem. `polya` = k multiplies the
     target by (sum of the variables, or of their squares)^k: with every variable nonnegative that
-    sum is > 0 except at the origin, where the target must be >= 0 itself (Polya/Reznick)."""
+    sum is > 0 except at the origin, where the target must be >= 0 itself (Polya/Reznick).
+
+    A denominator D of the objective N/D that has no sign by its coefficients needs `denominator`:
+    a Gram block {basis, gram} whose form equals D or -D exactly (then D, signed so, is >= 0
+    everywhere, and != 0 wherever the objective is defined, so > 0 there: target N - answer * D as
+    usual), or "cleared": target D * (N - answer * D), >= 0 iff N/D >= answer wherever D != 0,
+    whatever D's sign. The `square` target K * D^2 - (N - a * D)^2 needs no sign of D either.
+    `far` (the answer a + sqrt(K) of a min, a - sqrt(K) of a max): the target (N - a * D)^2 -
+    K * D^2, so the objective is at least sqrt(K) away from a; a second identity must show it is
+    on the answer's side of a.
+
+    `lift` with `polya` = k: the multiplier is (1 + that sum)^k, k <= 2, >= 1 everywhere: the
+    target times it is >= 0 exactly where the target is (ineq-0157: a^2 + b^2 - 4/5 times
+    1 + a^2 + b^2 + x^2 on x^4 + a x^3 + b x^2 + a x + 1 = 0).
+
+    `strict`: the translation as before verifier 9 (a square target's denominator positive by its
+    coefficients, Polya only on nonnegative variables, no sides of |p| <= q), for the prover's
+    routes that keep their certificates' bytes; the checker reads the wider one.
+
+    `weights` w_i >= 0, not all 0, for a min-form objective Max(p_1, ..., p_k) (pieces_of): the
+    target sum_i w_i * (N_i - answer * D_i) of the pieces p_i = N_i / D_i (D_i > 0); >= 0 puts
+    some p_i, so the Max, at or above the answer."""
     sign = min_form_sign(parsed.sense)
     syms = list(parsed.symbols)
     put = {}
@@ -131,7 +206,7 @@ def _polys(parsed, squares: tuple[str, ...] = (), polya: int = 0, square: tuple[
         p = sympy.Poly(p.as_expr().subs(put), *syms)
         return {m: _fraction(c) for m, c in zip(p.monoms(), p.coeffs())}
 
-    eqs, ineqs = [], []
+    eqs, ineqs, sides = [], [], []
     for k, (lhs, op, rhs) in enumerate(parsed.constraints):
         try:
             num, _ = _cleared(
@@ -140,6 +215,7 @@ def _polys(parsed, squares: tuple[str, ...] = (), polya: int = 0, square: tuple[
         except SosFailure:
             if op == "=":
                 raise
+            sides.extend(_abs_sides(lhs, op, rhs, syms, parsed.domains, k))
             continue  # an inequality it cannot use is left out: a relaxation
         (eqs if op == "=" else ineqs).append(poly(num))
     for s in syms:
@@ -148,32 +224,72 @@ def _polys(parsed, squares: tuple[str, ...] = (), polya: int = 0, square: tuple[
             ineqs.append(poly(sympy.Poly(s - d.lo, *syms)))
         if d.hi is not None and d.hi.is_Rational:
             ineqs.append(poly(sympy.Poly(d.hi - s, *syms)))
+    if not strict:
+        ineqs.extend(poly(g) for g in sides)  # last, so the indices of the others stay as before verifier 9
     objective = _objective(parsed)
     if square:
         a, K = (sympy.Rational(Fraction(x)) for x in square)
         if (
             K < 0
             or sympy.expand((parsed.answer - a) ** 2) != K
-            or witness_sign(sign * (a - parsed.answer)) not in (0, 1)
+            or witness_sign(sign * (a - parsed.answer)) not in ((0, -1) if far else (0, 1))
         ):
-            raise SosFailure(f"the answer is not {a} {'+' if sign < 0 else '-'} sqrt({K})")
-        if isinstance(objective, sympy.Abs) and a == 0:
+            raise SosFailure(f"the answer is not {a} {'+' if (sign < 0) != far else '-'} sqrt({K})")
+        if isinstance(objective, sympy.Abs) and a == 0 and not far:
             objective = objective.args[0]
-        num, den = _cleared(objective, syms, parsed.domains, "the objective")
-        target = poly(K * den**2 - (num - a * den) ** 2)
+        num, den = _cleared(objective, syms, parsed.domains, "the objective", positive=strict)
+        target = poly((num - a * den) ** 2 - K * den**2 if far else K * den**2 - (num - a * den) ** 2)
     elif not parsed.answer.is_Rational:
         raise SosFailure("the answer is irrational")
-    else:
+    elif weights is not None:
+        pieces = pieces_of(parsed)
+        if pieces is None or len(weights) != len(pieces):
+            raise SosFailure("weights need an objective Max(p_1, ..., p_k) (min form), one weight per piece")
+        weights = [Fraction(w) for w in weights]
+        if min(weights) < 0 or not any(weights):
+            raise SosFailure("weights must be >= 0 and not all 0")
+        target = {}
+        for w, piece in zip(weights, pieces):
+            num, den = _cleared(piece, syms, parsed.domains, "a piece of the objective")
+            for m, c in poly(num - sign * parsed.answer * den).items():
+                target[m] = target.get(m, 0) + w * c
+        target = {m: c for m, c in target.items() if c}
+    elif denominator is None:
         num, den = _cleared(sign * objective, syms, parsed.domains, "the objective")
         target = poly(num - sign * parsed.answer * den)
+    else:
+        num, den = _cleared(sign * objective, syms, parsed.domains, "the objective", positive=False)
+        if denominator == "cleared":
+            target = poly(den * (num - sign * parsed.answer * den))
+        elif isinstance(denominator, dict):
+            form, why = _gram_form(syms, denominator, len(syms))
+            if form is None:
+                raise SosFailure(f"denominator: {why}")
+            if form == {m: -c for m, c in poly(den).items()}:
+                num, den = -num, -den
+            elif form != poly(den):
+                raise SosFailure("the denominator's Gram form is neither the objective's denominator nor its negative")
+            target = poly(num - sign * parsed.answer * den)
+        else:
+            raise SosFailure('denominator must be a Gram block {basis, gram} or "cleared"')
     if polya:
-        if any(s not in put and (parsed.domains[s].lo is None or parsed.domains[s].lo < 0) for s in syms):
+        if strict and any(s not in put and (parsed.domains[s].lo is None or parsed.domains[s].lo < 0) for s in syms):
             raise SosFailure("a Polya multiplier needs every variable nonnegative")
-        if target.get((0,) * len(syms), 0) < 0:
+        if lift and polya > 2:
+            raise SosFailure("a lifted multiplier has a power of 1 or 2")
+        if not lift and target.get((0,) * len(syms), 0) < 0:
             raise SosFailure("the target is negative at the origin")
+        # each term >= 0, and 0 only where its variable is: x for a nonnegative variable, x^2 for
+        # one written as a square or one of either sign
         total = {
-            tuple((2 if s in put else 1) * (j == i) for j in range(len(syms))): Fraction(1) for i, s in enumerate(syms)
+            tuple(
+                (2 if s in put or parsed.domains[s].lo is None or parsed.domains[s].lo < 0 else 1) * (j == i)
+                for j in range(len(syms))
+            ): Fraction(1)
+            for i, s in enumerate(syms)
         }
+        if lift:  # 1 + the sum: >= 1 everywhere, so no condition at the origin
+            total[(0,) * len(syms)] = Fraction(1)
         for _ in range(polya):
             target = _mul(target, total)
     return syms, target, eqs, ineqs
@@ -245,8 +361,24 @@ def verify(doc: dict, parsed, epsilon) -> tuple[bool, str]:  # noqa: C901 — th
     square = body.get("square")  # any (a, K) is sound: _polys checks the answer is a +- sqrt(K)
     parsed = in_recorded_order(parsed, body.get("variables"))
     try:
-        syms, target, eqs, ineqs = _polys(parsed, tuple(squares), polya, square)
-    except SosFailure as exc:
+        level = body.get("level")
+        if level is not None:  # the far side: objective >= a (min form) by an identity of its own
+            if not isinstance(level, dict) or not square or "level" in level or "square" in level:
+                return False, "sos: level must be an sos body without square or level, beside a square"
+            ok, why = verify({"body": level}, at_level(parsed, square[0]), 0)
+            if not ok:
+                return False, f"sos: objective on the answer's side of {square[0]}: {why}"
+        syms, target, eqs, ineqs = _polys(
+            parsed,
+            tuple(squares),
+            polya,
+            square,
+            body.get("denominator"),
+            level is not None,
+            body.get("weights"),
+            body.get("lift", False) is True,
+        )
+    except (SosFailure, KeyError, TypeError) as exc:
         return False, f"sos: {exc}"
     if body.get("variables") != [str(s) for s in syms]:
         return False, "sos: variables differ from the spec's"
@@ -280,8 +412,12 @@ def verify(doc: dict, parsed, epsilon) -> tuple[bool, str]:  # noqa: C901 — th
     if {m: c for m, c in total.items() if c} != target:
         return False, "sos: the identity does not hold exactly"
     sides = ", ".join(str(len(b["gram"])) for b in [body, *blocks])
-    times = f" times (sum of the variables)^{polya}" if polya else ""
+    times = f" times ({'1 + ' if body.get('lift') is True else ''}sum of the variables)^{polya}" if polya else ""
     what = f"{square[1]} - (objective - {square[0]})^2" if square else "objective - answer"
+    if square and body.get("level") is not None:
+        what = f"(objective - {square[0]})^2 - {square[1]}, and objective - {square[0]},"
+    if body.get("weights") is not None:
+        what = "a weighted sum of the pieces of the objective's Max, minus the answer,"
     return True, (
         f"sos: {what}{times} equals positive semidefinite Gram forms ({sides}) times products "
         "of the inequalities, plus multiples of the equality constraints (exact identity); exact witness attains it"

@@ -12,11 +12,14 @@ import sympy
 from sympy import QQ
 from sympy.polys.matrices import DomainMatrix
 
+from extrembench.problems.problem import min_form_sign
 from extrembench.verify.certificates.sos import (
     SosFailure,
     _add,
     _mul,
     _polys,
+    at_level,
+    pieces_of,
     psd_exact,
     square_of,
 )
@@ -294,7 +297,12 @@ def _grams(pairs, values):
     return out
 
 
-def _rational_kernel(matrix: np.ndarray, tol: float = 1e-5) -> list[list[Fraction]]:
+# Largest denominators of a rounded kernel vector's entries: the first for every face; the next
+# only when the SDP on a face fails, for that face again.
+KERNEL_DENOMINATORS = (1000, 60)
+
+
+def _rational_kernel(matrix: np.ndarray, tol: float = 1e-5, limit: int = 1000) -> list[list[Fraction]]:
     """Rational vectors spanning the numeric kernel of a PSD matrix (rounded reduced row echelon)."""
     w, v = np.linalg.eigh(matrix)
     kernel = v[:, w < tol * max(1.0, float(w.max()))]
@@ -315,7 +323,7 @@ def _rational_kernel(matrix: np.ndarray, tol: float = 1e-5) -> list[list[Fractio
             if k != pivots:
                 m[k] -= m[k, c] * m[pivots]
         pivots += 1
-    return [[Fraction(float(x)).limit_denominator(1000) for x in row] for row in m[:pivots]]
+    return [[Fraction(float(x)).limit_denominator(limit) for x in row] for row in m[:pivots]]
 
 
 def _compose(B, C):
@@ -403,36 +411,269 @@ def _clearly_indefinite(R) -> bool:
     return bool(len(R)) and float(np.linalg.eigvalsh(floats)[0]) < -1e-6 * max(1.0, float(abs(floats).max()))
 
 
-def attempt(parsed, exact_witness, solve=None, squared: bool = False) -> tuple[dict | None, str]:
+def attempt(  # noqa: C901 — the order of the attempts: each loop level is one kind of retry
+    parsed, exact_witness, solve=None, squared: bool = False, extended: bool = False
+) -> tuple[dict | None, str]:
     """(body, "") or (None, why not): every variable free, then the nonnegative ones as squares;
     each first without the inequalities (a smaller SDP, usually better conditioned), then with;
     then all of it once more at a degree 2 higher when an SDP found no certificate. `squared`:
-    the target K - (objective - a)^2 of an answer a +- sqrt(K) (see _polys)."""
+    the target K - (objective - a)^2 of an answer a +- sqrt(K) (see _polys).
+
+    `extended` (issue 26; the "sos, extended" route, tried after every other route so each
+    certificate they give keeps its bytes): sos._polys's wider translation (no `strict`), a
+    denominator of no sign (`denominator`), a Max objective by weighted pieces, far-side square
+    answers (`level`), a failed SDP solved again on independent equations and a failed face cut
+    again with a coarser rounding, then every attempt again scaled by the witness, and last the
+    lifted multiplier."""
     square = square_of(parsed) if squared else None
+    level = None
     if squared and square is None:
-        return None, "the answer is not a + sqrt(K) (max) or a - sqrt(K) (min) with a, K rational"
+        square = square_of(parsed, far=True) if extended else None
+        if square is None:
+            return None, "the answer is not a + sqrt(K) (max) or a - sqrt(K) (min) with a, K rational"
+        # the far side (min a + sqrt(K)): first objective >= a, a rational level the witness is
+        # sqrt(K) away from, then (objective - a)^2 >= K
+        level, why = attempt(at_level(parsed, square[0]), None, solve, extended=True)
+        if level is None:
+            return None, f"objective - {square[0]} (the far side of {square[0]} +- sqrt({square[1]})): {why}"
     nonneg = tuple(str(s) for s in parsed.symbols if parsed.domains[s].lo is not None and parsed.domains[s].lo >= 0)
-    reasons, infeasible = [], False
-    for extra, polya in ((0, 0), (2, 0), (0, 1)):
+    pieces = pieces_of(parsed) if extended and not squared and parsed.answer.is_Rational else None
+    if pieces is not None:
+        return _attempt_pieces(parsed, pieces, exact_witness, solve, nonneg)
+    denominator = _signed_denominator(parsed) if extended and not squared else None
+    at = exact_witness if squared or denominator is not None else None
+    reasons = []
+    for scale in (None, _witness_scale(parsed, exact_witness) if extended else None):
+        if scale is None and reasons:
+            break
+        infeasible = False
+        for extra, polya in ((0, 0), (2, 0), (0, 1)):
+            for positive in (False, True):
+                for squares in ((), nonneg) if nonneg else ((),):
+                    if (extra or polya) and not infeasible:
+                        break
+                    try:
+                        body = _attempt(
+                            parsed,
+                            squares,
+                            positive,
+                            solve,
+                            extra,
+                            polya,
+                            square,
+                            at or exact_witness if scale else at,
+                            denominator,
+                            scale,
+                            level is not None,
+                            extended=extended,
+                        )
+                        return ({**body, "level": level} if level is not None else body), ""
+                    except SosFailure as exc:
+                        infeasible = infeasible or str(exc).startswith(("SDP", "no interior"))
+                        reasons.append(
+                            f"{'scaled, ' if scale else ''}{'squares' if squares else 'free'}"
+                            f"{', inequalities' if positive else ''}"
+                            f"{f', degree +{extra}' if extra else ''}{', Polya' if polya else ''}"
+                            f"{', denominator cleared' if denominator == 'cleared' else ''}: {exc}"
+                        )
+                    except ImportError as exc:
+                        return None, f"no SDP solver: {exc}"
+                    except Exception as exc:  # a solver crash is a failure to certify, never a verdict
+                        reasons.append(f"{type(exc).__name__}: {exc}")
+    if not extended:
+        return None, "; ".join(reasons)
+    body, why = _attempt_lifted(parsed, solve, square, at, denominator, level is not None, nonneg)
+    if body is None:
+        return None, "; ".join([*reasons, why])
+    return ({**body, "level": level} if level is not None else body), ""
+
+
+def _attempt_lifted(parsed, solve, square, at, denominator, far, nonneg) -> tuple[dict | None, str]:
+    """Last of all: the target times 1 + the sum of the squared variables (sos._polys `lift`; plain
+    and inhomogeneous targets too), free, then the nonnegative variables as squares (ineq-0513's
+    Hoelder bound), each without and with the inequalities, so every identity found before it
+    keeps its bytes."""
+    reasons = []
+    for squares in ((), nonneg) if nonneg else ((),):
         for positive in (False, True):
-            for squares in ((), nonneg) if nonneg else ((),):
-                if (extra or polya) and not infeasible:
-                    break
-                try:
-                    return _attempt(
-                        parsed, squares, positive, solve, extra, polya, square, square and exact_witness
-                    ), ""
-                except SosFailure as exc:
-                    infeasible = infeasible or str(exc).startswith(("SDP", "no interior"))
-                    reasons.append(
-                        f"{'squares' if squares else 'free'}{', inequalities' if positive else ''}"
-                        f"{f', degree +{extra}' if extra else ''}{', Polya' if polya else ''}: {exc}"
-                    )
-                except ImportError as exc:
-                    return None, f"no SDP solver: {exc}"
-                except Exception as exc:  # a solver crash is a failure to certify, never a verdict
-                    reasons.append(f"{type(exc).__name__}: {exc}")
+            try:
+                return _attempt(
+                    parsed, squares, positive, solve, 0, 1, square, at, denominator, None, far, lift=True, extended=True
+                ), ""
+            except SosFailure as exc:
+                reasons.append(f"lifted{', squares' if squares else ''}{', inequalities' if positive else ''}: {exc}")
+            except Exception as exc:  # a solver crash is a failure to certify, never a verdict
+                reasons.append(f"{type(exc).__name__}: {exc}")
     return None, "; ".join(reasons)
+
+
+MAX_PIECE_TRIES = 3  # pieces tried as the one of weight 1: the first active ones at the witness
+
+
+def _attempt_pieces(parsed, pieces, witness, solve, nonneg) -> tuple[dict | None, str]:
+    """A min-form objective Max(p_1, ..., p_k) >= answer: sum_i w_i (p_i - answer) >= 0 with
+    w >= 0 (sos._polys `weights`), the w found by the SDP with one piece's weight fixed to 1 (each
+    other weight a 1x1 Gram block). The piece fixed is one at the answer at the witness: one with
+    w > 0 in some certificate is (complementary slackness), so the first few of those are tried."""
+    answer = min_form_sign(parsed.sense) * parsed.answer
+    syms = list(parsed.symbols)
+    active = [
+        i for i, p in enumerate(pieces) if witness is None or is_zero(p.subs({s: witness[s] for s in syms}) - answer)
+    ]
+    reasons = []
+    for c in active[:MAX_PIECE_TRIES]:
+        for extra in (0, 2):
+            for positive in (False, True):
+                for squares in ((), nonneg) if nonneg else ((),):
+                    try:
+                        return _attempt(
+                            parsed, squares, positive, solve, extra, piece=(c, len(pieces)), extended=True
+                        ), ""
+                    except SosFailure as exc:
+                        reasons.append(
+                            f"piece {c} of {len(pieces)}, {'squares' if squares else 'free'}"
+                            f"{', inequalities' if positive else ''}{f', degree +{extra}' if extra else ''}: {exc}"
+                        )
+                    except Exception as exc:  # a solver crash is a failure to certify, never a verdict
+                        reasons.append(f"{type(exc).__name__}: {exc}")
+    return None, "; ".join(reasons) or "no piece of the objective's Max is at the answer at the witness"
+
+
+def _witness_scale(parsed, witness) -> tuple[Fraction, ...] | None:
+    """Each variable's scale for the SDP: |its witness coordinate| when that is rational and
+    nonzero, a short rational near it when irrational, else 1; None when every scale is 1 (or no
+    witness). The optimum then sits at coordinates +-1 and 0: monomials of one size, an SDP far
+    better conditioned than at (2, 4, 8) or (1/3, 4/5, 3/2) (ineq-0123)."""
+    if not witness:
+        return None
+    scale = []
+    for s in parsed.symbols:
+        v = witness[s]
+        if v.is_Rational:
+            scale.append(abs(Fraction(int(v.p), int(v.q))) or Fraction(1))
+        else:
+            near = Fraction(abs(float(v))).limit_denominator(16)
+            scale.append(near or Fraction(1))
+    return tuple(scale) if any(c != 1 for c in scale) else None
+
+
+def _signed_denominator(parsed):
+    """How the objective's denominator D gets its sign (see sos._polys): None when its
+    coefficients give it one; (c, s) when D = c * s^2 with c a nonzero rational and s a polynomial
+    (a product of even powers: (x - y)^2 (y - z)^2 (z - x)^2), proven by a rank-one Gram block;
+    else "cleared" (the target multiplied by D). A string other than "cleared" is why not."""
+    try:
+        _polys(parsed)
+        return None
+    except SosFailure as exc:
+        if "denominator of the objective" not in str(exc):
+            return None  # another failure: the attempts report it
+    objective = min_form_sign(parsed.sense) * parsed.objective
+    denominator = sympy.fraction(sympy.together(objective))[1]
+    constant, factors = sympy.factor_list(sympy.expand(denominator), *parsed.symbols)
+    if constant.is_Rational and constant != 0 and all(e % 2 == 0 for _, e in factors):
+        return constant, sympy.Mul(*(f ** (e // 2) for f, e in factors))
+    return "cleared"
+
+
+def _denominator_block(syms, squares, constant, root) -> dict:
+    """The rank-one Gram block c * v v^T of D = c * root^2 (root in the variables written as squares)."""
+    put = {s: s**2 for s in syms if s.name in squares}
+    p = sympy.Poly(sympy.expand(root.subs(put)), *syms)
+    sign = 1 if constant > 0 else -1
+    basis = [list(m) for m in p.monoms()]
+    coeffs = [Fraction(int(c.p), int(c.q)) for c in p.coeffs()]
+    c = Fraction(int(constant.p), int(constant.q)) * sign
+    return {"basis": basis, "gram": [[str(c * x * y) for y in coeffs] for x in coeffs]}
+
+
+# Unknowns up to which a failed SDP is solved again on independent rows (the exact row reduction
+# grows with their number; the largest system retried is ineq-0076's face, 244 unknowns).
+MAX_RETRY_UNKNOWNS = 600
+
+
+def _solve_once(solve, rows, goal, pairs, n_vars):
+    return solve(rows, goal, pairs, n_vars)
+
+
+def _solve_independent(solve, rows, goal, pairs, n_vars):
+    """solve(...), and when the SDP fails, once more on a maximal set of linearly independent
+    coefficient equations (exact rref): dependent rows (the equality multipliers' products
+    overlap, a face's reduction makes rows combinations of others) can leave Clarabel's KKT
+    system singular (NumericalError at its first iteration, ineq-0076) or, rounded to floats,
+    slightly inconsistent. Only after a failure, so every system that solves keeps its floats."""
+    try:
+        return solve(rows, goal, pairs, n_vars)
+    except SosFailure as exc:
+        if not str(exc).startswith("SDP") or n_vars > MAX_RETRY_UNKNOWNS:
+            raise
+        dense = [[QQ(0)] * n_vars for _ in rows]
+        for i, entry in enumerate(rows):
+            for v, c in entry.items():
+                dense[i][v] = QQ(c.numerator, c.denominator)
+        _, pivots = DomainMatrix(dense, (len(rows), n_vars), QQ).transpose().rref()
+        augmented = [row + [QQ(g.numerator, g.denominator)] for row, g in zip(dense, goal)]
+        if len(pivots) == len(rows) or len(
+            DomainMatrix(augmented, (len(rows), n_vars + 1), QQ).transpose().rref()[1]
+        ) > len(pivots):
+            raise  # no dependent row, or the equations are inconsistent: the failure stands
+        return solve([rows[i] for i in pivots], [goal[i] for i in pivots], pairs, n_vars)
+
+
+def _power(scale, m) -> Fraction:
+    return math.prod((Fraction(s) ** e for s, e in zip(scale, m)), start=Fraction(1))
+
+
+def _normalised(p: dict) -> tuple[dict, Fraction]:
+    """p / w with w the power of 2 nearest its largest coefficient (|p / w| <= ~1), and w."""
+    top = max((abs(c) for c in p.values()), default=Fraction(1))
+    w = Fraction(2) ** round(math.log2(top)) if top else Fraction(1)
+    return {m: c / w for m, c in p.items()}, w
+
+
+def _scaled(scale, target, eqs, ineqs):
+    """The polynomials in X = x / scale (p(scale * X)), each divided by a power of 2 near its largest
+    coefficient, and the weights (target's, each inequality's, each equality's): an identity
+    target(sX)/w = sum_k g_k(sX)/w_k z(X)^T G_k z(X) + sum_j lambda_j(X) h_j(sX)/w_j found in X
+    is one in x with Gram D G_k D * w / w_k (D = diag(scale^-m)) and lambda_j(x/s) * w / w_j."""
+
+    def at_scale(p):
+        return _normalised({m: c * _power(scale, m) for m, c in p.items()})
+
+    target, w = at_scale(target)
+    ineqs, wg = zip(*map(at_scale, ineqs)) if ineqs else ((), ())
+    eqs, wh = zip(*map(at_scale, eqs)) if eqs else ((), ())
+    return target, list(eqs), list(ineqs), (w, list(wg), list(wh))
+
+
+MAX_ORBIT_VARIABLES = 3  # permutations and sign changes of the witness are tried up to 3 variables (48 points)
+
+
+def _orbit(at: dict, syms, target, eqs, ineqs) -> list[dict]:
+    """The other points the witness's coordinates give by permuting them and changing their signs
+    that are zeros of the target on the relaxed feasible set too (each checked exactly: every
+    equality 0, every inequality >= 0 there), so every term of the identity vanishes there as well
+    (a symmetric problem's optimum comes with its images). Empty past MAX_ORBIT_VARIABLES."""
+    if len(syms) > MAX_ORBIT_VARIABLES:
+        return []
+    values = [at[s] for s in syms]
+    points = []
+    for perm in dict.fromkeys(itertools.permutations(values)):
+        for signs in itertools.product((1, -1), repeat=len(syms)):
+            p = {s: sign * v for s, sign, v in zip(syms, signs, perm)}
+            if p == at or p in points or any(v == 0 and sign < 0 for v, sign in zip(perm, signs)):
+                continue
+            if (
+                is_zero(_value(target, syms, p))
+                and all(is_zero(_value(h, syms, p)) for h in eqs)
+                and all(witness_sign(_value(g, syms, p)) in (0, 1) for g in ineqs)
+            ):
+                points.append(p)
+    return points
+
+
+def _value(p: dict, syms, at: dict):
+    return sympy.expand(sum(c * sympy.Mul(*(at[s] ** e for s, e in zip(syms, m))) for m, c in p.items()))
 
 
 FACE_ROUNDS = 8  # face reductions after the first SDP: each drops the numeric kernel the optimum forces
@@ -471,35 +712,81 @@ def _attempt(  # noqa: C901 — one solve attempt: each exit is a named decline
     polya: int = 0,
     square: tuple[str, str] | None = None,
     at: dict | None = None,
+    denominator=None,
+    scale: tuple[Fraction, ...] | None = None,
+    far: bool = False,
+    piece: tuple[int, int] | None = None,
+    lift: bool = False,
+    extended: bool = False,
 ) -> dict:
     """`solve` is the float SDP solver (rows, goal, pairs, n_vars) -> ([R_k], t, values):
     _solve_numeric unless a test perturbs its answer. `positive`: use the inequalities. `at`: the
     exact witness, whose zero of the target fixes part of each block's kernel (see _vanishing)."""
     solve = solve or _solve_numeric
-    syms, target, eqs, ineqs = _polys(parsed, squares, polya, square)
-    if polya and not _homogeneous(target):
+    if isinstance(denominator, tuple):
+        denominator = _denominator_block(list(parsed.symbols), squares, *denominator)
+    if piece:  # (c, k): target piece c's, each other piece i as a 1x1 block mu_i * (-t_i) (see _attempt_pieces)
+        c, k = piece
+        parts = [_polys(parsed, squares, polya, weights=[int(i == j) for j in range(k)]) for i in range(k)]
+        syms, target, eqs, ineqs = parts[c]
+        others = [(i, {m: -v for m, v in parts[i][1].items()}) for i in range(k) if i != c]
+    else:
+        syms, target, eqs, ineqs = _polys(
+            parsed, squares, polya, square, denominator, far, lift=lift, strict=not extended
+        )
+    if polya and not lift and not _homogeneous(target):
         raise SosFailure("a Polya multiplier is tried on homogeneous targets only")
     if positive and not ineqs:
         raise SosFailure("no inequalities")
     ineqs = ineqs if positive else []
     if extra and not (eqs or ineqs):
         raise SosFailure("a higher degree needs a constraint to cancel against")
-    blocks, multipliers = _setup(len(syms), target, eqs, ineqs, extra)
+    if scale:  # the SDP in X = x / scale (see _scaled); the identity is mapped back exactly below
+        target, eqs, ineqs, weights = _scaled(scale, target, eqs, ineqs)
+        if isinstance(at, dict):
+            at = {x: at[x] / sympy.Rational(c.numerator, c.denominator) for x, c in zip(syms, scale)}
+    if piece:  # every piece's monomials count as the target's for the degrees and the pruning
+        shape = {m: Fraction(1) for p in [target] + [g for _, g in others] for m in p}
+        blocks, multipliers = _setup(len(syms), shape, eqs, ineqs, extra)
+        blocks += [(("w", i), g, [(0,) * len(syms)]) for i, g in others]
+    else:
+        blocks, multipliers = _setup(len(syms), target, eqs, ineqs, extra)
+    if at and squares and extended:  # the witness in the variables written as squares: their square roots
+        at = {s: sympy.sqrtdenest(sympy.sqrt(v)) if s.name in squares else v for s, v in at.items()}
+        squares_at = True
+    else:
+        squares_at = False
     if at and (
-        squares or not is_zero(sum(c * sympy.Mul(*(at[s] ** e for s, e in zip(syms, m))) for m, c in target.items()))
+        (squares and not squares_at)
+        or not is_zero(sum(c * sympy.Mul(*(at[s] ** e for s, e in zip(syms, m))) for m, c in target.items()))
     ):
         at = None  # the target is not 0 there (a witness off the chain x1 <= x2 <= ... of a symmetric problem)
-    Bs = [_complement(_vanishing(basis, g, syms, at) if at else [], len(basis)) for _, g, basis in blocks]
+    zeros = [at] if at else []
+    if at and extended:
+        zeros += _orbit(at, syms, target, eqs, ineqs)
+    Bs = [_complement([v for p in zeros for v in _vanishing(basis, g, syms, p)], len(basis)) for _, g, basis in blocks]
     blocks, Bs = [b for b, B in zip(blocks, Bs) if B], [B for B in Bs if B]
     if not blocks:
         raise SosFailure("every Gram block is forced to zero")
+    roundings, before = iter(KERNEL_DENOMINATORS if extended else KERNEL_DENOMINATORS[:1]), None
+    denominator_limit = next(roundings)
     for _ in range(FACE_ROUNDS + 1):
         rows, goal, pairs, n_vars = _coefficient_equations(blocks, Bs, multipliers, eqs, target)
-        Rs, t, values = solve(rows, goal, pairs, n_vars)
-        if t >= 1e-4:
-            break
+        try:
+            Rs, t, values = (_solve_independent if extended else _solve_once)(solve, rows, goal, pairs, n_vars)
+        except SosFailure:
+            # the face just cut may be wrong (a slowly converging kernel vector rounded to 2498/999
+            # for 5/2, ineq-0518): cut the face before it again with a coarser rounding
+            denominator_limit = next(roundings, None)
+            if before is None or denominator_limit is None:
+                raise
+            blocks, Bs, Rs = before
+        else:
+            if t >= 1e-4:
+                break
+            before = (blocks, Bs, Rs)
         # the optimum is on a face: solve again inside it, without the blocks forced to 0
-        Bs = [_compose(B, _complement(_rational_kernel(R), len(R))) for B, R in zip(Bs, Rs)]
+        Bs = [_compose(B, _complement(_rational_kernel(R, limit=denominator_limit), len(R))) for B, R in zip(Bs, Rs)]
         blocks, Bs = [b for b, B in zip(blocks, Bs) if B], [B for B in Bs if B]
         if not blocks:
             raise SosFailure("every Gram block is forced to zero")
@@ -518,10 +805,22 @@ def _attempt(  # noqa: C901 — one solve attempt: each exit is a named decline
         G = [
             [sum(BR[a][j] * B[b][j] for j in range(r) if B[b][j]) for b in range(len(basis))] for a in range(len(basis))
         ]
+        if scale:  # g(x/s) z(x/s)^T G z(x/s) with z(x/s) = D z(x): the Gram D G D, times the weights
+            w = weights[0] / math.prod((weights[1][i] for i in factors), start=Fraction(1))
+            d = [_power(scale, m) for m in basis]
+            G = [[w * G[a][b] / (d[a] * d[b]) for b in range(len(basis))] for a in range(len(basis))]
         grams.append(
             {"factors": list(factors), "basis": [list(m) for m in basis], "gram": [[str(x) for x in row] for row in G]}
         )
-    first = grams.pop(0) if not blocks[0][0] else {"basis": [], "gram": []}
+    piece_weights = None
+    if piece:  # the 1x1 blocks of the other pieces are their weights; piece c's is 1
+        piece_weights = [Fraction(int(i == piece[0])) for i in range(piece[1])]
+        for (factors, _, _), gram in zip(blocks, list(grams)):
+            if factors[:1] == ("w",):
+                piece_weights[factors[1]] = Fraction(gram["gram"][0][0])
+                grams.remove(gram)
+        blocks = [b for b in blocks if b[0][:1] != ("w",)]
+    first = grams.pop(0) if blocks and not blocks[0][0] else {"basis": [], "gram": []}
     body = {
         "variables": [str(s) for s in syms],
         "basis": first["basis"],
@@ -533,11 +832,19 @@ def _attempt(  # noqa: C901 — one solve attempt: each exit is a named decline
         body["positive"] = grams
     if polya:
         body["polya"] = polya
+    if lift:
+        body["lift"] = True
     if square:
         body["square"] = list(square)
+    if denominator is not None:
+        body["denominator"] = denominator
+    if piece_weights is not None:
+        body["weights"] = [str(w) for w in piece_weights]
     lambdas = iter(exact[sum(len(p) for p in pairs) :])
-    for monos in multipliers:
+    for j, monos in enumerate(multipliers):
         terms = [[list(m), str(c)] for m, c in zip(monos, lambdas) if c != 0]
+        if scale:
+            terms = [[m, str(Fraction(c) * weights[0] / weights[2][j] / _power(scale, m))] for m, c in terms]
         body["multipliers"].append(terms)
     return body
 

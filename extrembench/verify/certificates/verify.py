@@ -19,6 +19,7 @@ from extrembench.verify.certificates.document import (
     route_of,
     spec_problem,
 )
+from extrembench.verify.certificates.empty_check import verify_empty
 from extrembench.verify.certificates.interval import Unsupported
 from extrembench.verify.certificates.numeric import verify as verify_numeric
 from extrembench.verify.certificates.reduce import needs_exact_level
@@ -57,6 +58,8 @@ def verify(certificate: dict | str, spec: dict | None = None) -> tuple[bool, str
     kind = doc.get("kind")
     if kind in ("refutation", "unbounded"):
         return verify_refutation(doc, spec)
+    if kind == "empty":
+        return verify_empty(doc, spec)
     if doc.get("format") != FORMAT:
         return False, f"unknown format {doc.get('format')!r} (expected {FORMAT})"
     if doc.get("verifier") != VERIFIER_VERSION:
