@@ -41,7 +41,7 @@ def _validate_part(part: int, out: str) -> str:
     return str(folder / "problems.parquet")
 
 
-@pytest.mark.slow  # the whole shipped set validated with certificates: ~6 min on 2 cores for 222 problems
+@pytest.mark.slow  # the whole shipped set validated with certificates: ~5 min on 2 cores for 184 problems
 @pytest.mark.timeout(2400)  # the one test allowed past the suite's 20-minute watchdog
 def test_every_shipped_certificate_verifies_after_a_real_validate_run(tmp_path, monkeypatch):
     monkeypatch.chdir(REPO)  # the jobs record problem paths relative to the checkout, as under Snakemake
