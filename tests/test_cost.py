@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 import pyarrow.parquet as pq
 import pytest
+from support.generation import run_shard
 from test_figures import assert_valid_png_and_pdf
 from test_generation_client import BASE_CONFIG, ScriptedEndpoint, problem_row
 
@@ -17,7 +18,6 @@ from extrembench.cluster import ledger
 from extrembench.cluster.cost import cost_table, with_cost_columns
 from extrembench.core.artifacts import write_artifact
 from extrembench.core.config import Cluster, model_entry, validate_config
-from extrembench.generation.run import generate_shard
 from extrembench.report import figures
 
 
@@ -99,16 +99,7 @@ def test_generate_job_records_its_gpu_seconds_and_each_rows_share(tmp_path, monk
     output = tmp_path / "out" / "shard-0.parquet"
 
     def generate():
-        return generate_shard(
-            problems_path=problems,
-            output=output,
-            stats_path=tmp_path / "stats.json",
-            benchmark="t",
-            model="m",
-            config=config,
-            dag_node="generate[t]",
-            server_log=tmp_path / "server.log",
-        )
+        return run_shard(tmp_path, config, output)
 
     with ScriptedEndpoint([(200, 0.05)]) as endpoint:
         config.models["m"].openai.base_url = endpoint.base_url
@@ -190,16 +181,7 @@ def test_two_attempts_in_one_process_keep_separate_ledger_entries(tmp_path, monk
         config.models["m"].openai.base_url = endpoint.base_url
         for asked in (["p1"], ["p1", "p2"]):
             write_artifact([problem_row(p, f"{p}?") for p in asked], problems, "problems")
-            generate_shard(
-                problems_path=problems,
-                output=output,
-                stats_path=tmp_path / "stats.json",
-                benchmark="t",
-                model="m",
-                config=config,
-                dag_node="generate[t]",
-                server_log=tmp_path / "server.log",
-            )
+            run_shard(tmp_path, config, output)
             for row in pq.read_table(output).to_pylist():
                 shares_by_problem.setdefault(row["problem_id"], set()).add(row["gpu_seconds"])
     entries = [json.loads(p.read_text()) for p in (tmp_path / "cache" / "ledger").glob("*.json")]

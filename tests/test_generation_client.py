@@ -11,13 +11,13 @@ import threading
 import time
 
 import pytest
+from support.generation import run_shard
 from support.loopback import LoopbackServer, Reply, Request
 from support.rows import problem_row as problem_row_of
 
 from extrembench.core.artifacts import write_artifact
 from extrembench.core.config import validate_config
 from extrembench.generation.requests import plan_samples, render_messages
-from extrembench.generation.run import generate_shard
 from extrembench.llm.client import (
     ChatClient,
     ChatRequest,
@@ -309,16 +309,7 @@ def test_api_key_is_sent_but_never_logged_cached_or_written(tmp_path, monkeypatc
             openai={"base_url": endpoint.base_url, "api_key_env": "EXTREMBENCH_TEST_KEY"},
         )
         config.cache_dir = str(tmp_path / "cache")
-        stats = generate_shard(
-            problems_path=problems,
-            output=output,
-            stats_path=tmp_path / "stats.json",
-            benchmark="t",
-            model="m",
-            config=config,
-            dag_node="generate[t]",
-            server_log=tmp_path / "server.log",
-        )
+        stats = run_shard(tmp_path, config, output)
     assert stats["sent"] == 6 and stats["failed"] == 1
     assert {r["headers"]["Authorization"] for r in endpoint.requests} == {f"Bearer {secret}"}
     assert secret not in caplog.text
