@@ -39,6 +39,8 @@ REPO = Path(__file__).resolve().parents[1]
         ("Korea 1998 (a = tan A etc.)", "national-olympiad"),
         ("China TST 2007", "team-selection-test"),
         ("Iran TST 2009 Day 2 Problem 1", "team-selection-test"),
+        # the longer name wins at the same place: a Vietnam TST is not the national olympiad
+        ("Vietnam TST 2001 Problem 4", "team-selection-test"),
         ("2007年国家集训队测试", "team-selection-test"),
         ("Putnam 2018 A3", "undergraduate-competition"),
         # a book whose title names a competition is a book: the longer table name wins
@@ -78,6 +80,7 @@ def test_source_type(reference, expected):
         ),
         ("China TST 1999 (the case n = 4)", "china-tst-1999", False),  # no problem number
         ("Vietnam MO 2008 (equality with one variable 0)", "vietnam-2008", False),
+        ("Vietnam TST 2001 Problem 4 (second day, problem 1)", "vietnam-tst-2001-p4", True),
         ("Kvant, Problem M1228 (D. V. Fomin)", "kvant-m1228", True),  # a journal needs no problem number
         ("Mathematics Stack Exchange question 847292, the case n = 5", "mse-847292", True),
         ("classical (Cauchy-Schwarz)", None, True),

@@ -72,6 +72,7 @@ COMPETITIONS: tuple[Competition, ...] = (
     Competition("iran", NATIONAL, ("Iran", "Iran MO", "Iranian Mathematical Olympiad")),
     Competition("korea", NATIONAL, ("Korea", "Korea MO", "Korean Mathematical Olympiad")),
     Competition("vietnam", NATIONAL, ("Vietnam MO", "Vietnam National Olympiad", "Vietnam")),
+    Competition("vietnam-tst", TST, ("Vietnam TST", "Vietnamese IMO Team Selection Test")),
     Competition("china", NATIONAL, ("China MO", "Chinese Mathematical Olympiad", "中国数学奥林匹克")),
     Competition("china-league", NATIONAL, ("China Mathematical Competition", "全国高中数学联赛")),
     Competition(
