@@ -259,3 +259,14 @@ def test_shipped_difficulties_carry_their_reason():
         or "\n" in item["difficulty_reason"]
     ]
     assert data and not unlabelled, f"no difficulty or no one-line difficulty_reason: {unlabelled}"
+
+
+def test_every_headline_competition_reference_has_its_year_and_number():
+    """Issue 27: a reader can look every headline problem up in its original. A competition
+    reference without a verified problem number belongs in data/unnumbered/ (see its README)."""
+    files = sorted((REPO / "data/problems").glob("*.yaml"))
+    references = {path.stem: (yaml.safe_load(path.read_text(encoding="utf-8"))["source"] or {}) for path in files}
+    incomplete = [pid for pid, source in references.items() if not cite(source.get("reference")).complete]
+    assert files and not incomplete, (
+        f"no year or problem number in source.reference (or move to data/unnumbered/): {incomplete}"
+    )
