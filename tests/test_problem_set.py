@@ -5,9 +5,10 @@ from pathlib import Path
 
 import pytest
 import yaml
+from support.problems import make_problem
 
 from extrembench.generation.boundary import boundary_guess
-from extrembench.problems.problem import load_problem, problem_from_dict
+from extrembench.problems.problem import load_problem
 from extrembench.report.competitions import cite, proposed_family, source_type
 from extrembench.report.problem_set import (
     constraint_kind,
@@ -119,18 +120,8 @@ def test_rubric(declared, techniques, at_symmetric, at_boundary, cyclic, expecte
     assert rule
 
 
-def problem(variables, objective, constraints=(), sense="min", answer="0", **extra):
-    return problem_from_dict(
-        {
-            "id": "p",
-            "sense": sense,
-            "variables": variables,
-            "constraints": list(constraints),
-            "objective": objective,
-            "answer": answer,
-            **extra,
-        }
-    )
+def problem(variables, objective, constraints=(), sense="min", answer="0", **fields):
+    return make_problem(sense, variables, objective, answer, constraints, **fields)
 
 
 POS3 = {"a": "positive", "b": "positive", "c": "positive"}

@@ -19,7 +19,8 @@ def shipped(problem_id: str) -> Path:
     return found[0]
 
 
-def make_problem(sense, variables, objective, answer, constraints=()) -> Problem:
+def make_problem(sense, variables, objective, answer, constraints=(), **fields) -> Problem:
+    """fields: any other field of a problem file (technique, difficulty, ...)."""
     return problem_from_dict(
         {
             "id": "p",
@@ -28,6 +29,7 @@ def make_problem(sense, variables, objective, answer, constraints=()) -> Problem
             "constraints": list(constraints),
             "objective": objective,
             "answer": answer,
+            **fields,
         }
     )
 
