@@ -7,10 +7,11 @@ import sys
 from pathlib import Path
 
 import pytest
+import sympy
 
 from extrembench import cli
 from extrembench.problems.problem import load_problem, problem_from_dict
-from extrembench.verify.search import search_extremum
+from extrembench.verify.search import Effort, build_model, epigraph_pieces, multistart, search_extremum
 from extrembench.verify.validate import CheckResult, check_problem
 
 REPO = Path(__file__).resolve().parents[1]
@@ -182,6 +183,54 @@ def test_search_extremum_does_not_depend_on_the_blas_thread_count():
             [sys.executable, "-c", code], env=env, cwd=REPO, capture_output=True, text=True, timeout=600, check=True
         )
         assert abs(float(out.stdout.strip())) <= 1e-9, (threads, out.stdout)
+
+
+@pytest.mark.slow  # ~10 s: two checks with certificates, each in a fresh interpreter
+def test_certificate_does_not_depend_on_the_blas_thread_count():
+    """ineq-0159 (min of x.y over sorted unit vectors summing to 0): with two BLAS threads the
+    'sos, ordered' SDP came out a little different and its exact rounding failed, so a direct
+    `extrembench check` on a 2-core machine shipped a bound certificate where the Snakemake job
+    (one thread) shipped an sos one. The same file, seed and code must give the same bytes."""
+    code = (
+        "from extrembench.verify.certificates.certify import certificate_json\n"
+        "from extrembench.verify.validate import check_problem\n"
+        "print(certificate_json(check_problem('data/problems/ineq-0159.yaml').certificate))\n"
+    )
+    outputs = {}
+    for threads in ("1", "2"):
+        env = {**os.environ, "OMP_NUM_THREADS": threads, "OPENBLAS_NUM_THREADS": threads, "MKL_NUM_THREADS": threads}
+        out = subprocess.run(
+            [sys.executable, "-c", code], env=env, cwd=REPO, capture_output=True, text=True, timeout=600, check=True
+        )
+        outputs[threads] = out.stdout.strip().splitlines()[-1]
+    assert outputs["1"] == outputs["2"], "the certificate changed with the BLAS thread count"
+
+
+A, B = sympy.symbols("a b")
+
+
+@pytest.mark.parametrize(
+    "objective, sign, pieces",
+    [
+        (sympy.Max(A, B), 1.0, [A, B]),  # a Max asked for its minimum
+        (sympy.Min(A, B), -1.0, [-A, -B]),  # a Min asked for its maximum: -min(a, b) = max(-a, -b)
+        (sympy.Max(A, B), -1.0, []),  # a Max asked for its maximum is a max over pieces, no epigraph
+        (sympy.Min(A, B), 1.0, []),
+        (A + B, 1.0, []),
+    ],
+)
+def test_epigraph_pieces(objective, sign, pieces):
+    assert epigraph_pieces(objective, sign) == pieces
+
+
+@pytest.mark.slow  # ~2 s: one multistart
+def test_a_min_of_gaps_is_searched_to_its_exact_point():
+    """ineq-0520 (max of the least gap of four sorted reals with squares summing to 5 is 1, at
+    -3/2, -1/2, 1/2, 3/2): SLSQP on the Min itself stopped 4e-4 off along a flat direction, too far
+    to snap, and the check was inconclusive with one BLAS thread. The epigraph polish lands on it."""
+    model, _ = build_model(load_problem(REPO / "data/problems/ineq-0520.yaml"))
+    best = multistart(model, 0, Effort(), deadline=float("inf"))[0]
+    assert max(abs(x - e) for x, e in zip(model.x_scalar(best.t), (-1.5, -0.5, 0.5, 1.5))) < 1e-6
 
 
 def test_to_json_keys():

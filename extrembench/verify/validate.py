@@ -36,6 +36,7 @@ from extrembench.problems.problem import (
     declared_id,
     load_problem,
 )
+from extrembench.verify.blas import one_blas_thread
 from extrembench.verify.certificates.certify import certify as build_certificate
 from extrembench.verify.certificates.empty_check import verify_empty
 from extrembench.verify.certificates.refutation_check import point_floats
@@ -102,6 +103,7 @@ def _invalid(problem_id: str, error: Exception) -> CheckResult:
     return CheckResult(problem_id, "invalid", None, None, str(error))
 
 
+@one_blas_thread
 def check_problem(
     problem: Problem | str | Path,
     *,

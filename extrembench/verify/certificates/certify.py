@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from fractions import Fraction
 
 from extrembench.problems.problem import Problem
+from extrembench.verify.blas import one_blas_thread
 from extrembench.verify.certificates.bound_search import MAX_NODES
 from extrembench.verify.certificates.document import FORMAT, VERIFIER_VERSION, canonical, embed_spec, spec_problem
 from extrembench.verify.certificates.route import Attempt, Decline, Route
@@ -53,6 +54,7 @@ def _numeric_body(
     return body
 
 
+@one_blas_thread
 def certify(
     problem: Problem,
     witness: dict[str, float] | None,
