@@ -35,7 +35,7 @@ from pathlib import Path
 
 from _verdict import run, verdict
 
-from extrembench.core.artifacts import read_artifact, write_artifact
+from extrembench.core.artifacts import SCHEMAS, read_artifact, write_artifact
 from extrembench.core.config import validate_config
 from extrembench.generation.requests import plan_samples
 from extrembench.generation.run import generate_shard
@@ -82,8 +82,10 @@ asyncio.run(main())
 
 
 def problem_rows(n: int) -> list[dict]:
+    """n ingested companion problems: every PROBLEMS column, null unless set here."""
     return [
         {
+            **dict.fromkeys(SCHEMAS["problems"].names),
             "benchmark": "bench",
             "problem_id": f"q{i:05d}",
             "source_path": f"q{i:05d}.yaml",
@@ -94,15 +96,7 @@ def problem_rows(n: int) -> list[dict]:
             "answer_type": "number",
             "sense": "min",
             "technique": [],
-            "difficulty": None,
-            "spec_json": None,
             "status": "ingested",
-            "reason": None,
-            "best_value": None,
-            "witness_json": None,
-            "certificate": None,
-            "certificate_kind": None,
-            "certificate_verifier": None,
             "dag_node": "bench",
         }
         for i in range(n)

@@ -7,11 +7,10 @@ import json
 from dataclasses import replace
 from fractions import Fraction
 from math import pi
-from pathlib import Path
 
 import pytest
 import sympy
-from support.problems import make_problem
+from support.problems import make_problem, shipped
 
 from extrembench.problems.problem import load_problem
 from extrembench.verify.certificates import bound
@@ -27,7 +26,6 @@ from extrembench.verify.certificates.symmetry_search import groups, sorted_witne
 from extrembench.verify.certificates.verify import verify
 from extrembench.verify.certificates.witness_search import find_witness
 
-REPO = Path(__file__).resolve().parents[1]
 BOUND_ONLY = tuple(route for route in ROUTES if route.checked_as == "bound")
 
 
@@ -93,7 +91,7 @@ LOCAL_CASES = [
 @pytest.mark.parametrize("problem_id, witness", LOCAL_CASES)
 @pytest.mark.slow  # ~3 s each
 def test_vertex_optima_certify_bound_and_a_tampered_tree_fails(problem_id, witness):
-    problem = load_problem(REPO / "data" / "problems" / f"{problem_id}.yaml")
+    problem = load_problem(shipped(problem_id))
     certificate = certify(problem, witness, routes=BOUND_ONLY)
     assert certificate["kind"] == "bound", certificate["body"].get("not_certified")
     assert verify(json.loads(canonical(certificate)))[0]
@@ -107,7 +105,7 @@ def test_vertex_optima_certify_bound_and_a_tampered_tree_fails(problem_id, witne
 @pytest.mark.parametrize("problem_id, witness", LOCAL_CASES)
 @pytest.mark.slow  # ~3 s each
 def test_vertex_optima_moved_by_a_thousandth_never_certify(problem_id, witness):
-    problem = load_problem(REPO / "data" / "problems" / f"{problem_id}.yaml")
+    problem = load_problem(shipped(problem_id))
     wrong = _moved(problem, "+" if problem.sense == "min" else "-")
     assert certify(wrong, witness)["kind"] == "numeric"
 
@@ -134,7 +132,7 @@ ORDERED_CASES = [
 @pytest.mark.parametrize("problem_id, witness", ORDERED_CASES)
 @pytest.mark.slow  # 1-10 s each
 def test_symmetric_problems_certify_bound_on_the_sorted_group(problem_id, witness):
-    problem = load_problem(REPO / "data" / "problems" / f"{problem_id}.yaml")
+    problem = load_problem(shipped(problem_id))
     certificate = certify(problem, witness, routes=ORDERED_BOUND)
     assert certificate["kind"] == "bound", certificate["body"].get("not_certified")
     assert certificate["body"]["ordered"]
@@ -147,7 +145,7 @@ def test_symmetric_problems_certify_bound_on_the_sorted_group(problem_id, witnes
 @pytest.mark.parametrize("problem_id, witness", ORDERED_CASES)
 @pytest.mark.slow  # 2-40 s each: the failing search runs to its box budget
 def test_symmetric_problems_moved_by_a_thousandth_never_certify(problem_id, witness):
-    problem = load_problem(REPO / "data" / "problems" / f"{problem_id}.yaml")
+    problem = load_problem(shipped(problem_id))
     wrong = _moved(problem, "+" if problem.sense == "min" else "-")
     assert certify(wrong, witness, routes=ORDERED_BOUND)["kind"] == "numeric"
     # not only for want of a witness attaining it: the box search on the sorted group fails too
@@ -195,7 +193,7 @@ CLEARED_PROBLEMS = [
 @pytest.mark.parametrize("problem_id, witness", CLEARED_PROBLEMS)
 @pytest.mark.slow  # ~2 s each
 def test_zero_over_zero_corners_certify_bound_with_the_cleared_form(problem_id, witness):
-    problem = load_problem(REPO / "data" / "problems" / f"{problem_id}.yaml")
+    problem = load_problem(shipped(problem_id))
     certificate = certify(problem, witness, routes=BOUND_ONLY)
     assert certificate["kind"] == "bound", certificate["body"].get("not_certified")
     ok, why = verify(json.loads(canonical(certificate)), embed_spec(problem))
@@ -210,7 +208,7 @@ def test_zero_over_zero_corners_certify_bound_with_the_cleared_form(problem_id, 
 @pytest.mark.parametrize("problem_id, witness", CLEARED_PROBLEMS)
 @pytest.mark.slow  # ~2 s each
 def test_zero_over_zero_corners_moved_by_a_thousandth_never_certify(problem_id, witness):
-    problem = load_problem(REPO / "data" / "problems" / f"{problem_id}.yaml")
+    problem = load_problem(shipped(problem_id))
     wrong = _moved(problem, "+" if problem.sense == "min" else "-")
     assert certify(wrong, witness, routes=BOUND_ONLY)["kind"] == "numeric"
     parsed = spec_problem(embed_spec(wrong))
@@ -228,7 +226,7 @@ BUDGET_CASES = [
 @pytest.mark.parametrize("problem_id, witness", BUDGET_CASES)
 @pytest.mark.slow  # ~3 s each
 def test_larger_proofs_certify_within_the_box_budget(problem_id, witness):
-    problem = load_problem(REPO / "data" / "problems" / f"{problem_id}.yaml")
+    problem = load_problem(shipped(problem_id))
     certificate = certify(problem, witness, routes=BOUND_ONLY)
     assert certificate["kind"] == "bound", certificate["body"].get("not_certified")
     assert 3000 < certificate["size"] <= MAX_NODES
@@ -239,7 +237,7 @@ def test_larger_proofs_certify_within_the_box_budget(problem_id, witness):
 @pytest.mark.parametrize("problem_id, witness", BUDGET_CASES)
 @pytest.mark.slow  # ~5 s each
 def test_larger_proofs_moved_by_a_thousandth_never_certify(problem_id, witness):
-    problem = load_problem(REPO / "data" / "problems" / f"{problem_id}.yaml")
+    problem = load_problem(shipped(problem_id))
     wrong = _moved(problem, "+" if problem.sense == "min" else "-")
     assert certify(wrong, witness, routes=BOUND_ONLY)["kind"] == "numeric"
     body, why = prove_bound(spec_problem(embed_spec(wrong)), None, witness, MAX_NODES)

@@ -1,7 +1,8 @@
 """One problem per family (issue 27): data/problems/ holds one file per source problem, and the other
 instances of a family (other n or constants) live in data/instances/, out of every run over
 data/problems/ and so out of the headline accuracy. data/guessable/ holds the problems a cheap guess
-answers, moved out of the headline; a family is in one of the two folders, never both."""
+answers, and data/unnumbered/ the olympiad problems whose problem number is not verified, both moved
+out of the headline; a family is in one of these folders, never two."""
 
 from collections import Counter
 from pathlib import Path
@@ -15,6 +16,7 @@ REPO = Path(__file__).resolve().parents[1]
 PROBLEMS = sorted((REPO / "data/problems").glob("*.yaml"))
 INSTANCES = sorted((REPO / "data/instances").glob("*.yaml"))
 GUESSABLE = sorted((REPO / "data/guessable").glob("*.yaml"))
+UNNUMBERED = sorted((REPO / "data/unnumbered").glob("*.yaml"))
 
 
 @pytest.fixture(scope="module")
@@ -28,43 +30,46 @@ def instances():
 
 
 @pytest.fixture(scope="module")
-def guessable():
-    return [load_problem(path) for path in GUESSABLE]
+def side_sets():
+    """Every file kept beside the headline: the guessable and the unnumbered ones."""
+    return [load_problem(path) for path in GUESSABLE + UNNUMBERED]
 
 
-def test_every_problem_declares_a_family(problems, guessable):
-    missing = [p.id for p in problems + guessable if p.family is None]
+def test_every_problem_declares_a_family(problems, side_sets):
+    missing = [p.id for p in problems + side_sets if p.family is None]
     assert not missing, f"add `family: <competition>-<year>-p<n>` after the id line of: {missing}"
 
 
-def test_no_two_problems_share_a_family(problems, guessable):
-    """Across the headline and the guessable folder: moving a problem out of the headline must not
+def test_no_two_problems_share_a_family(problems, side_sets):
+    """Across the headline and the folders beside it: moving a problem out of the headline must not
     leave (or later admit) a second file of its family in either."""
-    both = problems + guessable
+    both = problems + side_sets
     counts = Counter(p.family for p in both)
     shared = {family: sorted(p.id for p in both if p.family == family) for family, n in counts.items() if n > 1}
     assert not shared, (
-        f"families with more than one file in data/problems/ and data/guessable/ (keep the most general "
+        f"families with more than one file in data/problems/, data/guessable/, data/unnumbered/ (keep the most general "
         f"instance, move the others to data/instances/): {shared}"
     )
 
 
-def test_every_instance_belongs_to_one_representative(problems, guessable, instances):
-    representatives = {p.family: p.id for p in problems + guessable}
+def test_every_instance_belongs_to_one_representative(problems, side_sets, instances):
+    representatives = {p.family: p.id for p in problems + side_sets}
     orphans = [i.id for i in instances if i.family not in representatives]
     assert instances and not orphans, (
-        f"instances whose family has no file in data/problems/ or data/guessable/: {orphans}"
+        f"instances whose family has no file in data/problems/, data/guessable/ or data/unnumbered/: {orphans}"
     )
-    ids = [p.id for p in problems + guessable + instances]
-    assert len(ids) == len(set(ids)), "an id is in more than one of data/problems, data/guessable, data/instances"
+    ids = [p.id for p in problems + side_sets + instances]
+    assert len(ids) == len(set(ids)), (
+        "an id is in more than one of data/problems, data/guessable, data/unnumbered, data/instances"
+    )
 
 
-def test_family_names_the_cited_competition_and_year(problems, guessable, instances):
+def test_family_names_the_cited_competition_and_year(problems, side_sets, instances):
     """A family starts with the competition and year its reference cites (`usamo-1977-...`), so a
     file cannot be put in another source's family by mistake."""
     wrong = [
         f"{p.id}: family {p.family!r} does not start with {prefix!r}"
-        for p in problems + guessable + instances
+        for p in problems + side_sets + instances
         if (prefix := family_prefix((p.source or {}).get("reference"))) is not None
         and p.family != prefix
         and not p.family.startswith(prefix + "-")

@@ -5,9 +5,10 @@ from pathlib import Path
 
 import pytest
 import yaml
+from support.problems import make_problem
 
 from extrembench.generation.boundary import boundary_guess
-from extrembench.problems.problem import load_problem, problem_from_dict
+from extrembench.problems.problem import load_problem
 from extrembench.report.competitions import cite, proposed_family, source_type
 from extrembench.report.problem_set import (
     constraint_kind,
@@ -121,18 +122,8 @@ def test_rubric(declared, techniques, at_symmetric, at_boundary, cyclic, expecte
     assert rule
 
 
-def problem(variables, objective, constraints=(), sense="min", answer="0", **extra):
-    return problem_from_dict(
-        {
-            "id": "p",
-            "sense": sense,
-            "variables": variables,
-            "constraints": list(constraints),
-            "objective": objective,
-            "answer": answer,
-            **extra,
-        }
-    )
+def problem(variables, objective, constraints=(), sense="min", answer="0", **fields):
+    return make_problem(sense, variables, objective, answer, constraints, **fields)
 
 
 POS3 = {"a": "positive", "b": "positive", "c": "positive"}
@@ -261,3 +252,14 @@ def test_shipped_difficulties_carry_their_reason():
         or "\n" in item["difficulty_reason"]
     ]
     assert data and not unlabelled, f"no difficulty or no one-line difficulty_reason: {unlabelled}"
+
+
+def test_every_headline_competition_reference_has_its_year_and_number():
+    """Issue 27: a reader can look every headline problem up in its original. A competition
+    reference without a verified problem number belongs in data/unnumbered/ (see its README)."""
+    files = sorted((REPO / "data/problems").glob("*.yaml"))
+    references = {path.stem: (yaml.safe_load(path.read_text(encoding="utf-8"))["source"] or {}) for path in files}
+    incomplete = [pid for pid, source in references.items() if not cite(source.get("reference")).complete]
+    assert files and not incomplete, (
+        f"no year or problem number in source.reference (or move to data/unnumbered/): {incomplete}"
+    )

@@ -7,11 +7,11 @@ answer gets no sos proof at all."""
 import dataclasses
 import json
 from fractions import Fraction
-from pathlib import Path
 
 import pytest
 import sympy
 from support.problems import make_problem as make
+from support.problems import shipped
 
 from extrembench.problems.problem import load_problem
 from extrembench.verify.certificates import sos, sos_search
@@ -22,7 +22,6 @@ from extrembench.verify.certificates.verify import verify
 from extrembench.verify.certificates.witness import parse_witness
 from extrembench.verify.validate import check_problem
 
-REPO = Path(__file__).resolve().parents[1]
 SOS_ROUTES = tuple(route for route in ROUTES if route.checked_as == "sos")
 
 # (problem id, what its proof needs: a body key, or how the SDP was found)
@@ -55,7 +54,7 @@ HEAVY = [("ineq-0136", "independent rows"), ("ineq-0425", "independent rows")]
 
 
 def _path(pid):
-    return REPO / "data" / "problems" / f"{pid}.yaml"
+    return shipped(pid)
 
 
 @pytest.mark.slow  # a validator run per problem: 0.4-40 s each
