@@ -90,6 +90,7 @@ COMPETITIONS: tuple[Competition, ...] = (
     Competition("thailand", NATIONAL, ("Thailand Mathematical Olympiad", "Thailand MO")),
     Competition("china-tst", TST, ("China TST", "China Team Selection Test", "国家集训队")),
     Competition("moldova-tst", TST, ("Moldova Team Selection Test", "Moldova TST")),
+    Competition("mongolia-tst", TST, ("Mongolia Team Selection Test", "Mongolia TST")),
     Competition("bulgaria-tst", TST, ("Bulgarian Team Selection Test", "Bulgaria TST")),
     Competition("iran-tst", TST, ("Iran TST",)),
     Competition("usa-tst", TST, ("USA TST",)),
