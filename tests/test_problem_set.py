@@ -44,6 +44,7 @@ REPO = Path(__file__).resolve().parents[1]
         ("Vietnam TST 2001 Problem 4", "team-selection-test"),
         ("Moldova Team Selection Test 2014 Problem 2", "team-selection-test"),
         ("Mongolia Team Selection Test 2008 Problem 3", "team-selection-test"),
+        ("Swedish Mathematical Competition 1968 Problem 1", "national-olympiad"),
         ("Stars of Mathematics 2012 Problem 3 (Dan Schwarz)", "international-olympiad"),
         ("2007年国家集训队测试", "team-selection-test"),
         ("Putnam 2018 A3", "undergraduate-competition"),
