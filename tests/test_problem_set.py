@@ -45,6 +45,7 @@ REPO = Path(__file__).resolve().parents[1]
         ("Moldova Team Selection Test 2014 Problem 2", "team-selection-test"),
         ("Mongolia Team Selection Test 2008 Problem 3", "team-selection-test"),
         ("Swedish Mathematical Competition 1968 Problem 1", "national-olympiad"),
+        ("Irish Mathematical Olympiad 2006 Problem 4", "national-olympiad"),
         ("Stars of Mathematics 2012 Problem 3 (Dan Schwarz)", "international-olympiad"),
         ("2007年国家集训队测试", "team-selection-test"),
         ("Putnam 2018 A3", "undergraduate-competition"),

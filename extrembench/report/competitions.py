@@ -90,6 +90,7 @@ COMPETITIONS: tuple[Competition, ...] = (
     Competition("thailand", NATIONAL, ("Thailand Mathematical Olympiad", "Thailand MO")),
     # Sweden's national olympiad (Skolornas matematiktävling), its final round
     Competition("sweden", NATIONAL, ("Swedish Mathematical Competition", "Swedish MO")),
+    Competition("ireland", NATIONAL, ("Irish Mathematical Olympiad", "Irish Math Olympiad", "Irish MO")),
     Competition("china-tst", TST, ("China TST", "China Team Selection Test", "国家集训队")),
     Competition("moldova-tst", TST, ("Moldova Team Selection Test", "Moldova TST")),
     Competition("mongolia-tst", TST, ("Mongolia Team Selection Test", "Mongolia TST")),
