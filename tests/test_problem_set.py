@@ -42,6 +42,11 @@ REPO = Path(__file__).resolve().parents[1]
         ("Iran TST 2009 Day 2 Problem 1", "team-selection-test"),
         # the longer name wins at the same place: a Vietnam TST is not the national olympiad
         ("Vietnam TST 2001 Problem 4", "team-selection-test"),
+        ("Moldova Team Selection Test 2014 Problem 2", "team-selection-test"),
+        ("Mongolia Team Selection Test 2008 Problem 3", "team-selection-test"),
+        ("Swedish Mathematical Competition 1968 Problem 1", "national-olympiad"),
+        ("Irish Mathematical Olympiad 2006 Problem 4", "national-olympiad"),
+        ("Stars of Mathematics 2012 Problem 3 (Dan Schwarz)", "international-olympiad"),
         ("2007年国家集训队测试", "team-selection-test"),
         ("Putnam 2018 A3", "undergraduate-competition"),
         # a book whose title names a competition is a book: the longer table name wins

@@ -64,6 +64,8 @@ COMPETITIONS: tuple[Competition, ...] = (
     Competition("cps", INTERNATIONAL, ("Czech-Polish-Slovak Match",)),
     Competition("rioplatense", INTERNATIONAL, ("Rioplatense Mathematical Olympiad", "Rioplatense")),
     Competition("pamo", INTERNATIONAL, ("Pan African Mathematical Olympiad", "Pan African MO", "PAMO")),
+    # Bucharest's invitational olympiad: its senior contest is sat by teams from several countries
+    Competition("stars-of-mathematics", INTERNATIONAL, ("Stars of Mathematics",)),
     Competition("usamo", NATIONAL, ("USAMO",)),
     Competition("czech-slovak", NATIONAL, ("Czech and Slovak Olympiad", "Czech and Slovak MO")),
     Competition("canada", NATIONAL, ("Canada MO", "Canadian MO", "Canadian Mathematical Olympiad")),
@@ -86,7 +88,12 @@ COMPETITIONS: tuple[Competition, ...] = (
     Competition("austria", NATIONAL, ("Austria MO", "Austrian Mathematical Olympiad")),
     Competition("turkey", NATIONAL, ("Turkey National Mathematical Olympiad", "Turkey MO")),
     Competition("thailand", NATIONAL, ("Thailand Mathematical Olympiad", "Thailand MO")),
+    # Sweden's national olympiad (Skolornas matematiktävling), its final round
+    Competition("sweden", NATIONAL, ("Swedish Mathematical Competition", "Swedish MO")),
+    Competition("ireland", NATIONAL, ("Irish Mathematical Olympiad", "Irish Math Olympiad", "Irish MO")),
     Competition("china-tst", TST, ("China TST", "China Team Selection Test", "国家集训队")),
+    Competition("moldova-tst", TST, ("Moldova Team Selection Test", "Moldova TST")),
+    Competition("mongolia-tst", TST, ("Mongolia Team Selection Test", "Mongolia TST")),
     Competition("bulgaria-tst", TST, ("Bulgarian Team Selection Test", "Bulgaria TST")),
     Competition("iran-tst", TST, ("Iran TST",)),
     Competition("usa-tst", TST, ("USA TST",)),
