@@ -230,12 +230,16 @@ def _penalised(model: Model, values: np.ndarray, violation: np.ndarray) -> np.nd
     return np.where(np.isfinite(merit), merit, np.inf)
 
 
+# every SLSQP run, whoever calls it (multistart, the orthant and ray searches, the claims' divergence
+# test): its rounding depends on the BLAS thread count
+@one_blas_thread
 def _local(model: Model, start: np.ndarray, limit: float | None = None, iterations: int = 150) -> Candidate | None:
     bounds = [
         (c.t_lo, c.t_hi) if c.kind == "box" or limit is None else (max(c.t_lo, -limit), min(c.t_hi, limit))
         for c in model.coords
     ]
     start = np.clip(start, [b[0] for b in bounds], [b[1] for b in bounds])
+    constraints = scalar_constraints(model)
 
     def objective(t):
         # asinh: same minimisers, but an objective running to -1e40 no longer drowns the
@@ -250,14 +254,14 @@ def _local(model: Model, start: np.ndarray, limit: float | None = None, iteratio
             start,
             method="SLSQP",
             bounds=bounds,
-            constraints=scalar_constraints(model),
+            constraints=constraints,
             options={"maxiter": iterations, "ftol": 1e-15},
         )
     t = np.clip(result.x, [b[0] for b in bounds], [b[1] for b in bounds])
     f, violation = model.values(model.x(t))
     if not np.isfinite(f):
         return None
-    if model.scalar_pieces and (polished := _epigraph_polish(model, t, bounds, iterations)) is not None:
+    if model.scalar_pieces and (polished := _epigraph_polish(model, t, bounds, constraints, iterations)) is not None:
         f2, violation2 = model.values(model.x(polished))
         # kept only where it is no worse on both counts: the polish refines, it never trades
         if np.isfinite(f2) and f2.real <= f.real and violation2 <= max(violation, FEAS_TOL):
@@ -275,7 +279,9 @@ def epigraph_pieces(objective: sympy.Expr, sign: float) -> list[sympy.Expr]:
     return []
 
 
-def _epigraph_polish(model: Model, start: np.ndarray, bounds: list, iterations: int) -> np.ndarray | None:
+def _epigraph_polish(
+    model: Model, start: np.ndarray, bounds: list, constraints: list[dict], iterations: int
+) -> np.ndarray | None:
     """A max of pieces is not differentiable where pieces cross, which is where its minimum usually
     is: SLSQP's finite differences stall there with the point ~1e-4 off (ineq-0520: a flat direction
     left it 4e-4 from the exact progression, too far to snap). Minimising s subject to s >= p_i(x)
@@ -302,7 +308,7 @@ def _epigraph_polish(model: Model, start: np.ndarray, bounds: list, iterations: 
             method="SLSQP",
             bounds=[*bounds, (None, None)],
             constraints=[{"type": "ineq", "fun": piece_gap(p)} for p in model.scalar_pieces]
-            + [on_x(c) for c in scalar_constraints(model)],
+            + [on_x(c) for c in constraints],
             options={"maxiter": iterations, "ftol": 1e-15},
         )
     return np.clip(result.x[:-1], [b[0] for b in bounds], [b[1] for b in bounds])
@@ -379,7 +385,6 @@ def wall_cap(seconds: float):
         signal.signal(signal.SIGALRM, previous)
 
 
-@one_blas_thread
 def multistart(model: Model, seed: int, effort: Effort, deadline: float) -> list[Candidate]:
     """Local optima from multistart, best first; raises TimeCap past the deadline."""
     rng = np.random.default_rng(seed)
@@ -467,7 +472,6 @@ def _restricted(model: Model, orthants: Orthants, pattern: str) -> Model:
     return restricted
 
 
-@one_blas_thread
 def orthant_search(model: Model, seed: int, effort: Effort, deadline: float) -> tuple[list[Candidate], Coverage]:
     """A small multistart search inside each closed sign orthant of the sign-free variables (one
     per orbit under the problem's exact symmetries), its local optima in the model's own
@@ -593,7 +597,6 @@ def witness_of(model: Model, candidate: Candidate) -> dict[str, float]:
     return {name: float(x) for name, x in zip(model.names, model.x(np.array(candidate.t)))}
 
 
-@one_blas_thread
 def search_extremum(problem_or_spec: Problem | ExtremalSpec, *, seed: int, effort: Effort = Effort()) -> SearchResult:
     """Numeric global search alone (no claim involved): best feasible value found, its point, and
     whether the objective diverges in the asked direction. Raises TimeCap past effort.time_cap_s."""
