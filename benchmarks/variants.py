@@ -113,10 +113,8 @@ def main() -> int:
         missing = sorted(set(QUICK_PROBLEMS) - {Path(path).stem for path in files})
         if missing:  # a quick run on fewer parents would print figures that no longer measure the same thing
             return verdict([f"quick problems {', '.join(missing)} not found in {args.problems}"], "")
-    if not files:
-        return verdict(
-            [f"no problem files{' of ' + ', '.join(QUICK_PROBLEMS) if args.quick else ''} match {args.problems}"], ""
-        )
+    if not files:  # (in quick mode the missing ones were named above)
+        return verdict([f"no problem files match {args.problems}"], "")
     started = time.perf_counter()
     with ProcessPoolExecutor(args.jobs) as pool:
         results = dict(pool.map(vary_one, [(f, args.per_problem, args.seed) for f in files]))
