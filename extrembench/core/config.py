@@ -25,7 +25,15 @@ from extrembench.core.errors import InputError
 from extrembench.core.untrusted_yaml import StrictModel, UniqueKeyLoader, shown
 
 KINDS = ("extremal", "ingested", "formalized", "variants")
-BACKENDS = ("sglang", "openai", "llamacpp", "reference-solver", "symmetric-guess", "boundary-guess")
+BACKENDS = (
+    "sglang",
+    "openai",
+    "llamacpp",
+    "reference-solver",
+    "symmetric-guess",
+    "boundary-guess",
+    "constant-guess",
+)
 
 
 class ConfigError(InputError, ValueError):
@@ -283,8 +291,21 @@ class BoundaryGuessModel(ModelBase):
     reference: SolverSettings = Field(default_factory=SolverSettings)
 
 
+class ConstantGuessModel(ModelBase):
+    """Non-LLM floor: 0 for a difference of two sides, else the set's most frequent answer."""
+
+    backend: Literal["constant-guess"]
+    reference: SolverSettings = Field(default_factory=SolverSettings)
+
+
 Model = Annotated[
-    SglangModel | OpenAIModel | LlamacppModel | ReferenceSolverModel | SymmetricGuessModel | BoundaryGuessModel,
+    SglangModel
+    | OpenAIModel
+    | LlamacppModel
+    | ReferenceSolverModel
+    | SymmetricGuessModel
+    | BoundaryGuessModel
+    | ConstantGuessModel,
     Field(discriminator="backend"),
 ]
 
