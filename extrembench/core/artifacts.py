@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
@@ -301,6 +302,31 @@ def read_artifact(path: str | os.PathLike, kind: str | None = None) -> pa.Table:
     return table
 
 
+# Where the stages write (rules/*.smk): <benchmark>/<stage>/shard-N.parquet, and
+# <benchmark>/<stage>/<model>/shard-N.parquet for the per-model stages. A valid artifact of
+# another stage copied to one of these paths reads as healthy by its own metadata; its folder says
+# what belongs there.
+_STAGE_KINDS = {"translate": "translations", "convert": "conversions", "problems": "problems", "variants": "variants"}
+_MODEL_STAGE_KINDS = {"generate": "generations", "grade": "grades", "misses": "misses"}
+_SHARD_NAME = re.compile(r"shard-\d+\.parquet")
+
+
+def expected_kinds(path: str | os.PathLike) -> set[str]:
+    """The artifact kinds the pipeline writes at `path`, from its place alone (empty: not a stage
+    path). Both readings of a path are kept (a benchmark or model may be named like a stage)."""
+    path = Path(path)
+    if path.name == "leaderboard.parquet":
+        return {"leaderboard"}
+    if not _SHARD_NAME.fullmatch(path.name):
+        return set()
+    kinds = set()
+    if path.parent.name in _STAGE_KINDS:
+        kinds.add(_STAGE_KINDS[path.parent.name])
+    if path.parent.parent.name in _MODEL_STAGE_KINDS:
+        kinds.add(_MODEL_STAGE_KINDS[path.parent.parent.name])
+    return kinds
+
+
 def artifact_problem(path: str | os.PathLike) -> str | None:
     """Why the Parquet file at `path` is not a usable artifact (from its footer only: cheap), or None."""
     try:
@@ -312,6 +338,9 @@ def artifact_problem(path: str | os.PathLike) -> str | None:
         return "no extrembench.kind metadata (not written by this pipeline)"
     if kind in SCHEMAS and not schema.remove_metadata().equals(SCHEMAS[kind]):
         return f"schema does not match artifact kind {kind!r}"
+    expected = expected_kinds(path)
+    if expected and kind not in expected:
+        return f"an artifact of kind {kind!r} where {' or '.join(map(repr, sorted(expected)))} belongs"
     return None
 
 
