@@ -57,7 +57,8 @@ def _with(path: str, value):
         (
             "models.gemma3-270m.backend",
             "vllm",
-            "choose one of ['sglang', 'openai', 'llamacpp', 'reference-solver', 'symmetric-guess', 'boundary-guess']",
+            "choose one of ['sglang', 'openai', 'llamacpp', 'reference-solver', 'symmetric-guess', 'boundary-guess', "
+            "'constant-guess']",
         ),
         (
             "models.gemma3-270m.sampling.top_p",
@@ -330,6 +331,7 @@ def test_config_schema_documents_each_kind_backend_and_default():
         "reference-solver",
         "symmetric-guess",
         "boundary-guess",
+        "constant-guess",
     }
     assert defs["Sampling"]["properties"]["temperature"]["default"] == 0.6
 
@@ -365,3 +367,82 @@ def test_snakemake_says_when_a_benchmark_has_no_problem_file(tmp_path):
         timeout=120,
     )
     assert "benchmarks.extrem.problems: 'no/such/folder' holds no *.yaml problem file" in result.stderr
+
+
+# ---------------------------------------------------------------- names are identifiers (issue 42)
+HOSTILE_NAMES = [
+    "$(touch /tmp/x)",
+    "`id`",
+    "a b",
+    "..",
+    "a/../b",
+    "x..y",
+    ".hidden",
+    "-rf",
+    "a'b",
+    'a"b',
+    "a;b",
+    "",
+    "é",
+]
+
+
+def _renamed(section: str, old: str, new: str) -> dict:
+    config = copy.deepcopy(DEFAULT)
+    config[section] = {new if k == old else k: v for k, v in config[section].items()}
+    for key in ("models", "benchmarks"):
+        config["evaluate"][key] = [new if n == old else n for n in config["evaluate"][key]]
+    return config
+
+
+@pytest.mark.parametrize("name", HOSTILE_NAMES)
+@pytest.mark.parametrize(("section", "old"), [("models", "reference-solver"), ("benchmarks", "extrem")])
+def test_model_and_benchmark_names_must_be_identifiers(section, old, name):
+    """A name reaches the SLURM submit line (`--wrap="... --target-jobs '...model=<name>...'"`) and
+    every results path: `$(...)` ran on the submit host, `..` wrote outside results_dir."""
+    with pytest.raises(ConfigError) as error:
+        validate_config(_renamed(section, old, name))
+    message = str(error.value)
+    assert f"{section}: " in message and "is not allowed as a name" in message
+    assert "[A-Za-z0-9_][A-Za-z0-9._-]" in message and "no '..'" in message
+
+
+@pytest.mark.parametrize("name", ["m.v1_x-2", "Qwen3-0.6B", "_x", "a.b.c", "7b"])
+def test_identifier_names_with_dots_dashes_underscores_are_kept(name):
+    config = validate_config(_renamed("models", "reference-solver", name))
+    assert name in config.models and name in config.evaluate.models
+
+
+@pytest.mark.parametrize(
+    ("path", "value", "key"),
+    [
+        ("cluster.gpu_partition", "gpu;id", "cluster.gpu_partition"),
+        ("resources.cpu.partition", "$(id)", "resources.cpu.partition"),
+        ("grading.judge_model", "../x", "grading.judge_model"),
+        ("benchmarks.extrem.problems", "data/$(id)", "benchmarks.extrem.problems"),
+        ("benchmarks.extrem.problems", "data/my problems", "benchmarks.extrem.problems"),
+        ("evaluate.models", ["$(id)"], "evaluate.models.0"),
+    ],
+)
+def test_values_reaching_a_shell_or_path_are_refused_naming_the_key(path, value, key):
+    with pytest.raises(ConfigError) as error:
+        validate_config(_with(path, value))
+    assert f"{key}: " in str(error.value) and "is not allowed" in str(error.value)
+
+
+@pytest.mark.parametrize("value", ["results/.hidden", "results/-x", "results/a..b", "results/$(id)"])
+def test_results_dir_folders_are_names(value):
+    with pytest.raises(ConfigError, match="results_dir: .*each folder in it is a name"):
+        validate_config({**DEFAULT, "results_dir": value})
+
+
+def test_results_dir_is_normalised():
+    assert validate_config({**DEFAULT, "results_dir": "./results//paper/"}).results_dir == "results/paper"
+
+
+def test_cache_dir_tilde_is_the_home_folder(tmp_path, monkeypatch):
+    """`cache_dir: "~/x"` created a folder literally named `~` in the working directory."""
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    config = validate_config({**DEFAULT, "cache_dir": "~/extrembench-cache"})
+    assert config.cache_dir == str(tmp_path / "home" / "extrembench-cache")
+    assert validate_config({**DEFAULT, "cache_dir": "cache"}).cache_dir == "cache"

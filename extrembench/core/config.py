@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path, PurePosixPath
@@ -38,6 +39,52 @@ BACKENDS = (
 
 class ConfigError(InputError, ValueError):
     """Invalid configuration; the message names the key and the fix."""
+
+
+# ---------------------------------------------------------------- names and paths
+# Benchmark, model and size-class names become path components (results/<benchmark>/...) and
+# wildcard values that the SLURM executor plugin writes into `--wrap="... --target-jobs '...'"` on
+# a shell=True command line, escaping only `"`: a `$(...)` there runs on the submit host. So a name
+# is an identifier, never quoted text: nothing a shell or a path resolver would read specially.
+NAME_PATTERN = r"[A-Za-z0-9_][A-Za-z0-9._-]{0,127}"
+NAME_RULE = (
+    f"a name must match {NAME_PATTERN} (letters, digits, '.', '_', '-'; not starting with '.' or '-'; "
+    "no '..'; at most 128 characters)"
+)
+# Paths from the config (problem folders, statements files, dataset roots) reach Snakemake's job
+# command line as inputs (`--wait-for-files '...'` inside the same `--wrap="..."`): shell-inert
+# characters only.
+PATH_PATTERN = r"[A-Za-z0-9._/+=@,:%-]+"
+PATH_RULE = f"a path here must match {PATH_PATTERN} (no spaces, quotes, '$', '`', '\\', '~' or other shell characters)"
+
+
+def name_error(name: Any) -> str | None:
+    """Why `name` cannot name a benchmark, model or size class, or None."""
+    if isinstance(name, str) and re.fullmatch(NAME_PATTERN, name) and ".." not in name:
+        return None
+    return f"{shown(name)} is not allowed as a name; {NAME_RULE}"
+
+
+def _check_name(name: Any) -> Any:
+    # None passes: an optional name is checked by the same annotation (a union would report twice)
+    why = None if name is None else name_error(name)
+    if why is not None:
+        raise PydanticCustomError("config_name", why)
+    return name
+
+
+def _check_path(value: Any) -> Any:
+    if isinstance(value, str) and not re.fullmatch(PATH_PATTERN, value):
+        raise PydanticCustomError(
+            "config_name", "{value} is not allowed; {rule}", {"value": shown(value), "rule": PATH_RULE}
+        )
+    return value
+
+
+Name = Annotated[str, BeforeValidator(_check_name), Field(json_schema_extra={"pattern": f"^{NAME_PATTERN}$"})]
+OptionalName = Annotated[str | None, BeforeValidator(_check_name)]
+SafePath = Annotated[str, BeforeValidator(_check_path), Field(json_schema_extra={"pattern": f"^{PATH_PATTERN}$"})]
+OptionalSafePath = Annotated[str | None, BeforeValidator(_check_path)]
 
 
 def _one_of(*allowed: Any):
@@ -113,7 +160,7 @@ class ExtremalBenchmark(BenchmarkBase):
     """Built from problem YAML files and validated by computation."""
 
     kind: Literal["extremal"]
-    problems: str = Field(description="directory of problem YAML files (one per problem)")
+    problems: SafePath = Field(description="directory of problem YAML files (one per problem)")
     variants: VariantSettings | None = None
 
 
@@ -122,14 +169,14 @@ class IngestedBenchmark(BenchmarkBase):
 
     kind: Literal["ingested"]
     dataset: str = Field(description="dataset name in extrembench.sources.ingest.DATASETS")
-    root: str | None = Field(None, description="local directory holding the dataset files (offline mode)")
+    root: OptionalSafePath = Field(None, description="local directory holding the dataset files (offline mode)")
 
 
 class FormalizedBenchmark(BenchmarkBase):
     """Extremal statements + answers turned into specs and validated."""
 
     kind: Literal["formalized"]
-    statements: str = Field(
+    statements: SafePath = Field(
         description="JSONL file, one {id, statement, answer} per line (ExtremBench's release format)"
     )
 
@@ -139,7 +186,7 @@ class VariantsBenchmark(BenchmarkBase):
     under evaluate.benchmarks."""
 
     kind: Literal["variants"]
-    parent: str = Field(description="the extremal benchmark whose problems are varied")
+    parent: Name = Field(description="the extremal benchmark whose problems are varied")
 
 
 Benchmark = Annotated[
@@ -206,7 +253,7 @@ class SolverSettings(Section):
 class ModelBase(Section):
     hf_id: str | None = None
     revision: str | None = Field(None, description="pinned model revision (commit sha) recorded in provenance")
-    size_class: str = Field("cpu", description="key into `resources`")
+    size_class: Name = Field("cpu", description="key into `resources`")
     context_length: int = Field(4096, ge=256)
     system_prompt: str | None = None
     prompt_template: str = "{statement}\n\nPlease reason step by step, and put your final answer within \\boxed{}."
@@ -314,8 +361,8 @@ Model = Annotated[
 class Evaluate(Section):
     """Which models answer which benchmarks."""
 
-    models: list[str] = Field(min_length=1)
-    benchmarks: list[str] = Field(min_length=1)
+    models: list[Name] = Field(min_length=1)
+    benchmarks: list[Name] = Field(min_length=1)
 
     @field_validator("models", "benchmarks")
     @classmethod
@@ -333,12 +380,12 @@ class Resources(Section):
     """Cluster resources of one size class."""
 
     gpu: int = Field(0, ge=0)
-    gpu_model: str | None = None
+    gpu_model: OptionalName = None
     cpus_per_gpu: Annotated[int, Field(ge=1)] | None = None
     cpus_per_task: Annotated[int, Field(ge=1)] | None = None
     mem_mb: int = Field(4000, ge=1)
     runtime: int = Field(60, ge=1, description="minutes")
-    partition: str | None = None
+    partition: OptionalName = None
     tokens_per_s: Annotated[float, Field(gt=0)] | None = Field(
         None,
         description=(
@@ -356,8 +403,8 @@ class Resources(Section):
 class Cluster(Section):
     """Site settings users edit once (also read by profiles/slurm)."""
 
-    gpu_partition: str | None = None
-    cpu_partition: str | None = None
+    gpu_partition: OptionalName = None
+    cpu_partition: OptionalName = None
     gpu_hour_cost: Annotated[float, Field(ge=0)] | None = Field(
         None,
         description=(
@@ -393,7 +440,7 @@ class Grading(Section):
         Literal["default", "math-verify", "amo-official"], _one_of("default", "math-verify", "amo-official")
     ] = "default"
     timeout_s: float = Field(5.0, gt=0)
-    judge_model: str | None = Field(None, description="registry name of the LLM judge for descriptive answers")
+    judge_model: OptionalName = Field(None, description="registry name of the LLM judge for descriptive answers")
     judge_votes: int = Field(5, ge=1)
     scope: Annotated[Literal["final", "anywhere"], _one_of("final", "anywhere")] = Field(
         "final",
@@ -413,14 +460,14 @@ class Grading(Section):
 
 
 class Translate(Section):
-    model: str | None = Field(
+    model: OptionalName = Field(
         None,
         description="registry name of the LLM used when a problem has no curated translation; null = keep the original",
     )
 
 
 class Convert(Section):
-    model: str | None = Field(
+    model: OptionalName = Field(
         None,
         description="registry name of the LLM used when a problem has neither curated "
         "fields nor a structured inequality",
@@ -452,23 +499,41 @@ class Config(Section):
     translate: Translate = Field(default_factory=Translate)
     convert: Convert = Field(default_factory=Convert)
 
+    @field_validator("benchmarks", "models", "resources", mode="before")
+    @classmethod
+    def _names_are_identifiers(cls, value: Any, info) -> Any:
+        if isinstance(value, Mapping):
+            bad = [name for name in value if name_error(name) is not None]
+            if bad:
+                raise _invalid(f"{info.field_name}: {name_error(bad[0])}; rename {shown(bad[0])}")
+        return value
+
     @field_validator("cache_dir")
     @classmethod
     def _named_cache_dir(cls, value: str) -> str:
         # "" would put the cache in the working directory, mixed with everything else
         if not value.strip():
             raise ValueError("must name a directory, e.g. cache (an empty path is the working directory)")
-        return value
+        # a shell expands ~ but Python never does: "~/x" would become a folder named "~" here
+        return os.path.expanduser(value)
 
     @field_validator("results_dir")
     @classmethod
     def _relative_results_dir(cls, value: str) -> str:
+        # every component is a name (results/<experiment>): no "..", no hidden or option-like folder
         parts = PurePosixPath(value).parts
-        if not value or value.startswith("/") or ".." in parts or not re.fullmatch(r"[A-Za-z0-9._/-]+", value):
+        if (
+            not value
+            or value.startswith("/")
+            or not parts
+            or any(name_error(part) is not None for part in parts)
+            or not re.fullmatch(r"[A-Za-z0-9._/-]+", value)
+        ):
             raise ValueError(
-                f"{value!r} must be a relative path inside the working directory, e.g. results/my-experiment"
+                f"{value!r} must be a relative path inside the working directory, e.g. results/my-experiment; "
+                f"each folder in it is a name: {NAME_RULE}"
             )
-        return value.rstrip("/")
+        return str(PurePosixPath(*parts))
 
     @model_validator(mode="after")
     def _derive_and_check(self) -> Config:
@@ -591,7 +656,7 @@ def _explain(error: dict) -> str:
         return f"{where}: {shown(error['input'])} {words} {ctx[bound]}"
     if kind == "missing":
         return f"{where}: required"
-    if kind in ("not_allowed", "unknown_keys", "not_unique"):
+    if kind in ("not_allowed", "unknown_keys", "not_unique", "config_name"):
         return f"{where}: {error['msg']}"
     return f"{where}: {error['msg']}, not {shown(error['input'])}"
 
