@@ -34,8 +34,30 @@ def test_the_installer_pins_the_llama_cpp_version_of_the_cpu_extra_and_the_conda
     assert pin in pip_section
 
 
+def readme_commands() -> list[str]:
+    """The lines of README's first fenced code block, read as .ci/run reads them."""
+    lines = (ROOT / "README.md").read_text().splitlines()
+    fences = [i for i, line in enumerate(lines) if line.startswith("```")]
+    return lines[fences[0] + 1 : fences[1]]
+
+
+def test_readme_opens_with_its_name_then_the_two_commands():
+    lines = (ROOT / "README.md").read_text().splitlines()
+    assert lines[0] == "# extrembench"
+    first_fence = next(i for i, line in enumerate(lines) if line.startswith("```"))
+    assert first_fence < 12, "README's code block must be on its first screen, after the name and purpose"
+    assert len(readme_commands()) == 2
+
+
+def test_ci_runs_line_2_of_the_readme_block():
+    script = (ROOT / ".ci" / "run").read_text()
+    command = next(line for line in script.splitlines() if line.startswith("TEST_COMMAND="))
+    result = subprocess.run(["bash", "-c", f"{command}; printf %s \"$TEST_COMMAND\""], cwd=ROOT, capture_output=True, text=True)
+    assert result.stdout == readme_commands()[1]
+
+
 def test_readme_commands_install_through_the_installer():
-    first, second = (ROOT / "README.md").read_text().splitlines()[1:3]
+    first, second = readme_commands()
     for line in (first, second):
         assert "sh envs/install.sh cpu" in line, line
 
