@@ -1,5 +1,7 @@
 # Evaluate: every configured model answers every asked problem `trials` times, then grade.
 
+from extrembench.generation.constant import rule_parameter as constant_guess_parameter
+
 
 rule generate:
     input:
@@ -17,6 +19,8 @@ rule generate:
         code=CODE["generate"],
         model=model_settings,
         trials=lambda wc: CONFIG.benchmarks[wc.benchmark].trials,
+        # constant-guess only: the set's most frequent answer, so a change of it reruns every shard
+        constant=lambda wc: constant_guess_parameter(CONFIG, wc.benchmark, wc.model),
     threads: 1
     resources:
         # from the model's size class; a shard already fully cached goes to the CPU partition, gpu=0

@@ -131,6 +131,7 @@ def test_planned_missing_requests_equal_what_the_default_config_then_sends(tmp_p
         "reference-solver": 3 * trials,
         "symmetric-guess": 3 * trials,
         "boundary-guess": 3 * trials,
+        "constant-guess": 3 * trials,
         "gemma3-270m": 3 * trials,
     }
     # the non-LLM baselines generate no tokens (symmetric-guess was planned at max_tokens per request)
@@ -138,6 +139,7 @@ def test_planned_missing_requests_equal_what_the_default_config_then_sends(tmp_p
         "reference-solver": "none",
         "symmetric-guess": "none",
         "boundary-guess": "none",
+        "constant-guess": "none",
         "gemma3-270m": "max_tokens",
     }
 
@@ -159,6 +161,9 @@ def test_planned_missing_requests_equal_what_the_default_config_then_sends(tmp_p
         ("extrem", "reference-solver"): trials,
         ("extrem", "symmetric-guess"): trials,
         ("extrem", "boundary-guess"): trials,
+        # the set's most frequent answer moves from 2 to 1/4 (answers 1/4, 3, 2: a tie, the smaller):
+        # every constant-guess request is new, and the rule's parameter reruns every shard of it
+        ("extrem", "constant-guess"): 3 * trials,
         ("extrem", "gemma3-270m"): trials,
     }
     started = time.time()

@@ -43,6 +43,7 @@ SOLVER_MODULES = {
     "reference-solver": "extrembench/generation/reference.py",
     "symmetric-guess": "extrembench/generation/symmetric.py",
     "boundary-guess": "extrembench/generation/boundary.py",
+    "constant-guess": "extrembench/generation/constant.py",
 }
 
 
@@ -71,8 +72,16 @@ def render_messages(model_cfg: Model, statement: str) -> list[dict[str, str]]:
 
 
 def plan_samples(
-    problems: list[dict[str, Any]], *, benchmark: str, model: str, model_cfg: Model, trials: int
+    problems: list[dict[str, Any]],
+    *,
+    benchmark: str,
+    model: str,
+    model_cfg: Model,
+    trials: int,
+    constant: str | None = None,
 ) -> list[PlannedSample]:
+    """One sample per asked problem and trial. `constant`: constant-guess only, the benchmark's most
+    frequent answer (extrembench.generation.constant.benchmark_constant), part of every identity."""
     version = engine_version(model_cfg)
     planned = []
     for problem in sorted(problems, key=lambda p: p["problem_id"]):
@@ -97,6 +106,15 @@ def plan_samples(
                     "seed": seed,
                     "digits": model_cfg.reference.digits,
                 }
+            elif model_cfg.backend == "constant-guess":
+                identity = {
+                    "engine": "constant-guess",
+                    "engine_version": version,
+                    "spec_json": problem["spec_json"],
+                    "seed": seed,
+                    "digits": model_cfg.reference.digits,
+                    "constant": constant,
+                }
             else:
                 identity = chat_identity(
                     model, model_cfg, render_messages(model_cfg, problem["statement"]), seed, version
@@ -113,6 +131,8 @@ def sampling_json(sample: PlannedSample) -> str:
         fields = {k: identity[k] for k in ("seed", "starts", "digits")}
     elif identity["engine"] in ("symmetric-guess", "boundary-guess"):
         fields = {k: identity[k] for k in ("seed", "digits")}
+    elif identity["engine"] == "constant-guess":
+        fields = {k: identity[k] for k in ("seed", "digits", "constant")}
     else:
         fields = {**identity["sampling"], "seed": identity["seed"]}
     return json.dumps(fields, sort_keys=True)

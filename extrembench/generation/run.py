@@ -28,7 +28,7 @@ from extrembench.cluster.ledger import JobMeter, response_cost, shares
 from extrembench.core.artifacts import read_artifact, write_artifact
 from extrembench.core.config import Config, Model
 from extrembench.core.files import write_bytes_atomic
-from extrembench.generation import boundary, reference, symmetric
+from extrembench.generation import boundary, constant, reference, symmetric
 from extrembench.generation.requests import PlannedSample, plan_samples, sampling_json
 from extrembench.llm.backends import SOLVER_BACKENDS, Endpoint, chat_client, open_endpoint
 from extrembench.llm.cache import GenerationCache
@@ -183,6 +183,7 @@ def _serve_missing(
             "reference-solver": reference.answer,
             "symmetric-guess": symmetric.answer,
             "boundary-guess": boundary.answer,
+            "constant-guess": constant.answer,
         }[model_cfg.backend]
         for sample in missing:
             response = solve(sample.identity)
@@ -238,12 +239,15 @@ def generation_row(
 def _plan(problems_path: Path, *, benchmark: str, model: str, config: Config) -> list[PlannedSample]:
     """The samples of one generate job: every asked problem of the shard × the benchmark's trials."""
     problems = read_artifact(problems_path, "problems").to_pylist()
+    model_cfg = config.models[model]
     return plan_samples(
         problems,
         benchmark=benchmark,
         model=model,
-        model_cfg=config.models[model],
+        model_cfg=model_cfg,
         trials=config.benchmarks[benchmark].trials,
+        # the whole set's answer, not this shard's: the shards are a meaningless split
+        constant=constant.benchmark_constant(config, benchmark) if model_cfg.backend == constant.NAME else None,
     )
 
 

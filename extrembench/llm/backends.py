@@ -18,7 +18,8 @@ from extrembench.llm.client import ChatClient
 from extrembench.llm.server import ManagedServer, free_port
 
 CHAT_BACKENDS = ("openai", "llamacpp", "sglang")
-SOLVER_BACKENDS = ("reference-solver", "symmetric-guess", "boundary-guess")  # non-LLM baselines computed in-process
+# non-LLM baselines computed in-process
+SOLVER_BACKENDS = ("reference-solver", "symmetric-guess", "boundary-guess", "constant-guess")
 
 
 class Endpoint(NamedTuple):
