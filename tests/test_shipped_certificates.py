@@ -11,6 +11,7 @@ import sys
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from extrembench.core.config import Validation
@@ -21,6 +22,9 @@ from extrembench.verify.stage import validate_shard
 from extrembench.verify.validate import check_problem
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "benchmarks"))
+import figures  # noqa: E402
+
 SHIPPED = sorted(str(p.relative_to(REPO)) for p in (REPO / "data" / "problems").glob("*.yaml"))
 HALVES = 2  # one validate job per core
 
@@ -58,6 +62,10 @@ def test_every_shipped_certificate_verifies_after_a_real_validate_run(tmp_path, 
     )
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     assert sum(line.startswith("ok ") for line in result.stdout.splitlines()) == len(SHIPPED), result.stdout[-3000:]
+    # the counts README and docs state (rendered from docs/figures/measured.json) are these
+    counts = figures.whole_set_counts(pd.concat(pd.read_parquet(t) for t in tables))
+    recorded = figures.load_record()["whole-set"]
+    assert counts == {key: recorded[key] for key in counts}, "run `python benchmarks/figures.py measure --whole-set`"
 
 
 def test_a_certificate_verifies_whatever_the_order_of_the_spec_variables():
