@@ -330,3 +330,53 @@ def test_changed_pass_maj_or_truncation_with_rewritten_checksums_is_caught(workd
         )
         problems = run_audit(workdir).problems
     assert any(f"does not follow from its 6 grade rows: {column} 0.123 (recomputed" in p for p in problems), problems
+
+
+def _reseal_board() -> None:
+    write_checksums(
+        [Path("results/leaderboard.parquet"), Path("results/leaderboard.csv"), Path("results/leaderboard.md")],
+        Path("results/leaderboard.sha256"),
+    )
+
+
+def test_accuracy_edited_in_the_csv_only_with_rewritten_checksums_fails(workdir):
+    """Issue 42: 0.93 for a true 1.0 in leaderboard.csv alone, leaderboard.sha256 rewritten, passed
+    the audit ("audit ok"); what a reader reads is now compared with the recomputed row."""
+    csv_path = workdir / "results" / "leaderboard.csv"
+    sums = workdir / "results" / "leaderboard.sha256"
+    with restoring(csv_path) as original, restoring(sums):
+        header, row = original.decode().splitlines()[:2]
+        cells = row.split(",")
+        column = header.split(",").index("accuracy_mean")
+        assert float(cells[column]) == 1.0
+        cells[column] = "0.93"
+        csv_path.write_text("\n".join([header, ",".join(cells), *original.decode().splitlines()[2:]]) + "\n")
+        _reseal_board()
+        problems = run_audit(workdir).problems
+    assert any(
+        "results/leaderboard.csv: row extrem/reference-solver does not follow from its grade rows: "
+        "accuracy_mean '0.93' (recomputed 1.0)" in p
+        for p in problems
+    ), problems
+
+
+def test_accuracy_edited_in_the_markdown_only_with_rewritten_checksums_fails(workdir):
+    md_path = workdir / "results" / "leaderboard.md"
+    sums = workdir / "results" / "leaderboard.sha256"
+    with restoring(md_path) as original, restoring(sums):
+        text = original.decode()
+        assert "| 100.0 ± 0.0 |" in text
+        md_path.write_text(text.replace("| 100.0 ± 0.0 |", "| 93.0 ± 0.0 |", 1))
+        _reseal_board()
+        problems = run_audit(workdir).problems
+    assert any(
+        "results/leaderboard.md: row extrem/reference-solver does not follow from its grade rows: "
+        "accuracy % (mean ± std) '93.0 ± 0.0' (recomputed '100.0 ± 0.0')" in p
+        for p in problems
+    ), problems
+
+
+def test_untouched_run_compares_the_csv_and_markdown_rows(workdir):
+    lines = run_audit(workdir).lines
+    assert any("results/leaderboard.csv: row extrem/reference-solver matches the recomputed row" in x for x in lines)
+    assert any("results/leaderboard.md: row extrem/reference-solver matches the recomputed row" in x for x in lines)

@@ -17,7 +17,14 @@ import pytest
 
 from extrembench.core.artifacts import write_artifact
 from extrembench.core.config import validate_config
-from extrembench.grading.judge import BASE_SEED, judge_answer, judge_messages, majority_vote, parse_vote
+from extrembench.grading.judge import (
+    BASE_SEED,
+    judge_answer,
+    judge_messages,
+    majority_vote,
+    parse_vote,
+    vote_nonce,
+)
 from extrembench.llm.cache import cache_key
 from extrembench.llm.calls import LLMCaller
 from extrembench.llm.judge import JudgeCallError, LLMJudge
@@ -340,7 +347,8 @@ def test_judge_with_unreachable_endpoint_is_ungraded_never_wrong(tmp_path):
 def test_judge_majority_from_recorded_votes(tmp_path):
     messages = judge_messages("a = b = c", "when all are equal", "When does equality hold?")
     with unreachable_caller(tmp_path) as caller:
-        for index, reply in enumerate(["VERDICT: CORRECT", "Equal.\nVERDICT: CORRECT", "garbled"]):
+        code = vote_nonce("a = b = c", "when all are equal", "When does equality hold?")
+        for index, reply in enumerate([f"VERDICT {code}: CORRECT", f"Equal.\nVERDICT {code}: CORRECT", "garbled"]):
             record_reply(caller, messages, reply, seed=BASE_SEED + index)
         # votes 4 and 5 are not recorded and the endpoint is down: missing votes, not 'no' votes
         outcome = judge_answer(LLMJudge(caller), "a = b = c", "when all are equal", "When does equality hold?", votes=5)
@@ -529,7 +537,8 @@ def test_real_model_judge_votes_never_make_a_wrong_grade_from_failures(two_runs)
     for index in range(JUDGE_VOTES):
         result = caller.cache.get(cache_key(caller.identity(messages, BASE_SEED + index)))["response"]
         usable = result["error"] is None and result["content"] and result["finish_reason"] != "length"
-        votes.append(parse_vote(result["content"]) if usable else None)
+        code = vote_nonce("a = b = c", "when all three are equal", "When does equality hold?")
+        votes.append(parse_vote(result["content"], code) if usable else None)
     expected = majority_vote(votes, JUDGE_VOTES)
     assert (verdict["correct"], verdict["reason"]) == (expected.correct, expected.reason)
     if sum(v is not None for v in votes) <= JUDGE_VOTES // 2:

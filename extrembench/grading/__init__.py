@@ -8,7 +8,7 @@ from extrembench.grading.modes import MODES, equivalent
 
 GRADER_NAME = "extrembench-grader"
 # Bump whenever a verdict on some input may change (extraction, equivalence or judge rules).
-GRADER_VERSION = "1.0.1"  # 1.0.1: a 4-place decimal exactly half a unit off is correct
+GRADER_VERSION = "1.0.2"  # 1.0.2: the judge's vote is read from its own nonce-marked last line
 
 __all__ = [
     "GRADER_NAME",

@@ -9,6 +9,7 @@ from extrembench.core.artifacts import read_artifact, write_artifact
 from extrembench.grading import GRADER_NAME, GRADER_VERSION, GradeResult
 from extrembench.grading.extract import reasoning_answer
 from extrembench.grading.grade import grade_all_modes, grade_many, modes_disagree
+from extrembench.llm.judge import JudgeFailed, LLMJudge, judge_record_json
 
 log = logging.getLogger(__name__)
 
@@ -21,24 +22,44 @@ def grade_shard(
     dag_node: str,
     mode: str,
     timeout_s: float,
-    judge=None,  # extrembench.llm.judge.LLMJudge
+    judge: LLMJudge | None = None,
     scope: str = "final",
 ) -> None:
     """Grade the final content in every mode; the row's verdict is `mode`'s, and the other modes'
     verdicts are kept so disagreements are counted, not hidden. A sample whose final section states
     no answer but that boxed one inside its reasoning is graded on that box too (`mode`): kept as
     `correct_anywhere`, and the row's verdict when `scope` is 'anywhere' (docs/grading.md). The mode,
-    timeout and scope are recorded in the file's metadata, so `extrembench audit` can grade it again."""
+    timeout and scope are recorded in the file's metadata, so `extrembench audit` can grade it again,
+    and so is the judge (model, sampling, votes), so audit re-derives its verdicts from the recorded
+    votes. Too many failed judge votes fail the job (JudgeFailed, naming the first error)."""
 
     by_id = {p["problem_id"]: p for p in read_artifact(problems, "problems").to_pylist()}
     samples = read_artifact(generations, "generations").to_pylist()
     rows = grade_samples(samples, by_id, dag_node=dag_node, mode=mode, timeout_s=timeout_s, judge=judge, scope=scope)
+    failure = judge.failure() if judge is not None else None
+    if failure is not None:
+        log.error("%s", failure)  # into the rule's log too, not only the traceback on stderr
+        raise JudgeFailed(failure)
+    if judge is not None and judge.failed:
+        log.warning(
+            "%d of %d judge votes failed (within models.%s.max_failure_rate); first error: %s",
+            judge.failed,
+            judge.asked,
+            judge.caller.model,
+            judge.first_error,
+        )
     write_artifact(
         rows,
         output,
         "grades",
         inputs=[generations, problems],
-        extra_metadata={"grading_mode": mode, "grading_timeout_s": repr(float(timeout_s)), "grading_scope": scope},
+        # the judge's record lets audit read every vote back from the cache (llm/judge.py)
+        extra_metadata={
+            "grading_mode": mode,
+            "grading_timeout_s": repr(float(timeout_s)),
+            "grading_scope": scope,
+            "judge": judge_record_json(judge),
+        },
     )
     log.info("graded %d samples: %d correct", len(rows), sum(bool(r["correct"]) for r in rows))
 

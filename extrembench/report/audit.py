@@ -15,7 +15,9 @@ everything matches; otherwise exit 1 and name each file or value that changed or
 from __future__ import annotations
 
 import argparse
+import csv
 import math
+import re
 import sys
 from collections import Counter
 from dataclasses import dataclass, field
@@ -29,7 +31,13 @@ from extrembench.core.files import sha256_file
 from extrembench.core.provenance import file_state, inputs_hash
 from extrembench.grading.guarded import GuardedEquivalence
 from extrembench.llm.cache import GenerationCache, cache_key
-from extrembench.report.leaderboard import leaderboard_row
+from extrembench.report.leaderboard import (
+    CERTIFICATE_KINDS,
+    SETTINGS_COLUMNS,
+    leaderboard_row,
+    markdown_table,
+    run_settings,
+)
 from extrembench.report.miss_classes import CLASSES
 from extrembench.report.misses_table import MISSES_SEED, build_misses_table, read_misses
 from extrembench.report.problem_check import check_problem_table
@@ -93,16 +101,17 @@ def _check_cache_entries(path: Path, cache: GenerationCache, depth: int, report:
         report.say(depth, f"ok   {len(rows)} cache entries match (produced on {', '.join(jobs)})")
 
 
-def _regrade(path: Path, depth: int, report: AuditReport) -> None:
-    regraded = regrade_file(path)
+def _regrade(path: Path, depth: int, report: AuditReport, cache: GenerationCache) -> None:
+    regraded = regrade_file(path, cache.root.parent)
     for problem in regraded.problems:
         report.fail(depth, problem)
-    if regraded.not_rederived:
-        report.say(
-            depth, f"note {regraded.not_rederived} descriptive answer(s) graded by the LLM judge: not re-derived"
-        )
     if not regraded.problems:
-        report.say(depth, f"ok   {regraded.checked} verdicts re-derived from the generation text and the gold")
+        judged = (
+            f" ({regraded.judged} by the LLM judge, from {regraded.votes_read} recorded votes)"
+            if regraded.judged
+            else ""
+        )
+        report.say(depth, f"ok   {regraded.checked} verdicts re-derived from the generation text and the gold{judged}")
 
 
 def _check_problems(path: Path, depth: int, report: AuditReport) -> None:
@@ -172,7 +181,7 @@ def _walk(path: Path, expected: str, depth: int, report: AuditReport, cache: Gen
     kind = read_metadata(path).get("extrembench.kind", "?")
     report.say(depth, f"ok   {path} [{kind}] sha256 {expected[:16]}")
     if kind == "grades":
-        _regrade(path, depth + 1, report)
+        _regrade(path, depth + 1, report, cache)
     if kind == "generations":
         _check_cache_entries(path, cache, depth + 1, report)
     if kind == "variants":
@@ -243,6 +252,11 @@ def _recompute(row: dict, grade_files: list[Path], board_path: Path, report: Aud
             seed=int(metadata.get("extrembench.bootstrap_seed", "0")),
             ungraded=metadata.get("extrembench.ungraded", "exclude"),
         )
+    # the settings that produced the row (judge, revision, sampling, seeds), read again the same way
+    settings = run_settings(grade_files)
+    settings = settings[(settings["benchmark"] == row["benchmark"]) & (settings["model"] == row["model"])]
+    if not settings.empty:
+        again.update({k: v for k, v in settings.iloc[0].to_dict().items() if k in SETTINGS_COLUMNS})
     n_rows = len(grades) - again["n_failed"]
     wrong = [
         f"{k} {row[k]!r} (recomputed {again[k]!r})"
@@ -257,6 +271,100 @@ def _recompute(row: dict, grade_files: list[Path], board_path: Path, report: Aud
             f"ok   accuracy {again['accuracy_mean']:.4f}, interval [{again['ci_low']:.4f}, "
             f"{again['ci_high']:.4f}], pass@k, maj@k and rates recomputed from {n_rows} grade rows",
         )
+    # What a reader reads is the CSV and the Markdown, not the Parquet: each is compared with the
+    # row as recomputed (columns audit does not recompute, e.g. cost and provenance, come from the
+    # Parquet row), so a number edited there alone, checksums rewritten, still fails.
+    expected = {**row, **{k: v for k, v in again.items() if k in row and k not in _NOT_RECOMPUTED}}
+    _check_csv_row(expected, board_path.with_suffix(".csv"), report)
+    _check_markdown_row(expected, board_path.with_suffix(".md"), report)
+
+
+def _csv_cell_matches(cell: str, value) -> bool:
+    """A CSV cell (write_csv: floats with 6 significant digits, NaN as empty) against a value."""
+    if _missing(value):
+        return cell == ""
+    if isinstance(value, bool):
+        return cell == str(value)
+    if isinstance(value, int | float):
+        try:
+            number = float(cell)
+        except ValueError:
+            return False
+        return math.isclose(number, float(value), rel_tol=1e-5, abs_tol=1e-12)
+    return cell == str(value)
+
+
+def _check_csv_row(expected: dict, path: Path, report: AuditReport) -> None:
+    name = f"{expected['benchmark']}/{expected['model']}"
+    if not path.exists():
+        report.fail(0, f"{path}: missing; rerun aggregate")
+        return
+    with open(path, encoding="utf-8", newline="") as handle:
+        rows = [
+            r
+            for r in csv.DictReader(handle)
+            if r.get("benchmark") == expected["benchmark"] and r.get("model") == expected["model"]
+        ]
+    if len(rows) != 1:
+        report.fail(0, f"{path}: {len(rows)} rows for {name} (expected 1); rerun aggregate")
+        return
+    written = rows[0]
+    absent = sorted(k for k in expected if k not in written)
+    wrong = [
+        f"{k} {written[k]!r} (recomputed {expected[k]!r})"
+        for k in expected
+        if k in written and not _csv_cell_matches(written[k], expected[k])
+    ]
+    if absent:
+        wrong.append(f"column(s) {', '.join(absent)} missing")
+    if wrong:
+        report.fail(0, f"{path}: row {name} does not follow from its grade rows: " + "; ".join(wrong))
+    else:
+        report.say(0, f"ok   {path}: row {name} matches the recomputed row ({len(expected)} columns)")
+
+
+_CELL_SPLIT = re.compile(r"(?<!\\)\|")
+
+
+def _markdown_cells(line: str) -> list[str]:
+    return [cell.strip() for cell in _CELL_SPLIT.split(line.strip())[1:-1]]
+
+
+def _check_markdown_row(expected: dict, path: Path, report: AuditReport) -> None:
+    import pandas as pd  # deferred: pandas costs start-up time and only this path needs it
+
+    name = f"{expected['benchmark']}/{expected['model']}"
+    if not path.exists():
+        report.fail(0, f"{path}: missing; rerun aggregate")
+        return
+    header_line, _, want_line = markdown_table(pd.DataFrame([expected])).splitlines()[:3]
+    header, want = _markdown_cells(header_line), _markdown_cells(want_line)
+    lines = path.read_text(encoding="utf-8").splitlines()
+    found = [
+        cells
+        for cells in map(_markdown_cells, (line for line in lines if line.startswith("|")))
+        if cells[:2] == want[:2]
+    ]
+    if len(found) != 1:
+        report.fail(0, f"{path}: {len(found)} table rows for {name} (expected 1); rerun aggregate")
+        return
+    have = found[0]
+    if len(have) != len(want):
+        report.fail(0, f"{path}: row {name} has {len(have)} cells, the recomputed row {len(want)}; rerun aggregate")
+        return
+    wrong = [f"{h} {a!r} (recomputed {b!r})" for h, a, b in zip(header, have, want) if a != b]
+    # the certificate line of the benchmark states counts too
+    summary = (
+        f"- {expected['benchmark']}: "
+        + ", ".join(f"{k} {int(expected.get(f'certified_{k}', 0))}" for k in CERTIFICATE_KINDS)
+        + " of "
+    )
+    if not any(line.startswith(summary) for line in lines):
+        wrong.append(f"certified problems line of {expected['benchmark']} does not start {summary.strip()!r}")
+    if wrong:
+        report.fail(0, f"{path}: row {name} does not follow from its grade rows: " + "; ".join(wrong))
+    else:
+        report.say(0, f"ok   {path}: row {name} matches the recomputed row ({len(want)} cells)")
 
 
 def _audit_misses(benchmark: str, model: str, results: Path, report: AuditReport, cache: GenerationCache) -> None:

@@ -12,12 +12,15 @@ left out of every figure and counted in `n_failed`. Every random draw is seeded 
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable
+import json
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyarrow.parquet as pq
 
+from extrembench.core.artifacts import lineage_inputs, read_metadata
 from extrembench.core.files import write_bytes_atomic
 from extrembench.core.seeds import name_digest
 from extrembench.report import metrics
@@ -98,6 +101,14 @@ def group_seed(seed: int, *names: str) -> int:
 
 def string_equality(a: str, b: str) -> bool:
     return a.strip() == b.strip()
+
+
+def judge_decided(frame: pd.DataFrame) -> pd.Series:
+    """Per row: whether the LLM judge decided its verdict (reason 'judge:<yes>-<no>', or the same
+    for an answer boxed in the reasoning)."""
+    if "reason" not in frame.columns:
+        return pd.Series(False, index=frame.index)
+    return frame["reason"].map(lambda r: isinstance(r, str) and r.removeprefix("reasoning-").startswith("judge:"))
 
 
 def _graded_flags(frame: pd.DataFrame) -> pd.Series:
@@ -258,6 +269,8 @@ def _leaderboard_row(
         "truncation_rate": float((frame["finish_reason"] == "length").mean()),
         "no_answer_rate": float((frame["status"] == "no_answer").mean()),
         "ungraded_rate": float((frame["status"] == "ungraded").mean()),
+        # verdicts an LLM judge decided (descriptive answers): a share a reader weighs differently
+        "judge_decided_rate": float(judge_decided(frame).mean()) if len(frame) else float("nan"),
         "mode_disagreements": int(frame["modes_disagree"].fillna(False).astype(bool).sum()),
         "output_tokens_mean": float(tokens.mean()) if tokens.size else float("nan"),
         "output_tokens_median": float(tokens.median()) if tokens.size else float("nan"),
@@ -306,6 +319,83 @@ def build_leaderboard(
         for (benchmark, model), frame in grades.groupby(["benchmark", "model"], sort=True)
     ]
     return pd.DataFrame(rows).sort_values(["benchmark", "model"], kind="stable").reset_index(drop=True)
+
+
+# What produced each row besides the grade rows: read by run_settings (docs/metrics.md).
+SETTINGS_COLUMNS = (
+    "judge_model",
+    "engine",
+    "model_revision",
+    "temperature",
+    "top_p",
+    "top_k",
+    "min_p",
+    "max_tokens",
+    "reasoning_effort",
+    "seed_policy",
+)
+_SAMPLING_NUMBERS = ("temperature", "top_p", "top_k", "min_p")
+SEED_PER_SAMPLE = "per sample: sha256(model, benchmark, problem_id, trial)"
+
+
+def _joined(values) -> str | None:
+    present = sorted({str(v) for v in values if v is not None and not (isinstance(v, float) and np.isnan(v))})
+    return "; ".join(present) if present else None
+
+
+def _settings_of(key: tuple[str, str], generations: list[dict], judges: set[str | None]) -> dict:
+    from extrembench.generation.requests import sample_seed  # deferred: only this path needs it
+
+    benchmark, model = key
+    sampling = [{k: v for k, v in json.loads(r["sampling_json"] or "{}").items() if k != "seed"} for r in generations]
+    row: dict = {"benchmark": benchmark, "model": model, "judge_model": _joined(judges)}
+    row["engine"] = _joined(f"{r['engine']} {r['engine_version']}" for r in generations)
+    row["model_revision"] = _joined(r["model_revision"] for r in generations) or ("unpinned" if generations else None)
+    for name in _SAMPLING_NUMBERS:
+        values = {float(s[name]) for s in sampling if s.get(name) is not None}
+        # one value per model in a run (the cache key holds them); several would be a mixed run: no one number
+        row[name] = values.pop() if len(values) == 1 else float("nan")
+    sent = [float(s["max_tokens"]) for s in sampling if s.get("max_tokens") is not None]
+    row["max_tokens"] = max(sent) if sent else float("nan")  # clamped per prompt to the context: the largest sent
+    row["reasoning_effort"] = _joined(s.get("reasoning_effort") for s in sampling)
+    seeds = [r["seed"] for r in generations]
+    if generations and all(
+        seed == sample_seed(model, benchmark, r["problem_id"], r["trial"]) for seed, r in zip(seeds, generations)
+    ):
+        row["seed_policy"] = SEED_PER_SAMPLE
+    elif all(seed is None for seed in seeds):
+        row["seed_policy"] = "none sent"
+    else:
+        row["seed_policy"] = "recorded per request (not the per-sample hash)"
+    return row
+
+
+def run_settings(grade_files: Sequence[str | Path]) -> pd.DataFrame:
+    """One row per (benchmark, model) with SETTINGS_COLUMNS: the judge recorded in each grade
+    file's metadata, and from the generation rows its lineage names, the engine, model revision,
+    every sampling parameter and the seeds that were sent. Columns a model does not have (a solver
+    has no temperature) are empty."""
+    generations: dict[tuple[str, str], list[dict]] = {}
+    judges: dict[tuple[str, str], set[str | None]] = {}
+    columns = ["benchmark", "model", "problem_id", "trial", "engine", "engine_version", "model_revision"]
+    for path in grade_files:
+        record = json.loads(read_metadata(path).get("extrembench.judge") or "null")
+        for r in pq.read_table(path, columns=["benchmark", "model"]).to_pylist():
+            generations.setdefault((r["benchmark"], r["model"]), [])
+            judges.setdefault((r["benchmark"], r["model"]), set()).add(record["model"] if record else None)
+        source = lineage_inputs(path).get("generations")
+        for r in pq.read_table(source, columns=[*columns, "sampling_json", "seed"]).to_pylist() if source else []:
+            generations.setdefault((r["benchmark"], r["model"]), []).append(r)
+    rows = [_settings_of(key, generations[key], judges.get(key, set())) for key in sorted(generations)]
+    return pd.DataFrame(rows, columns=["benchmark", "model", *SETTINGS_COLUMNS])
+
+
+def with_run_settings(board: pd.DataFrame, grade_files: Sequence[str | Path]) -> pd.DataFrame:
+    """The leaderboard with SETTINGS_COLUMNS (run_settings) joined on (benchmark, model)."""
+    settings = run_settings(grade_files)
+    return board.drop(columns=[c for c in SETTINGS_COLUMNS if c in board.columns]).merge(
+        settings, on=["benchmark", "model"], how="left"
+    )
 
 
 def build_problem_model_rates(grades: pd.DataFrame) -> pd.DataFrame:

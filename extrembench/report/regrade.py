@@ -3,9 +3,11 @@ the gold, with the grader mode the file records, and compared field by field.
 
 A grades file's sha256 only says it is the file the leaderboard was built from; an edited verdict
 followed by a rerun of aggregate has a matching sha256. Grading again is what catches it (the
-grader is fast: a whole leaderboard's samples in seconds). Descriptive answers are graded by the
-LLM judge, which audit does not run: those rows are counted and named as not re-derived, never
-passed silently.
+grader is fast: a whole leaderboard's samples in seconds). Descriptive answers were graded by the
+LLM judge: its votes are read back from the response cache under the keys the grade job's calls
+were filed under (the file records the judge: llm/judge.py, RecordedJudge) and the majority taken
+again, so an edited judge verdict fails too; no endpoint is opened. A vote missing from the cache
+leaves that sample ungraded here, which differs from a recorded verdict and is named.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from pathlib import Path
 from extrembench.core.artifacts import lineage_inputs, read_artifact, read_metadata
 from extrembench.grading import GRADER_NAME, GRADER_VERSION
 from extrembench.grading.shard import grade_samples
+from extrembench.llm.judge import recorded_judge
 
 # Every field a grade row derives from its generation row, its problem row and the grader.
 DERIVED = (
@@ -44,7 +47,9 @@ DERIVED = (
 @dataclass
 class Regraded:
     checked: int = 0
-    not_rederived: int = 0  # descriptive answers (judge-graded)
+    not_rederived: int = 0  # judge verdicts not re-derived (no cache given)
+    judged: int = 0  # verdicts the judge decided, re-derived from recorded votes
+    votes_read: int = 0  # recorded judge votes read back
     problems: list[str] = field(default_factory=list)
 
 
@@ -52,8 +57,14 @@ def _timed_out(row: dict) -> bool:
     return row["status"] == "ungraded" and row["reason"] == "timeout"
 
 
-def regrade_file(path: Path) -> Regraded:
-    """Grade every row of grades file `path` again and name each row whose recorded verdict differs."""
+def _judged(row: dict) -> bool:
+    return (row["reason"] or "").removeprefix("reasoning-").startswith("judge")
+
+
+def regrade_file(path: Path, cache_dir: Path | None = None) -> Regraded:
+    """Grade every row of grades file `path` again and name each row whose recorded verdict differs.
+    With `cache_dir`, judge verdicts are re-derived from the votes recorded there; without it they
+    are counted in `not_rederived`."""
     result = Regraded()
     metadata = read_metadata(path)
     mode = metadata.get("extrembench.grading_mode")
@@ -84,8 +95,17 @@ def regrade_file(path: Path) -> Regraded:
         result.problems.append(f"{inputs['generations']}: problems {unknown[:5]} are not in {inputs['problems']}")
         return result
     dag_node = recorded[0]["dag_node"] if recorded else ""
-    # judge=None: a descriptive answer comes back ungraded ("no-judge") and is skipped below
-    again = grade_samples(samples, by_id, dag_node=dag_node, mode=mode, timeout_s=timeout_s, judge=None, scope=scope)
+    judge_value = metadata.get("extrembench.judge")
+    if judge_value is None and any(_judged(r) for r in recorded):
+        result.problems.append(
+            f"{path}: has judge verdicts but records no judge (written before audit re-derived them), so they "
+            f"cannot be re-derived; rerun its grade job (snakemake --forcerun grade)"
+        )
+        return result
+    judge = recorded_judge(judge_value, cache_dir) if cache_dir is not None else None
+    # without a judge a descriptive answer comes back ungraded ("no-judge") and is skipped below
+    again = grade_samples(samples, by_id, dag_node=dag_node, mode=mode, timeout_s=timeout_s, judge=judge, scope=scope)
+    result.votes_read = judge.read if judge is not None else 0
     ours = {(r["problem_id"], r["trial"]): r for r in again}
     theirs = {(r["problem_id"], r["trial"]): r for r in recorded}
     for key in sorted(ours.keys() ^ theirs.keys()):
@@ -93,10 +113,11 @@ def regrade_file(path: Path) -> Regraded:
         result.problems.append(f"{path}: {key[0]} trial {key[1]} {where}")
     for key in sorted(ours.keys() & theirs.keys()):
         mine, row = ours[key], theirs[key]
-        if row["answer_type"] == "description" and mine["reason"] == "no-judge":
+        if cache_dir is None and _judged(row) and mine["reason"].removeprefix("reasoning-") == "no-judge":
             result.not_rederived += 1
             continue
         result.checked += 1
+        result.judged += _judged(mine)
         differing = [f for f in DERIVED if mine[f] != row[f]]
         if not differing:
             continue
