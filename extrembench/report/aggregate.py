@@ -21,6 +21,7 @@ from extrembench.report.leaderboard import (
     build_leaderboard,
     build_technique_table,
     restrict_to_certified,
+    with_run_settings,
     write_markdown,
 )
 from extrembench.report.published import compare_published, published_for_run
@@ -53,6 +54,7 @@ def aggregate(
         board = build_leaderboard(grades, equivalent=equivalent, seed=seed, ungraded=ungraded)
     if generation_files:  # the cost ledger columns (extrembench/cluster/cost)
         board = with_cost_columns(board, cost_table(read_generations(generation_files), config.models, config.cluster))
+    board = with_run_settings(board, grade_files)  # judge, revision, sampling and seeds of each row
     grades = apply_ungraded_policy(grades, ungraded)  # the per-problem tables score them the same way
     if equivalent.timeouts:
         log.warning("maj@k: %d answer comparisons timed out and were counted as different answers", equivalent.timeouts)
