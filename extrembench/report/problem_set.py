@@ -1,12 +1,13 @@
 """Describe a problem set by rules anyone can re-check: source type (the competition table of
-extrembench.report.competitions), the difficulty rubric's computed floor against the declared
-label, constraint and domain kinds, where the extremum sits. The rules are written out in
-docs/problem-format.md ("Difficulty rubric"); benchmarks/problem_set.py prints the counts against
-the set's targets.
+extrembench.report.competitions), the declared difficulty and its reason, constraint and domain
+kinds, where the extremum sits. The rules are written out in docs/problem-format.md ("Difficulty
+rubric"); benchmarks/problem_set.py prints the counts against the set's targets.
 
-Everything here is a pure function of a problem file's fields, plus the two cheap guesses
+Everything here is a pure function of a problem file's fields, plus the cheap guesses
 (extrembench.generation.symmetric: all variables equal; extrembench.generation.boundary: one
-variable at an edge, the others equal) for "is the extremum where a guess puts it".
+variable at an edge, the others equal; extrembench.generation.constant: the set's most frequent
+answer, 0 for a difference) for "is the extremum where a guess puts it". Difficulty is not
+computed: it judges the technique a solution needs, which no guess measures.
 """
 
 from __future__ import annotations
@@ -22,63 +23,20 @@ from extrembench.generation.symmetric import symmetric_guess
 from extrembench.problems.problem import Problem, parse_domain, parse_problem
 from extrembench.report.competitions import COMPETITION_TYPES, cite
 
-# Techniques beyond one named inequality (the issue 27 rubric's "hard" list).
-HARD_TECHNIQUES = frozenset({"sos", "uvw", "mixing-variables", "schur", "tangent-line"})
-# Easy: one of these, applied once (tagged alone).
-CLASSICAL_TECHNIQUES = frozenset({"am-gm", "cauchy-schwarz", "holder", "jensen"})
 LEVELS = ("easy", "medium", "hard")
 
 
-def difficulty_floor(
-    techniques: Iterable[str], at_symmetric_point: bool, at_boundary_point: bool, cyclic: bool
-) -> tuple[str, str]:
-    """The least difficulty a problem can have by what is computed from its file, and why.
-
-    The rubric judges the technique a solution needs (docs/problem-format.md): easy = one classical
-    inequality applied once; medium = a standard combination or substitution; hard = SOS, Schur,
-    uvw, mixing variables or a tangent line with a non-obvious equality case, or an extremum off
-    every symmetric and boundary guess. The technique is the curator's judgement (`difficulty`,
-    `difficulty_reason`); what a reader can recompute bounds it from below:
-
-    hard   — a cyclic problem (all-equal and one-variable-at-the-edge are its natural guesses) whose
-             extremum is off both the symmetric and the boundary guess;
-    medium — a technique list naming more than one technique (a combination) or one of the hard
-             techniques;
-    easy   — otherwise. A problem that is not cyclic gets no floor from the guesses: its extremum
-             is off them by construction (1/x + 4/y + 9/z on x + y + z = 1 is one weighted
-             Cauchy-Schwarz), so being off them says nothing about the technique.
-    """
-    techniques = frozenset(techniques)
-    if cyclic and not at_symmetric_point and not at_boundary_point:
-        return "hard", "cyclic, extremum off the symmetric and the boundary guess"
-    if techniques & HARD_TECHNIQUES:
-        return "medium", f"technique {', '.join(sorted(techniques & HARD_TECHNIQUES))}"
-    if len(techniques - {"cyclic", "other"}) > 1:
-        return "medium", f"a combination ({', '.join(sorted(techniques))})"
-    return "easy", "no computed fact rules out one classical inequality applied once"
-
-
-def rubric_difficulty(
-    declared: str | None,
-    techniques: Iterable[str],
-    at_symmetric_point: bool,
-    at_boundary_point: bool,
-    cyclic: bool = True,
-) -> tuple[str, str]:
-    """(difficulty, the rule that decided it): the declared label when it is at least the
-    computed floor (difficulty_floor), else the floor. Without a declared label: the floor, or
-    medium when the floor is easy and the techniques are not exactly one classical inequality.
-    Never lowers a declared label: what makes a problem hard (a non-obvious equality case of a
-    tangent line, say) is the curator's call, written in `difficulty_reason`."""
-    floor, why = difficulty_floor(techniques, at_symmetric_point, at_boundary_point, cyclic)
-    if declared is None:
-        techniques = frozenset(techniques)
-        if floor == "easy" and not (len(techniques) == 1 and techniques <= CLASSICAL_TECHNIQUES):
-            return "medium", "no label; not exactly one classical inequality"
-        return floor, f"no label; {why}"
-    if LEVELS.index(declared) >= LEVELS.index(floor):
-        return declared, "declared"
-    return floor, why
+def rubric_difficulty(declared: str | None, reason: str | None) -> tuple[str | None, str]:
+    """(difficulty, why): the declared label, which judges the technique a solution needs
+    (docs/problem-format.md, "Difficulty rubric") and is the curator's call written out in
+    `difficulty_reason`. Nothing computed from the file raises or lowers it: where the extremum
+    sits (off the cheap guesses or not) measures guessability, reported on its own, not the
+    technique. A label without its reason, or no label, is reported, not replaced."""
+    if declared not in LEVELS:
+        return None, "no difficulty label"
+    if not reason:
+        return declared, "no difficulty_reason"
+    return declared, "declared"
 
 
 def constraint_kind(problem: Problem) -> str:
@@ -173,14 +131,13 @@ def equality_case(problem: Problem, at_symmetric_point: bool, witness: dict[str,
     return "other"
 
 
-def describe(problem: Problem, at_symmetric_point: bool, at_boundary_point: bool = False) -> dict[str, Any]:
-    """The per-problem facts the set statistics count."""
+def describe(
+    problem: Problem, at_symmetric_point: bool, at_boundary_point: bool = False, at_constant: bool = False
+) -> dict[str, Any]:
+    """The per-problem facts the set statistics count (at_constant: constant-guess answers it)."""
     citation = cite((problem.source or {}).get("reference"))
     cyclic = is_cyclic(problem)
-    rubric, rule = rubric_difficulty(
-        problem.difficulty, problem.technique, at_symmetric_point, at_boundary_point, cyclic
-    )
-    floor, _ = difficulty_floor(problem.technique, at_symmetric_point, at_boundary_point, cyclic)
+    rubric, rule = rubric_difficulty(problem.difficulty, problem.difficulty_reason)
     return {
         "id": problem.id,
         "family": problem.family or problem.id,
@@ -188,7 +145,6 @@ def describe(problem: Problem, at_symmetric_point: bool, at_boundary_point: bool
         "reason": problem.difficulty_reason,
         "rubric": rubric,
         "rule": rule,
-        "floor": floor,
         "source_type": citation.kind,
         "competition": citation.kind in COMPETITION_TYPES,
         "citation_complete": citation.complete,
@@ -200,14 +156,11 @@ def describe(problem: Problem, at_symmetric_point: bool, at_boundary_point: bool
         "constraints": len(problem.constraints),
         "at_symmetric_point": at_symmetric_point,
         "at_boundary_point": at_boundary_point,
+        "at_constant": at_constant,
         "cyclic": cyclic,
     }
 
 
 def difficulty_mismatches(rows: Iterable[dict[str, Any]]) -> list[str]:
-    """One line per problem whose declared difficulty is missing or below what the rubric computes."""
-    return [
-        f"{r['id']}: declared {r['declared']}, rubric says {r['rubric']} ({r['rule']})"
-        for r in rows
-        if r["declared"] != r["rubric"]
-    ]
+    """One line per problem without a difficulty label or without its one-line reason."""
+    return [f"{r['id']}: {r['rule']} (add it to the file)" for r in rows if r["rule"] != "declared"]
