@@ -4,6 +4,7 @@ then one value at a time is changed and audit must name it."""
 
 from __future__ import annotations
 
+import csv
 import json
 import shutil
 from pathlib import Path
@@ -18,6 +19,7 @@ from extrembench.grading.shard import grade_shard
 from extrembench.llm.cache import GenerationCache, entry_digest
 from extrembench.report.aggregate import aggregate, write_checksums
 from extrembench.report.audit import audit
+from extrembench.report.leaderboard import SEED_PER_SAMPLE
 from extrembench.sources.convert import convert_shard
 from extrembench.sources.translate import translate_shard
 from extrembench.verify.stage import validate_shard
@@ -380,3 +382,46 @@ def test_untouched_run_compares_the_csv_and_markdown_rows(workdir):
     lines = run_audit(workdir).lines
     assert any("results/leaderboard.csv: row extrem/reference-solver matches the recomputed row" in x for x in lines)
     assert any("results/leaderboard.md: row extrem/reference-solver matches the recomputed row" in x for x in lines)
+
+
+def test_leaderboard_states_the_settings_that_produced_each_row(workdir):
+    """Issue 42 (low): the leaderboard named only a config hash."""
+    with open(workdir / "results" / "leaderboard.csv", newline="") as handle:
+        [row] = list(csv.DictReader(handle))
+    assert row["seed_policy"] == SEED_PER_SAMPLE
+    assert row["engine"].startswith("reference-solver ")
+    assert row["judge_model"] == ""  # no judge configured
+    assert row["temperature"] == "" and row["max_tokens"] == ""  # a solver samples nothing
+    assert row["judge_decided_rate"] == "0"
+
+
+@pytest.mark.parametrize("column, value", [("seed_policy", "fixed seed 0"), ("model_revision", "abc123")])
+def test_edited_settings_with_rewritten_checksums_fail(workdir, column, value):
+    board = workdir / "results" / "leaderboard.parquet"
+    sums = workdir / "results" / "leaderboard.sha256"
+    with restoring(board), restoring(sums):
+        table = pq.read_table(board)
+        index = table.schema.get_field_index(column)
+        table = table.set_column(index, column, pa.array([value] * table.num_rows))
+        pq.write_table(table, board)
+        _reseal_board()
+        problems = run_audit(workdir).problems
+    assert any(f"does not follow from its 6 grade rows: {column} {value!r} (recomputed" in p for p in problems), (
+        problems
+    )
+
+
+def test_settings_line_edited_in_the_markdown_fails(workdir):
+    md_path = workdir / "results" / "leaderboard.md"
+    sums = workdir / "results" / "leaderboard.sha256"
+    with restoring(md_path) as original, restoring(sums):
+        text = original.decode()
+        assert "; seeds per sample: sha256(model, benchmark, problem_id, trial);" in text
+        md_path.write_text(
+            text.replace("; seeds per sample: sha256(model, benchmark, problem_id, trial);", "; seeds 0;")
+        )
+        _reseal_board()
+        problems = run_audit(workdir).problems
+    assert any("results/leaderboard.md: row extrem/reference-solver" in p and "settings line" in p for p in problems), (
+        problems
+    )

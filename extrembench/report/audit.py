@@ -37,6 +37,7 @@ from extrembench.report.leaderboard import (
     leaderboard_row,
     markdown_table,
     run_settings,
+    settings_line,
 )
 from extrembench.report.miss_classes import CLASSES
 from extrembench.report.misses_table import MISSES_SEED, build_misses_table, read_misses
@@ -361,6 +362,13 @@ def _check_markdown_row(expected: dict, path: Path, report: AuditReport) -> None
     )
     if not any(line.startswith(summary) for line in lines):
         wrong.append(f"certified problems line of {expected['benchmark']} does not start {summary.strip()!r}")
+    if set(SETTINGS_COLUMNS) <= expected.keys():
+        settings = settings_line(expected)
+        if settings not in lines:
+            prefix = settings.split(":", 1)[0] + ":"
+            have_settings = [line for line in lines if line.startswith(prefix)]
+            shown = repr(have_settings[0]) if have_settings else "missing"
+            wrong.append(f"settings line {shown} (recomputed {settings!r})")
     if wrong:
         report.fail(0, f"{path}: row {name} does not follow from its grade rows: " + "; ".join(wrong))
     else:

@@ -350,7 +350,9 @@ def _settings_of(key: tuple[str, str], generations: list[dict], judges: set[str 
     sampling = [{k: v for k, v in json.loads(r["sampling_json"] or "{}").items() if k != "seed"} for r in generations]
     row: dict = {"benchmark": benchmark, "model": model, "judge_model": _joined(judges)}
     row["engine"] = _joined(f"{r['engine']} {r['engine_version']}" for r in generations)
-    row["model_revision"] = _joined(r["model_revision"] for r in generations) or ("unpinned" if generations else None)
+    row["model_revision"] = _joined(r["model_revision"] for r in generations) or (
+        "none recorded" if generations else None
+    )
     for name in _SAMPLING_NUMBERS:
         values = {float(s[name]) for s in sampling if s.get(name) is not None}
         # one value per model in a run (the cache key holds them); several would be a mixed run: no one number
@@ -534,6 +536,34 @@ def certified_summary(leaderboard: pd.DataFrame) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _setting(value, digits: str = "g") -> str:
+    if value is None or (isinstance(value, float) and np.isnan(value)):
+        return "–"
+    return f"{value:{digits}}" if isinstance(value, float) else str(value)
+
+
+def settings_line(row: dict) -> str:
+    """One leaderboard row's settings (SETTINGS_COLUMNS) as a line of the Markdown leaderboard."""
+    judge = row.get("judge_model")
+    judged = f"{_percent(row.get('judge_decided_rate', float('nan')))} % of samples decided by it"
+    return (
+        f"- {row['benchmark']} / {row['model']}: {_setting(row['engine'])}, revision {_setting(row['model_revision'])}; "
+        f"temperature {_setting(row['temperature'])}, top_p {_setting(row['top_p'])}, "
+        f"top_k {_setting(row['top_k'])}, min_p {_setting(row['min_p'])}, "
+        f"max_tokens {_setting(row['max_tokens'], '.0f')}, reasoning effort {_setting(row['reasoning_effort'])}; "
+        f"seeds {_setting(row['seed_policy'])}; judge {_setting(judge) if judge else 'none'} ({judged})"
+    )
+
+
+def settings_summary(leaderboard: pd.DataFrame) -> str:
+    """What produced each row (docs/metrics.md), when the leaderboard carries run_settings' columns."""
+    if not set(SETTINGS_COLUMNS) <= set(leaderboard.columns):
+        return ""
+    lines = ["Settings that produced each row (– = not applicable, e.g. a solver has no temperature):", ""]
+    lines += [settings_line(row) for row in leaderboard.to_dict("records")]
+    return "\n" + "\n".join(lines) + "\n"
+
+
 def write_markdown(leaderboard: pd.DataFrame, path: str | Path) -> Path:
     """results/leaderboard.md: the table plus how to read it and how to audit a number."""
     path = Path(path)
@@ -549,6 +579,7 @@ def write_markdown(leaderboard: pd.DataFrame, path: str | Path) -> Path:
         + markdown_table(leaderboard)
         + "\n"
         + certified_summary(leaderboard)
+        + settings_summary(leaderboard)
     )
     write_bytes_atomic(path, text.encode())
     return path
