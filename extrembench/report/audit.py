@@ -43,6 +43,7 @@ from extrembench.report.miss_classes import CLASSES
 from extrembench.report.misses_table import MISSES_SEED, build_misses_table, read_misses
 from extrembench.report.problem_check import check_problem_table
 from extrembench.report.regrade import regrade_file
+from extrembench.report.show import answer_or_tail
 
 
 @dataclass
@@ -432,7 +433,9 @@ def _audit_misses(benchmark: str, model: str, results: Path, report: AuditReport
             # pandas reads a null string as NaN: only real strings are shown
             what = "/".join(v for v in (row["miss_class"], row["kind"], row["proof"]) if isinstance(v, str))
             witness = f" at {row['witness_json']}" if isinstance(row["witness_json"], str) else ""
-            report.say(1, f"{row['problem_id']} trial {row['trial']}: {what} (answer {row['extracted']!r}){witness}")
+            # a no-answer miss has no extracted answer (NaN): the response's tail says what it did instead
+            answer = answer_or_tail(row, results)
+            report.say(1, f"{row['problem_id']} trial {row['trial']}: {what} ({answer}){witness}")
 
 
 def audit(benchmark: str, model: str, *, results: Path, cache_dir: Path) -> AuditReport:
