@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Annotated, Any, Literal, get_args
 
@@ -503,3 +503,122 @@ def declared_id(path: Path) -> str:
 
 def declared_status(path: Path) -> str:
     return str(lenient_mapping(path).get("expected_status", "confirmed"))
+
+
+# ---------------------------------------------------------------- canonical form
+# The validator's search samples one column per variable in order and its proofs build monomial bases
+# over the variables in order, so two files that differ only in the order of their variables or
+# constraints could get other certificates (issue 35: 12 of 185 shipped files did). Every check runs
+# on the canonical form below instead: variables ordered by their role in the problem (a refinement
+# over the expressions that never reads a name), names only as the last tie-break between variables
+# whose roles stay alike; constraints ordered by their text with each variable written as its
+# canonical position. Only orders change: names, texts and every other field stay as written.
+_SELF = sympy.Symbol("self_")
+CANONICAL_INDIVIDUALISE_LIMIT = 12  # tied variables tried one by one when no exact symmetry settles the order
+
+
+def _domain_key(domain: Domain) -> str:
+    return f"{domain.lo}|{domain.hi}|{domain.lo_open}|{domain.hi_open}"
+
+
+def _canonical_items(parsed: ParsedProblem) -> list[tuple[str, tuple[sympy.Expr, ...]]]:
+    items = [(f"{parsed.sense}:", (parsed.objective,))]
+    items += [(f"{op}:", (lhs, rhs)) for lhs, op, rhs in parsed.constraints]
+    return items
+
+
+def _placeholders(colors: dict[sympy.Symbol, int]) -> dict[sympy.Symbol, sympy.Symbol]:
+    return {s: sympy.Symbol(f"c{colors[s]}") for s in colors}
+
+
+def _ranked(keys: dict[sympy.Symbol, Any]) -> dict[sympy.Symbol, int]:
+    order = sorted(set(keys.values()))
+    return {s: order.index(k) for s, k in keys.items()}
+
+
+def _refine(parsed: ParsedProblem, colors: dict[sympy.Symbol, int], items) -> dict[sympy.Symbol, int]:
+    """Colour refinement: a variable's new colour is its old one and the multiset of the expressions
+    it occurs in, printed with itself as `self_` and every other variable as its colour. Stable
+    colours are invariant under renaming and reordering."""
+    while True:
+        base = _placeholders(colors)
+        keys = {}
+        for s in parsed.symbols:
+            mapping = {**base, s: _SELF}
+            seen = sorted(
+                tag + "|".join(str(e.xreplace(mapping)) for e in exprs)
+                for tag, exprs in items
+                if any(s in e.free_symbols for e in exprs)
+            )
+            keys[s] = (colors[s], tuple(seen))
+        refined = _ranked(keys)
+        if len(set(refined.values())) == len(set(colors.values())):
+            return colors
+        colors = refined
+
+
+def _text(items, colors: dict[sympy.Symbol, int]) -> str:
+    mapping = _placeholders(colors)
+    return "\n".join(sorted(tag + "|".join(str(e.xreplace(mapping)) for e in exprs) for tag, exprs in items))
+
+
+def _symmetric_class(parsed: ParsedProblem, members: list[sympy.Symbol], items) -> bool:
+    """Whether every transposition of the first member with another is an exact symmetry of the
+    problem (then any order of the class gives the same problem up to names)."""
+    whole = sorted(tag + "|".join(sympy.srepr(e) for e in exprs) for tag, exprs in items)
+    for other in members[1:]:
+        swap = {members[0]: other, other: members[0]}
+        swapped = sorted(tag + "|".join(sympy.srepr(e.xreplace(swap)) for e in exprs) for tag, exprs in items)
+        if swapped != whole:
+            return False
+    return True
+
+
+def canonical_variable_order(parsed: ParsedProblem) -> list[sympy.Symbol]:
+    """The variables in canonical order: by stable colour (_refine) from their domains; a class of
+    alike variables that is not an exact symmetry is split by trying each member first (the one
+    giving the least problem text wins), a bounded individualise-and-refine; names break what ties remain."""
+    items = _canonical_items(parsed)
+    colors = _refine(parsed, _ranked({s: _domain_key(parsed.domains[s]) for s in parsed.symbols}), items)
+    settled: set[frozenset] = set()  # classes whose order is left to names
+    while True:
+        classes: dict[int, list[sympy.Symbol]] = {}
+        for s in parsed.symbols:
+            classes.setdefault(colors[s], []).append(s)
+        open_classes = [
+            sorted(members, key=str)
+            for _, members in sorted(classes.items())
+            if len(members) > 1 and frozenset(members) not in settled
+        ]
+        if not open_classes:
+            break
+        members = open_classes[0]
+        if len(members) > CANONICAL_INDIVIDUALISE_LIMIT or _symmetric_class(parsed, members, items):
+            settled.add(frozenset(members))
+            continue
+        tries = []
+        for s in members:
+            split = _ranked({t: (colors[t], t != s) for t in parsed.symbols})
+            refined = _refine(parsed, split, items)
+            tries.append((_text(items, refined), str(s), refined))
+        colors = min(tries, key=lambda t: t[:2])[2]
+    return sorted(parsed.symbols, key=lambda s: (colors[s], str(s)))
+
+
+def canonical_problem(problem: Problem) -> Problem:
+    """The problem with its variables and constraints in canonical order (see the comment above
+    _SELF); a problem that differs only in those orders gives the same value, field for field."""
+    parsed = parse_problem(problem)
+    order = canonical_variable_order(parsed)
+    positions = {s: sympy.Symbol(f"v{i:02d}") for i, s in enumerate(order)}
+
+    def constraint_key(pair):
+        (lhs, op, rhs), text = pair
+        return f"{op}|{lhs.xreplace(positions)}|{rhs.xreplace(positions)}", text
+
+    constraints = [text for _, text in sorted(zip(parsed.constraints, problem.constraints), key=constraint_key)]
+    return replace(
+        problem,
+        variables={str(s): problem.variables[str(s)] for s in order},
+        constraints=tuple(constraints),
+    )

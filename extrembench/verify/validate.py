@@ -33,6 +33,7 @@ from extrembench.problems.expr import ExpressionError
 from extrembench.problems.problem import (
     Problem,
     ProblemError,
+    canonical_problem,
     declared_id,
     load_problem,
 )
@@ -120,6 +121,11 @@ def check_problem(
             problem = load_problem(problem, ignore_keys=ignore_keys)
         except ProblemError as exc:
             return _invalid(declared_id(Path(problem)), exc)
+    try:
+        # every path (check, the validate job, a spec read back from Parquet) checks one order
+        problem = canonical_problem(problem)
+    except ProblemError as exc:
+        return _invalid(problem.id, exc)
     try:
         with wall_cap(effort.time_cap_s):
             return _check_loaded(problem, seed, effort, certify)
