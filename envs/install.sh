@@ -39,4 +39,6 @@ case ",$extras," in
     ;;
 esac
 
-"$pip" install -e ".[$extras]"
+# The numeric stack at the exact releases envs/pipeline.yaml pins (pyproject.toml only has floors):
+# another release can change which proof a check finds, so the benchmark's bytes would drift.
+"$pip" install -c "$(dirname "$0")/numeric-constraints.txt" -e ".[$extras]"

@@ -89,3 +89,37 @@ def check_float_path() -> None:
             f'NPY_DISABLE_CPU_FEATURES="{NUMPY_DISABLED}" in the environment before Python starts.'
         )
     _checked = coretype()
+
+
+NUMERIC_PACKAGES = ("numpy", "scipy", "sympy", "mpmath", "gmpy2", "clarabel", "threadpoolctl")
+
+
+def numeric_stack() -> dict:
+    """What produced a verdict's floats, for a table's provenance: the numeric packages' versions
+    (envs/numeric-constraints.txt pins them), each OpenBLAS's version and kernel, and numpy's
+    enabled dispatch targets. Another release of any of them can change which proof is found."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    import numpy  # noqa: F401
+    import scipy.linalg  # noqa: F401  (loads scipy's own OpenBLAS, so it is listed)
+    from numpy._core._multiarray_umath import __cpu_dispatch__ as dispatched
+    from numpy._core._multiarray_umath import __cpu_features__ as features
+
+    packages = {}
+    for name in NUMERIC_PACKAGES:
+        try:
+            packages[name] = version(name)
+        except PackageNotFoundError:
+            packages[name] = None
+    blas = sorted(
+        (str(lib.get("version")), str(lib.get("architecture")), str(lib.get("prefix")))
+        for lib in threadpool_info()
+        if lib.get("user_api") == "blas"
+    )
+    return {
+        "python": platform.python_version(),
+        "machine": platform.machine(),
+        "packages": packages,
+        "blas": [{"version": v, "kernel": k, "library": p} for v, k, p in blas],
+        "numpy_dispatch": [f for f in dispatched if features.get(f)],
+    }

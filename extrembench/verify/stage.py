@@ -13,6 +13,7 @@ from extrembench.core.config import Validation
 from extrembench.problems.failures import problem_failure, stage_stopping_errors
 from extrembench.problems.statement import gold_text, render_statement
 from extrembench.verify.certificates.certify import certificate_json
+from extrembench.verify.blas import numeric_stack
 from extrembench.verify.certificates.document import VERIFIER_VERSION
 from extrembench.verify.validate import Effort, check_problem
 
@@ -105,4 +106,23 @@ def validate_shard(
                 "dag_node": dag_node,
             }
         )
-    write_artifact(rows, output, "problems", inputs=[*problem_files, conversions])
+    # which releases and kernels produced these verdicts: another numpy, scipy, sympy, clarabel or
+    # OpenBLAS can find another proof, so a table says what made it (read with read_numeric_stack)
+    write_artifact(
+        rows,
+        output,
+        "problems",
+        inputs=[*problem_files, conversions],
+        extra_metadata={NUMERIC_STACK_KEY: json.dumps(numeric_stack(), sort_keys=True)},
+    )
+
+
+NUMERIC_STACK_KEY = "numeric_stack"
+
+
+def read_numeric_stack(path: Path) -> dict | None:
+    """The numeric stack a problems table records (None for a table written before it did)."""
+    import pyarrow.parquet as pq
+
+    raw = (pq.read_schema(path).metadata or {}).get(f"extrembench.{NUMERIC_STACK_KEY}".encode())
+    return json.loads(raw) if raw is not None else None
