@@ -12,8 +12,8 @@ from extrembench.core.artifacts import read_artifact, write_artifact
 from extrembench.core.config import Validation
 from extrembench.problems.failures import problem_failure, stage_stopping_errors
 from extrembench.problems.statement import gold_text, render_statement
-from extrembench.verify.certificates.certify import certificate_json
 from extrembench.verify.blas import numeric_stack
+from extrembench.verify.certificates.certify import certificate_json
 from extrembench.verify.certificates.document import VERIFIER_VERSION
 from extrembench.verify.validate import Effort, check_problem
 
