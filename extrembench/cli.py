@@ -29,6 +29,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "compare two results folders: leaderboard rows and every problem's verdict and certificate",
     ),
     "schema": ("extrembench.problems.schema", "print the JSON Schema of config.yaml or of a problem file"),
+    "export-rl": ("extrembench.rl.export", "write proven answers as RL training data (verl, trl, openrlhf, verifiers)"),
     "show": (
         "extrembench.report.show",
         "one sample (prompt, reasoning, response, answer, gold, verdict, miss class) or a model's misses",

@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "extrembench"
 
 # Lowest first. A module's layer is its subpackage; `extrembench/__init__.py` is core; `cli.py` is top.
-LAYERS = ("core", "cluster", "llm", "problems", "verify", "sources", "generation", "grading", "report", "cli")
+LAYERS = ("core", "cluster", "llm", "problems", "verify", "sources", "generation", "grading", "report", "rl", "cli")
 
 
 def module_name(path: Path, package: Path = PACKAGE) -> str:
