@@ -27,8 +27,16 @@ from __future__ import annotations
 
 import functools
 import platform
+from importlib.metadata import PackageNotFoundError, version
 
+import numpy  # noqa: F401  (the libraries whose float path is checked: numpy's and scipy's OpenBLAS)
+import scipy.linalg  # noqa: F401
 from threadpoolctl import threadpool_info, threadpool_limits
+
+try:
+    from numpy._core._multiarray_umath import __cpu_dispatch__, __cpu_features__  # numpy >= 2
+except ImportError:
+    from numpy.core._multiarray_umath import __cpu_dispatch__, __cpu_features__  # numpy < 2 kept them here
 
 from extrembench.core.float_path import NUMPY_DISABLED, X86_64, FloatPathError, coretype
 
@@ -55,11 +63,7 @@ def float_path_problems() -> list[str]:
     """What differs from the pinned float path in this process (empty when it is the pinned one)."""
     if platform.machine().lower() not in X86_64:
         return []
-    import numpy  # noqa: F401  (loaded by every caller already; here for the feature table)
-    import scipy.linalg  # noqa: F401  (scipy's own OpenBLAS loads with it)
-    from numpy._core._multiarray_umath import __cpu_dispatch__ as dispatched
-    from numpy._core._multiarray_umath import __cpu_features__ as features
-
+    dispatched, features = __cpu_dispatch__, __cpu_features__
     problems = []
     for feature in ("AVX2", "FMA3"):
         if not features.get(feature):
@@ -98,13 +102,7 @@ def numeric_stack() -> dict:
     """What produced a verdict's floats, for a table's provenance: the numeric packages' versions
     (envs/numeric-constraints.txt pins them), each OpenBLAS's version and kernel, and numpy's
     enabled dispatch targets. Another release of any of them can change which proof is found."""
-    from importlib.metadata import PackageNotFoundError, version
-
-    import numpy  # noqa: F401
-    import scipy.linalg  # noqa: F401  (loads scipy's own OpenBLAS, so it is listed)
-    from numpy._core._multiarray_umath import __cpu_dispatch__ as dispatched
-    from numpy._core._multiarray_umath import __cpu_features__ as features
-
+    dispatched, features = __cpu_dispatch__, __cpu_features__
     packages = {}
     for name in NUMERIC_PACKAGES:
         try:

@@ -8,6 +8,8 @@ import logging
 from collections.abc import Sequence
 from pathlib import Path
 
+import pyarrow.parquet as pq
+
 from extrembench.core.artifacts import read_artifact, write_artifact
 from extrembench.core.config import Validation
 from extrembench.problems.failures import problem_failure, stage_stopping_errors
@@ -122,7 +124,5 @@ NUMERIC_STACK_KEY = "numeric_stack"
 
 def read_numeric_stack(path: Path) -> dict | None:
     """The numeric stack a problems table records (None for a table written before it did)."""
-    import pyarrow.parquet as pq
-
     raw = (pq.read_schema(path).metadata or {}).get(f"extrembench.{NUMERIC_STACK_KEY}".encode())
     return json.loads(raw) if raw is not None else None
