@@ -1,17 +1,79 @@
 """The non-LLM baseline: the validator's numeric optimizer answers each structured problem.
 
-It abstains on problems without a spec (companion benchmarks). Its answer is the best value it
-found, written as a decimal in a box, so the grader's 4-decimal rule decides whether it counts.
+It abstains on problems without a spec (companion benchmarks). Its answer is the best value found
+at a point re-checked feasible the way the validator re-checks a witness (projected onto the
+equalities and re-evaluated at 50 digits), written as a decimal in a box, so the grader's 4-decimal
+rule decides whether it counts; it abstains when no point passes. A point only feasible to the
+float search's tolerance is no answer: ineq-0161's scale-invariant constraint let the search run to
+coordinates near 1e16, where a relative violation of 1e-8 gave the objective -9.1e31 (the minimum
+is 0). Each point is also re-checked on the slice where its largest coordinate is 1: a problem whose
+feasible set is a cone has the same points there at a moderate scale.
 """
 
 from __future__ import annotations
 
 import json
 import time
+from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from extrembench.problems.problem import ExtremalSpec
-from extrembench.verify.search import Effort, TimeCap, search_extremum
+from extrembench.verify.recheck import NUMERIC_TOL, mp_point, recheck_point
+from extrembench.verify.search import (
+    Effort,
+    Model,
+    TimeCap,
+    at_limit,
+    build_model,
+    diverges,
+    feasible_candidates,
+    hp_value,
+    multistart,
+)
+
+RECHECKED = 8  # best float optima re-checked at 50 digits: a work count
+
+
+@dataclass(frozen=True)
+class Found:
+    value: float | None  # best value at a re-checked point; None: none passed (abstain)
+    unbounded: bool
+
+
+def _rechecked_values(model: Model, x: list) -> list[float]:
+    """The objective at 50 digits at the float point and at it rescaled to a largest coordinate of
+    1, each projected onto the equalities; only those re-checked feasible (in the domain's closure,
+    every constraint within the re-check's relative tolerance)."""
+    points = [[float(v) for v in x]]
+    largest = max(abs(float(v)) for v in x)
+    if largest > 0 and largest != 1:
+        points.append([float(v) / largest for v in x])
+    values = []
+    for floats in points:
+        if not all(np.isfinite(floats)):
+            continue
+        point = mp_point(model, [np.float64(v) for v in floats], "numeric")
+        value = hp_value(model.parsed.objective, point)
+        if value is not None and recheck_point(model, point, value, NUMERIC_TOL)[0] in ("ok", "boundary"):
+            values.append(float(value))
+    return values
+
+
+def rechecked_extremum(problem: ExtremalSpec, *, seed: int, effort: Effort) -> Found:
+    """The validator's seeded search, answered from re-checked points only: the best 50-digit value
+    among the RECHECKED best float optima (and their rescalings); unbounded when the best one runs
+    out along a path whose values keep decreasing (search.diverges), as the validator decides it.
+    Raises TimeCap past effort.time_cap_s."""
+    model, _ = build_model(problem)
+    feasible = feasible_candidates(multistart(model, seed, effort, time.monotonic() + effort.time_cap_s))
+    if not feasible:
+        return Found(None, False)
+    if at_limit(model, feasible[0]) and diverges(model, feasible[0])[0]:
+        return Found(None, True)
+    values = [v for c in feasible[:RECHECKED] for v in _rechecked_values(model, model.x(np.array(c.t)))]
+    return Found(min(values, key=lambda v: model.sign * v) if values else None, False)
 
 
 def abstaining_response() -> dict[str, Any]:
@@ -48,7 +110,7 @@ def answer(identity: dict[str, Any]) -> dict[str, Any]:
             statement="",
         )
         try:
-            result = search_extremum(problem, seed=identity["seed"], effort=Effort(starts=identity["starts"]))
+            result = rechecked_extremum(problem, seed=identity["seed"], effort=Effort(starts=identity["starts"]))
         except TimeCap:  # the safety net: the solver abstains rather than answer from a cut search
             result = None
         if result is None:
@@ -59,10 +121,10 @@ def answer(identity: dict[str, Any]) -> dict[str, Any]:
                 if spec["sense"] == "max"
                 else "The objective is unbounded: \\boxed{-\\infty}"
             )
-        elif result.best_value is None:
+        elif result.value is None:
             text = None
         else:
-            value = fixed_decimals(result.best_value, identity["digits"])
+            value = fixed_decimals(result.value, identity["digits"])
             text = f"The {'minimum' if spec['sense'] == 'min' else 'maximum'} value is \\boxed{{{value}}}."
         response.update(content=text, finish_reason="stop" if text else "abstain")
     response["latency_s"] = round(time.monotonic() - started, 3)

@@ -22,6 +22,7 @@ from extrembench.verify.search import FEAS_TOL, HP_DIGITS, LOG_LIMIT, Candidate,
 
 EXACT_TOL = 1e-30  # 50-digit re-check of a rational witness
 NUMERIC_TOL = 1e-11  # 50-digit re-check of a witness that could not be made exact
+SNAP_EVIDENCE = 1e6  # past this size a float snaps to some p/q (q <= 24) within 1e-4 whatever it is
 BOUNDARY_RATIO = 1e-6  # a coordinate this close to an open end (relative to the point's scale) is "at" it
 
 
@@ -71,11 +72,19 @@ def _newton_project(model: Model, point: dict, free: list) -> dict:
     if not free or not residuals or len(free) < len(residuals):
         return point
     start, point = point, dict(point)
-    g = sympy.Matrix(residuals).subs({s: v for s, v in point.items() if s not in free})
-    jacobian = g.jacobian(free)
+    # real stand-ins: the problem's symbols carry no sign, so d|a|/da came out as Derivative(re(a)),
+    # which no printer turns into code (ineq-0451 crashed here); for a real symbol it is sign(a)
+    real = [sympy.Dummy(str(s), real=True) for s in free]
+    g = sympy.Matrix(residuals).subs({s: v for s, v in point.items() if s not in free}).xreplace(dict(zip(free, real)))
+    jacobian = g.jacobian(real)
+    if jacobian.has(sympy.Derivative, sympy.Subs):
+        return start  # a derivative left unevaluated (a Min, a piecewise): no Newton step to take
+    try:
+        g_f = sympy.lambdify(real, g, "mpmath")
+        j_f = sympy.lambdify(real, jacobian, "mpmath")
+    except NotImplementedError:  # a function the mpmath printer has no code for: no projection
+        return start
     with mpmath.workdps(HP_DIGITS + 10):
-        g_f = sympy.lambdify(free, g, "mpmath")
-        j_f = sympy.lambdify(free, jacobian, "mpmath")
         values = [mpmath.mpf(str(sympy.N(point[s], HP_DIGITS + 5))) for s in free]
         for _ in range(30):
             try:
@@ -161,14 +170,16 @@ def _magnitude_digits(answer: sympy.Expr) -> int:
 
 
 def _answer_scale(objective: sympy.Expr, answer: sympy.Expr):
-    """What a relative tolerance on the answer is relative to: 1 + |answer|, or 1 + |answer - c|
-    when the objective adds a constant c (a^2 + b^2 + 10^20: only the varying part's size counts,
-    so a claim of 10^20 + 1 is not within 1e-11 * 10^20 of the minimum). Never larger than before."""
+    """What the objective's tolerance is relative to: the claim itself (issue 35: a claim 1e-4
+    relative above a maximum of 1/27000000 was within an absolute 1e-11 of it), or its distance from
+    an additive constant c of the objective when that is smaller (a^2 + b^2 + 10^20: only the
+    varying part's size counts, so a claim of 10^20 + 1 is not within 1e-11 * 10^20 of the minimum).
+    A claim of exactly 0 (or c) has no size to be relative to: its tolerance stays absolute."""
     constant, _ = objective.as_coeff_Add()
-    scale = 1 + abs(sympy.N(answer, 20))
+    size = abs(sympy.N(answer, 20))
     if constant != 0 and constant.is_Rational:
-        scale = min(scale, 1 + abs(sympy.N(answer - constant, 20)))
-    return scale
+        size = min(size, abs(sympy.N(answer - constant, 20)))
+    return size if size > 0 else sympy.Integer(1)
 
 
 def constraint_slack(lhs: sympy.Expr, op: str, rhs: sympy.Expr, point: dict) -> tuple[sympy.Expr, sympy.Expr] | None:
@@ -182,10 +193,12 @@ def constraint_slack(lhs: sympy.Expr, op: str, rhs: sympy.Expr, point: dict) -> 
     return ((left - right) if op in ("=", ">=", ">") else (right - left)), scale
 
 
-def recheck_point(model: Model, point: dict, answer: sympy.Expr, tol: float) -> tuple[str, str]:
+def recheck_point(
+    model: Model, point: dict, answer: sympy.Expr, tol: float, objective_tol: float | None = None
+) -> tuple[str, str]:
     """('ok' | 'boundary' | 'fail', detail) for a 50-digit witness: in the domain, constraints hold,
-    objective equals the answer. 'boundary' = equal to the answer but only on an open end or where a
-    strict constraint is tight."""
+    objective equals the answer (to `objective_tol`, `tol` when not given). 'boundary' = equal to
+    the answer but only on an open end or where a strict constraint is tight."""
     parsed = model.parsed
     on_boundary = []
     for s in model.symbols:
@@ -211,7 +224,7 @@ def recheck_point(model: Model, point: dict, answer: sympy.Expr, tol: float) -> 
     if value is None:
         return ("boundary", "; ".join(on_boundary)) if on_boundary else ("fail", "objective undefined at the witness")
     gap = abs(value - sympy.N(answer, digits))
-    if gap > tol * _answer_scale(parsed.objective, answer):
+    if gap > (tol if objective_tol is None else objective_tol) * _answer_scale(parsed.objective, answer):
         return "fail", f"objective at the witness is {sympy.N(value, 15)}, not the answer (gap {sympy.N(gap, 3)})"
     if on_boundary:
         return "boundary", "; ".join(on_boundary)
@@ -246,6 +259,13 @@ def attainment(model: Model, candidates: list[Candidate], answer: sympy.Expr) ->
             limit_seen = limit_seen or (candidate, f"the value is only approached, as {escaping}")
             continue
         verdict, point, detail = _best_recheck(model, x, answer)
+        if verdict == "contradicted" and (escaping := _push_improves(model, point)):
+            # the exact point is on the way to a limit (1 + 1/x at x ~ 1e13): approached, not contradicted
+            limit_seen = limit_seen or (candidate, f"the value is only approached, as {escaping}")
+            continue
+        if verdict == "contradicted":
+            # an exact point at hand settles the value there: no other float point may confirm
+            return "inconclusive", candidate, detail
         if verdict == "ok" and (escaping := _push_improves(model, point)):
             limit_seen = limit_seen or (candidate, f"the value is only approached, as {escaping}")
             continue
@@ -272,7 +292,10 @@ def attainment(model: Model, candidates: list[Candidate], answer: sympy.Expr) ->
 def _best_recheck(model: Model, x: list, answer: sympy.Expr) -> tuple[str, dict | None, str]:
     """Re-check a near-optimal point: first snapped to small rationals (exact), then as a 50-digit
     projection of the float. An exact snap landing on an open end with the answer's value settles
-    it as a limit point: the float near that end must not then pass on a looser tolerance."""
+    it as a limit point: the float near that end must not then pass on a looser tolerance. Likewise
+    an exact snap that is feasible, with a value within the numeric tolerance of the claim yet not
+    equal to it ('contradicted'): the float is a hair from that exact point, whose value is not the
+    claim (ineq-0451 with its answer moved a relative 1e-9 was confirmed at the exact optimum)."""
     failure = ""
     for mode, tol in (("exact", EXACT_TOL), ("mixed", NUMERIC_TOL), ("numeric", NUMERIC_TOL)):
         for scaled in scalings(model, x):
@@ -284,6 +307,19 @@ def _best_recheck(model: Model, x: list, answer: sympy.Expr) -> tuple[str, dict 
                 return "ok", point, mode
             if verdict == "boundary":
                 return "boundary", point, detail
+            if (
+                mode == "exact"
+                and max(abs(float(v)) for v in scaled) <= SNAP_EVIDENCE
+                and recheck_point(model, point, answer, tol, objective_tol=NUMERIC_TOL)[0] == "ok"
+            ):
+                value = hp_value(model.parsed.objective, point, HP_DIGITS + _magnitude_digits(answer))
+                shown = ", ".join(f"{s} = {point[s]}" for s in model.symbols)
+                return (
+                    "contradicted",
+                    point,
+                    f"the exactly feasible point ({shown}) gives {sympy.N(value, 20)}, not the claimed "
+                    f"{sympy.N(answer, 20)} (within the numeric tolerance, but an exact value is not a float's)",
+                )
             failure = failure or detail
     return "fail", None, failure
 

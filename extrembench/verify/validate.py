@@ -296,26 +296,48 @@ def _refute_near_claim(
     refuted = _refute_by_witness(problem, model, matching[:NEAR_CLAIM_CANDIDATES], deadline)
     if refuted.status == "refuted":
         return refuted
-    claim = model.parsed.answer
     for candidate in matching[:NEAR_CLAIM_CANDIDATES] if levels else []:
         check_cap(deadline)
         point = exact_feasible_point(model.parsed, witness_of(model, candidate))
-        value = None if point is None else _exact_objective(model.parsed, point)
-        if value is None or not (model.sign * (value - claim)).is_positive:
+        past = _past_claim_value(model, candidate, point)
+        if past is None:
             continue
-        # the exact value lies past the claim: a proof that nothing reaches the claim refutes it
-        certificate, detail = level_certificate(
-            model.parsed, problem.answer, Fraction(value.p, value.q), witness_of(model, candidate)
-        )
+        value, source = past
+        # the values at hand lie past the claim: a proof that nothing reaches the claim refutes it
+        certificate, detail = level_certificate(model.parsed, problem.answer, value, witness_of(model, candidate))
         if certificate is not None:
             return CheckResult(
                 problem.id,
                 "refuted",
                 float(value),
                 witness_of(model, candidate),
-                f"the claimed {problem.answer} is never reached: an exactly feasible point gives {value}, and {detail}",
+                f"the claimed {problem.answer} is never reached: {source}, and {detail}",
                 certificate,
             )
+    return None
+
+
+def _past_claim_value(model: Model, candidate: Candidate, point: dict | None) -> tuple[Fraction, str] | None:
+    """The value a level proof starts from when the claim lies past the values at hand (the claim
+    is then never reached if a level between them is proven), and what gives it; None when none
+    lies past it. The exactly feasible point's value when it is rational (10^20 against a claimed
+    10^20 - 1) and not much farther from the claim than the search's own value, else that float
+    value (beyond its rounding only): an exact point snapped to short rationals can sit well inside
+    the set (4/7 for 1/sqrt(3)), and a level between the claim and its value would cut through the
+    extremum (the level lies within a quarter of the gap from the claim, so 3x the gap is safe)."""
+    claim = model.parsed.answer
+    exact = None if point is None else _exact_objective(model.parsed, point)
+    exact = Fraction(exact.p, exact.q) if exact is not None and (model.sign * (exact - claim)).is_positive else None
+    target = model.target()
+    searched = None
+    if candidate.value - target > FLOAT_NOISE * (1 + abs(target)):
+        searched = Fraction(model.sign * candidate.value) + Fraction(model.shift.p, model.shift.q)
+    if exact is not None and (
+        searched is None or model.sign * (exact - searched) <= 2 * model.sign * (searched - claim)
+    ):
+        return exact, f"an exactly feasible point gives {exact}"
+    if searched is not None:
+        return searched, f"the search's best value is {float(searched):.15g}"
     return None
 
 
