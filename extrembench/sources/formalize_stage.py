@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 from extrembench.core.artifacts import write_artifact
+from extrembench.core.errors import InputError
 from extrembench.core.files import read_jsonl, sha256_file
 from extrembench.core.shards import shard_of, take
 from extrembench.problems.latex import FormalizeError
@@ -19,6 +20,10 @@ from extrembench.sources.formalize import formalize_statement
 from extrembench.sources.llm_convert import conversion_columns, formalize_with_fallback
 
 log = logging.getLogger(__name__)
+
+
+class DuplicateIdError(InputError, ValueError):
+    """Two problems of one benchmark share an id; the message names both places."""
 
 
 # --- the `extrembench formalize` subcommand -------------------------------------------------------
@@ -75,11 +80,20 @@ def formalize_shard(
 
     digest = sha256_file(statements)
     records = []
+    first_line: dict[str, int] = {}
     for number, record in read_jsonl(statements):
         try:
             records.append((number, str(record["id"]), record["statement"], record["answer"]))
         except (KeyError, TypeError) as exc:
             raise ValueError(f"{statements}:{number}: need a JSON object with id, statement, answer ({exc})") from exc
+        problem_id = records[-1][1]
+        if problem_id in first_line:
+            # both would be asked under one id and graded against the last gold: a right answer graded wrong
+            raise DuplicateIdError(
+                f"{statements}:{number}: id {problem_id!r} is also the id of line {first_line[problem_id]}; "
+                "ids must be unique within a benchmark: give one of the two lines another id (or delete one)"
+            )
+        first_line[problem_id] = number
     kept = set(take([r[1] for r in records], limit))
     records = sorted((r for r in records if r[1] in kept), key=lambda r: r[1])
     rows = []

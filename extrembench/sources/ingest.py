@@ -19,7 +19,6 @@ import json
 import logging
 import os
 import re
-from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -128,7 +127,9 @@ def load_benchmark(name: str, root: Path) -> list[dict]:
     if reader is None:
         raise DatasetError(f"benchmark {name!r} has no reader: its release format is not available here")
     verify_files(spec, root)
-    return reader(Path(root))
+    records = reader(Path(root))
+    _require_unique(records)
+    return records
 
 
 def dataset_spec(name: str) -> DatasetSpec:
@@ -233,14 +234,22 @@ def read_math500(root: Path) -> list[dict]:
                 meta,
             )
         )
-    _require_unique([r["problem_id"] for r in records], path)
+    _require_unique(records)
     return records
 
 
-def _require_unique(ids: list[str], path: Path) -> None:
-    duplicates = sorted(i for i, count in Counter(ids).items() if count > 1)
-    if duplicates:
-        raise DatasetError(f"{path}: duplicate problem ids {duplicates[:5]}")
+def _require_unique(records: list[dict]) -> None:
+    """Every problem id once: two records under one id would be asked twice and graded against
+    one gold. The error names both places."""
+    first: dict[str, str] = {}
+    for record in records:
+        problem_id, where = record["problem_id"], record["source_path"]
+        if problem_id in first:
+            raise DatasetError(
+                f"{where}: problem id {problem_id!r} is also the id of {first[problem_id]}; ids must be unique "
+                "within a benchmark (the release is not the pinned one, or its reader maps two records to one id)"
+            )
+        first[problem_id] = where
 
 
 # --- AMO-Bench -----------------------------------------------------------------------------------
@@ -280,11 +289,21 @@ def read_amo_bench(root: Path) -> list[dict]:
         _require(row, ("question_id", "answer_type", "answer"), f"{gold_path}:{line_number}")
         if row["answer_type"] not in ANSWER_TYPES:
             raise DatasetError(f"{gold_path}:{line_number}: answer_type {row['answer_type']!r} not in {ANSWER_TYPES}")
+        if row["question_id"] in gold:
+            raise DatasetError(
+                f"{gold_path}:{line_number}: question_id {row['question_id']!r} is also on line "
+                f"{gold[row['question_id']][0]}; one gold answer per question"
+            )
         gold[row["question_id"]] = (line_number, row)
-    records = []
+    records, prompt_lines = [], {}
     for line_number, row in enumerate(_read_jsonl(prompts_path), start=1):
         where = f"{prompts_path}:{line_number}"
         _require(row, ("id", "problem"), where)
+        if row["id"] in prompt_lines:
+            raise DatasetError(
+                f"{where}: id {row['id']!r} is also on line {prompt_lines[row['id']]}; one prompt per id"
+            )
+        prompt_lines[row["id"]] = line_number
         if row["id"] not in gold:
             raise DatasetError(f"{where}: id {row['id']} has no gold answer in {gold_path}")
         gold_line, gold_row = gold.pop(row["id"])
