@@ -179,12 +179,15 @@ def _check_loaded(problem: Problem, seed: int, effort: Effort, certify: bool = T
         return _refute_unreachable(problem, model, best)
     matching = [c for c in feasible if c.value <= target + tol]
     status, chosen, reason = attainment(model, matching, parsed.answer)
-    # within the search's tolerance, yet not an exact match: the exact point decides. A confirmed
-    # claim is only tried for a point below it (a level proof past a right claim cannot close and
-    # would spend its whole box budget failing)
-    if status != "confirmed" or (
-        best.value < target
-        and (not reason.startswith("exact closed-form") or best.value < target - FLOAT_NOISE * (1 + abs(target)))
+    # within the search's tolerance, yet not an exact match: the exact point decides. A claim
+    # confirmed at a float witness always has the exact points near it tried (one of them may beat
+    # the claim although the float did not); one confirmed exactly only when a point beats it by
+    # more than rounding. A confirmed claim gets no level proof (past a right claim it cannot close
+    # and would spend its whole box budget failing)
+    if (
+        status != "confirmed"
+        or not reason.startswith("exact closed-form")
+        or best.value < target - FLOAT_NOISE * (1 + abs(target))
     ):
         refuted = _refute_near_claim(problem, model, matching, deadline, levels=status != "confirmed")
         if refuted is not None:
