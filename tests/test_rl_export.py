@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import importlib.util
 import json
 import shutil
 from pathlib import Path
@@ -93,8 +94,27 @@ def test_every_layout_is_written_from_the_rows(exported):
     assert {(line["input"], line["label"]) for line in lines} == {(r["prompt"], r["answer"]) for r in rows.values()}
     records = [json.loads(line) for line in (root / "verifiers" / "train.jsonl").read_text().splitlines()]
     assert {r["info"]["id"] for r in records} == set(rows)
+    # the reward files the trainers are pointed at load as they load them (by file path)
+    verl_reward = _load(out / "extrembench_reward.py").compute_score
+    record = verl.to_pylist()[0]
+    truth = record["reward_model"]["ground_truth"]
+    assert verl_reward("extrembench", f"</think>\\boxed{{{truth}}}", truth, record["extra_info"])["score"] == 1.0
+    openrlhf_reward = _load(root / "openrlhf" / "extrembench_reward.py").reward_func
+    scores = openrlhf_reward(
+        [line["input"] + "\\boxed{0.123}" for line in lines],
+        [line["input"] for line in lines],
+        [line["label"] for line in lines],
+    )
+    assert list(scores["rewards"]) == [0.0] * len(lines)
     module = ast.parse((root / "verifiers" / "extrembench_env.py").read_text())
     assert "load_environment" in {node.name for node in module.body if isinstance(node, ast.FunctionDef)}
+
+
+def _load(path: Path):
+    spec = importlib.util.spec_from_file_location("reward_file", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def _problems_table(rows: list[dict], path: Path) -> Path:

@@ -132,6 +132,18 @@ def load_environment(split: str = "train", **kwargs):
 '''
 
 
+# The file a trainer is pointed at for its reward (verl: custom_reward_function.path with
+# name=compute_score; OpenRLHF: --reward.remote_url <file>.py, which must define reward_func).
+REWARD_SHIMS = {
+    "verl": "compute_score",
+    "openrlhf": "reward_func",
+}
+REWARD_SHIM = '''"""The reward of extrembench.rl.reward for {fmt} (written by `extrembench export-rl`)."""
+
+from extrembench.rl.reward import {name}  # noqa: F401 (the trainer looks this name up)
+'''
+
+
 def write_format(rows: list[dict], fmt: str, out: Path) -> list[Path]:
     """Write `rows` in layout `fmt` under `out`, one file per split present; the paths written."""
     if fmt not in FORMATS:
@@ -153,6 +165,11 @@ def write_format(rows: list[dict], fmt: str, out: Path) -> list[Path]:
             path = out / f"{split}.jsonl"
             _write_jsonl(verifiers_records(part), path)
         written.append(path)
+    if fmt in REWARD_SHIMS:
+        shim = out / "extrembench_reward.py"
+        with atomic_output(shim) as tmp:
+            Path(tmp).write_text(REWARD_SHIM.format(fmt=fmt, name=REWARD_SHIMS[fmt]), encoding="utf-8")
+        written.append(shim)
     if fmt == "verifiers":
         module = out / "extrembench_env.py"
         with atomic_output(module) as tmp:
