@@ -5,6 +5,7 @@ time limit, and the miss reading names guesses and claims past the proven extrem
 
 from __future__ import annotations
 
+import asyncio
 import json
 import subprocess
 import sys
@@ -130,3 +131,52 @@ def test_facts_are_read_from_a_dict_or_its_json_and_nothing_else():
     assert read_facts("{not json") is None
     assert read_facts("{" + " " * 30_000 + "}") is None  # over the size cap: not parsed
     assert read_facts(None) is None
+
+
+@pytest.mark.slow
+def test_each_adapter_takes_the_call_its_trainer_makes():
+    """The calls as the upstream files cited in docs/rl.md make them."""
+    gold, facts = (
+        "\\frac{3}{2}",
+        json.dumps({"answer": "\\frac{3}{2}", "answer_decimal": "1.5", "sense": "min", "variables": ["a"]}),
+    )
+    reply = "<think>\nequal values</think>\nThe minimum is $\\boxed{\\frac{3}{2}}$.<|im_end|>"
+    # verl/workers/reward_manager/naive.py: keywords, extra_info grown by the manager
+    extra_info = {"facts": facts, "num_turns": None, "rollout_reward_scores": {}}
+    verl = compute_score(data_source="extrembench", solution_str=reply, ground_truth=gold, extra_info=extra_info)
+    assert (verl["score"], verl["acc"], verl["pred"]) == (1.0, True, "\\frac{3}{2}")
+    # trl/trainer/grpo_trainer.py _calculate_rewards: keywords, every column but prompt, and its own
+    logged = {}
+    trl = trl_reward(
+        prompts=[[{"role": "user", "content": "Q"}]] * 2,
+        completions=[[{"role": "assistant", "content": reply}], [{"role": "assistant", "content": "\\boxed{1}"}]],
+        completion_ids=[[1, 2], [3]],
+        answer=[gold, gold],
+        id=["p", "p"],
+        facts=[facts, facts],
+        trainer_state=None,
+        log_extra=lambda *args, **kwargs: None,
+        log_metric=lambda name, value: logged.__setitem__(name, value),
+    )
+    assert trl == [1.0, 0.0] and logged["extrembench/beyond_extremum"] == 0.5
+    # openrlhf/utils/agent.py: positional lists of one, from a worker thread; the query is the chat
+    # template's prompt and the reply decoded with its special tokens
+    prompt = "<|im_start|>user\nFind it within \\boxed{}.<|im_end|>\n<|im_start|>assistant\n"
+    result = asyncio.run(asyncio.to_thread(reward_func, [prompt + reply], [prompt], [gold]))
+    assert list(result["rewards"]) == [1.0] and list(result["scores"]) == [1.0]
+    # a decoded query whose start differs from the prompt string (a BOS token): still the reply, not
+    # the whole query (whose first end-of-turn token, the prompt's, would end the content)
+    plain = "The minimum value is $\\frac{3}{2}$.<|im_end|>"
+    assert list(reward_func(["<s>" + prompt + plain], [prompt], [gold])["rewards"]) == [1.0]
+    # verifiers/rubrics/rubric.py: a **kwargs function gets every named argument
+    state = {"responses": []}
+    verifiers = verifiers_reward(
+        prompt=[{"role": "user", "content": "Q"}],
+        completion=[{"role": "assistant", "content": reply}],
+        answer=gold,
+        state=state,
+        task="default",
+        info={"facts": facts},
+        parser=None,
+    )
+    assert verifiers == 1.0

@@ -234,11 +234,24 @@ def trl_reward(completions: list, answer: list[str], facts: list | None = None, 
     return [r.score for r in results]
 
 
+def _after_prompt(query: str, prompt: str) -> str:
+    """The response in an OpenRLHF query (the prompt and the response, decoded with the special
+    tokens): after the prompt, or after its last occurrence when decoding changed what precedes it.
+    Never the whole query when the prompt is in it: the grader would stop at the prompt's end-of-turn
+    token and read the prompt's empty box."""
+    if not isinstance(prompt, str) or not prompt:
+        return query
+    if query.startswith(prompt):
+        return query[len(prompt) :]
+    at = query.rfind(prompt)
+    return query[at + len(prompt) :] if at >= 0 else query
+
+
 def reward_func(queries: list[str], prompts: list[str], labels: list[str], **kwargs) -> dict:
     """OpenRLHF's remote reward function (`--remote_rm_url <file defining reward_func>`, with
     `--label_key label`, or `--label_key facts` for the miss reading): the response is the query
     after its prompt. Returns rewards and scores (a torch tensor when torch is there) and extra logs."""
-    responses = [q[len(p) :] if isinstance(p, str) and q.startswith(p) else q for q, p in zip(queries, prompts)]
+    responses = [_after_prompt(q, p) for q, p in zip(queries, prompts)]
     facts = [read_facts(label) for label in labels]
     golds = [
         f["answer"] if f is not None and isinstance(f.get("answer"), str) else label for f, label in zip(facts, labels)
