@@ -22,6 +22,8 @@ from extrembench.core.config import validate_config
 from extrembench.grading.shard import grade_shard
 from extrembench.llm.calls import NAMESPACE
 from extrembench.llm.judge import JudgeFailed, judge_for
+from extrembench.report.aggregate import aggregate
+from extrembench.report.audit import audit
 from extrembench.report.leaderboard import SEED_PER_SAMPLE, build_leaderboard, run_settings
 from extrembench.report.regrade import regrade_file
 
@@ -91,13 +93,15 @@ def generate_and_grade(tmp_path: Path, config) -> Path:
         tmp_path / "problems.parquet",
         "problems",
     )
-    run_shard(tmp_path, config)
+    generations = tmp_path / "results/t/generate/m/shard-0.parquet"
+    grades = tmp_path / "results/t/grade/m/shard-0.parquet"
+    run_shard(tmp_path, config, output=generations)
     judge = judge_for(config, server_log=tmp_path / "judge.log")
     try:
         grade_shard(
-            tmp_path / "out.parquet",
+            generations,
             tmp_path / "problems.parquet",
-            tmp_path / "grades.parquet",
+            grades,
             dag_node="grade",
             mode="default",
             timeout_s=5.0,
@@ -105,7 +109,7 @@ def generate_and_grade(tmp_path: Path, config) -> Path:
         )
     finally:
         judge.caller.close()
-    return tmp_path / "grades.parquet"
+    return grades
 
 
 @pytest.mark.parametrize("votes", [3, 1])
@@ -140,7 +144,7 @@ def test_judge_answering_401_fails_the_grade_job_naming_the_cause(tmp_path, capl
     assert message.startswith(f"grading.judge_model judge: {words}"), message
     assert "401" in message and "invalid api key" in message
     assert "grading.judge_model judge" in caplog.text  # in the job's log, not only the traceback
-    assert not (tmp_path / "grades.parquet").exists()
+    assert not (tmp_path / "results/t/grade/m/shard-0.parquet").exists()
     assert len(server.judge_requests()) == sent
 
 
@@ -224,3 +228,33 @@ def test_leaderboard_carries_the_judge_share_model_and_sampling_settings(tmp_pat
     assert settings["max_tokens"] == 512
     assert settings["seed_policy"] == SEED_PER_SAMPLE
     assert settings["engine"] == "openai api"
+
+
+def test_audit_fails_on_an_edited_judge_verdict_after_reaggregating(tmp_path):
+    """The same through `extrembench audit`: the verdict edited and the leaderboard rebuilt around it
+    (every sha256 matches). This hand-built problems table has no source to re-derive its gold
+    from, which audit names too; the judge's rows are what this test is about."""
+    with StandIn(judge_reply=lambda code: f"Not the same.\nVERDICT {code}: INCORRECT") as server:
+        config = make_config(tmp_path, server.base_url)
+        grades = generate_and_grade(tmp_path, config)
+    outputs = {
+        "parquet": "leaderboard.parquet",
+        "csv": "leaderboard.csv",
+        "md": "leaderboard.md",
+        "checksums": "leaderboard.sha256",
+        "difficulty": "tables/difficulty.csv",
+        "techniques": "tables/techniques.csv",
+        "correlations": "tables/correlations.csv",
+        "published": "tables/published.csv",
+    }
+    outputs = {k: tmp_path / "results" / v for k, v in outputs.items()}
+
+    def judge_problems() -> list[str]:
+        aggregate([str(grades)], outputs=outputs, config=config, published_dir=None)
+        report = audit("t", "m", results=tmp_path / "results", cache_dir=tmp_path / "cache")
+        return [p for p in report.problems if "no source to re-derive its answer" not in p]
+
+    assert judge_problems() == []
+    _rewrite(grades, lambda rows: rows[1].update(correct=True, status="correct", reason="judge:3-0"))
+    problems = judge_problems()
+    assert len(problems) == 1 and "p1 trial 1: verdict does not follow (default mode): correct True" in problems[0]
