@@ -258,3 +258,23 @@ def test_audit_fails_on_an_edited_judge_verdict_after_reaggregating(tmp_path):
     _rewrite(grades, lambda rows: rows[1].update(correct=True, status="correct", reason="judge:3-0"))
     problems = judge_problems()
     assert len(problems) == 1 and "p1 trial 1: verdict does not follow (default mode): correct True" in problems[0]
+
+
+def test_the_failed_judge_job_names_no_secret(tmp_path, caplog, monkeypatch):
+    secret = "sk-judge-ECHOED-KEY-0123456789abcdef"
+    monkeypatch.setenv("EXTREMBENCH_JUDGE_KEY", secret)
+
+    class EchoingKey(StandIn):
+        def answer(self, request: Request) -> Reply:
+            if request.json()["model"] == "vendor/judge":
+                self.bodies.append(request.json())
+                return Reply(401, {"error": {"message": "bad key", "got": request.headers.get("Authorization")}})
+            return super().answer(request)
+
+    with EchoingKey() as server:
+        judge = {"openai": {"base_url": server.base_url, "api_key_env": "EXTREMBENCH_JUDGE_KEY"}}
+        with pytest.raises(JudgeFailed) as failed:
+            generate_and_grade(tmp_path, make_config(tmp_path, server.base_url, **judge))
+    assert "401" in str(failed.value)
+    assert secret not in str(failed.value) and secret not in caplog.text
+    assert all(secret not in p.read_text(errors="replace") for p in tmp_path.rglob("*") if p.is_file())
