@@ -309,3 +309,18 @@ def test_leaderboard_passes_the_answer_type_and_asks_each_pair_once(tmp_path):
     board = build_leaderboard(grades_table(rows, tmp_path), equivalent=typed_equivalent)
     assert board.iloc[0]["maj_at_k"] == 0.0  # '1/2' ≡ '0.5': 4 wrong votes against 1
     assert calls == [("1/2", "0.5", "set")]  # identical strings merged, the pair memoised across problems
+
+
+def test_judge_decided_rate_counts_the_verdicts_the_judge_decided(tmp_path):
+    """Issue 42: no leaderboard column said how many samples a judge decided. A tie or too few
+    valid votes is ungraded (the judge decided nothing); an answer boxed in the reasoning and
+    judged counts; failed requests are out of every figure."""
+    rows = [
+        grade_row(problem_id="p1", trial=0, correct=True, answer_type="description", reason="judge:3-0"),
+        grade_row(problem_id="p1", trial=1, correct=False, answer_type="description", reason="reasoning-judge:1-2"),
+        grade_row(problem_id="p2", trial=0, correct=None, answer_type="description", reason="judge-tie:1-1"),
+        grade_row(problem_id="p2", trial=1, correct=True, reason="boxed"),
+        grade_row(problem_id="p3", trial=0, correct=None, status="failed", reason="HTTP 500"),
+    ]
+    board = build_leaderboard(grades_table(rows, tmp_path))
+    assert board.iloc[0]["judge_decided_rate"] == 2 / 4
