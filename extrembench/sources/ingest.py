@@ -113,9 +113,12 @@ def local_root(name: str, data_root: Path | None = None) -> Path:
     folder = Path(data_root if data_root is not None else shared_data_root()) / spec.local_dir
     if not folder.is_dir():
         looked = str(folder) if data_root is not None else shared_data_places()
+        # the command that puts the files where this function looks (a fetch reads the network)
+        fetch = f"python -m extrembench.sources.download {spec.subset_of or name} {folder}"
         raise DatasetError(
-            f"local copy of dataset {name!r} not found: looked for {spec.local_dir}/ in {looked}. Put the "
-            f"datasets in ../shared/data beside the checkout, or set {SHARED_DATA_ENV} to their folder."
+            f"local copy of dataset {name!r} not found: looked for {spec.local_dir}/ in {looked}. Download it "
+            f"(each file sha256-checked against its pin): `{fetch}`; or set {SHARED_DATA_ENV} to a folder that "
+            f"holds {spec.local_dir}/ (e.g. a copy on the cluster's shared file system; docs/datasets.md)."
         )
     return folder
 
