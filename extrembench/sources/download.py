@@ -22,7 +22,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from extrembench.core.files import atomic_output, sha256_file
-from extrembench.sources.ingest import DATASETS, ChecksumError, DatasetError, DatasetSpec, dataset_spec
+from extrembench.sources.ingest import (
+    DATASETS,
+    SHARED_DATA_ENV,
+    ChecksumError,
+    DatasetError,
+    DatasetSpec,
+    dataset_spec,
+)
 
 HUB_URL = "https://huggingface.co/datasets/{hub_id}/resolve/{revision}/{path}"
 _COMMIT_SHA = re.compile(r"[0-9a-f]{40}")
@@ -97,10 +104,22 @@ def _hub_chunks(spec: DatasetSpec, planned: PlannedFile) -> Iterable[bytes]:
     except ImportError:
         yield from _https_chunks(planned.url)
         return
-    cached = hf_hub_download(
-        repo_id=spec.hub_id, filename=planned.hub_path, repo_type="dataset", revision=planned.revision
-    )
+    try:
+        cached = hf_hub_download(
+            repo_id=spec.hub_id, filename=planned.hub_path, repo_type="dataset", revision=planned.revision
+        )
+    except Exception as exc:  # the library's many network and Hub errors: each is "this address failed"
+        raise DatasetError(_failed(planned.url, exc)) from None
     yield from _read_chunks(Path(cached))
+
+
+def _failed(url: str, exc: BaseException) -> str:
+    """A failed fetch in one line: the address tried, why, and the ways around it."""
+    why = " ".join(str(exc).split())[:300] or type(exc).__name__
+    return (
+        f"GET {url} failed ({type(exc).__name__}: {why}). Offline, or behind a firewall? Copy the files from a "
+        f"machine that has them (--from-local <folder>), or set {SHARED_DATA_ENV} to a folder holding the datasets"
+    )
 
 
 def _https_chunks(url: str) -> Iterable[bytes]:
@@ -110,10 +129,13 @@ def _https_chunks(url: str) -> Iterable[bytes]:
     token = os.environ.get("HF_TOKEN")
     if token and url.startswith("https://huggingface.co/"):
         headers["Authorization"] = f"Bearer {token}"  # gated datasets; never sent to the mirrors
-    with httpx.stream("GET", url, headers=headers, follow_redirects=True, timeout=60.0) as response:
-        if response.status_code != 200:
-            raise DatasetError(f"GET {url}: HTTP {response.status_code}")
-        yield from response.iter_bytes()
+    try:
+        with httpx.stream("GET", url, headers=headers, follow_redirects=True, timeout=60.0) as response:
+            if response.status_code != 200:
+                raise DatasetError(f"GET {url}: HTTP {response.status_code}")
+            yield from response.iter_bytes()
+    except (httpx.HTTPError, OSError) as exc:  # no route, refused, DNS, timeout, dropped mid-file
+        raise DatasetError(_failed(url, exc)) from None
 
 
 def fetch_dataset(name: str, dest: Path, *, revision: str | None = None) -> Path:
