@@ -50,3 +50,28 @@ def test_review_of_a_fully_confirmed_set_is_an_empty_table(tmp_path):
     review_table([str(tmp_path / "a.parquet")], tmp_path / "review.csv")
     table = pd.read_csv(tmp_path / "review.csv")
     assert table.empty and "problem_id" in table.columns
+
+
+def test_review_csv_cells_never_start_a_formula(tmp_path):
+    """Issue 42: a problem file named `=HYPERLINK(...).yaml` became a formula cell in review.csv
+    (OWASP CSV injection); the cell now starts with an apostrophe, the Parquet keeps the name."""
+    hostile = ['=HYPERLINK("http://x.invalid","open")', "+1+1", "-2+3", "@SUM(A1)", "\tx", "\rx"]
+    rows = [
+        {**built("b", name, "invalid", f"{name}: (file): refused"), "source_path": f"{name}.yaml", "best_value": -1.5}
+        for name in hostile
+    ]
+    write_artifact(
+        rows,
+        tmp_path / "a.parquet",
+        "problems",
+    )
+    review_table([str(tmp_path / "a.parquet")], tmp_path / "review.csv")
+    table = pd.read_csv(tmp_path / "review.csv", keep_default_na=False)
+    shown = ['\'=HYPERLINK("http://x.invalid","open")', "'+1+1", "'-2+3", "'@SUM(A1)", "'\tx", "'\\rx"]
+    assert sorted(table["problem_id"]) == sorted(shown)
+    assert sorted(table["source_path"]) == sorted(f"{name}.yaml" for name in shown)
+    assert all(reason.startswith("'") for reason in table["reason"])
+    assert list(table["best_value"]) == [-1.5] * len(hostile)  # numbers stay numbers
+    from extrembench.core.artifacts import read_artifact
+
+    assert sorted(read_artifact(tmp_path / "a.parquet", "problems").column("problem_id").to_pylist()) == sorted(hostile)
