@@ -105,9 +105,19 @@ class Model:
         # a large additive constant is searched without: a^2 + b^2 + 10^20 is flat in floats
         constant, _ = parsed.objective.as_coeff_Add()
         self.shift = constant if constant.is_Rational and abs(constant) >= SHIFT_FROM else sympy.Integer(0)
+        # every float function is compiled over symbols named by position (p00, p01, ...): sympy
+        # orders a sum's terms by its symbols' names, and the floats round in that order, so with
+        # the variables' own names a renamed file took another search path (ineq-0504 renamed
+        # left a scale-invariant optimum at x ~ 40, where no exact point was found: issue 35)
+        place = {s: sympy.Symbol(f"p{i:02d}") for i, s in enumerate(self.symbols)}
+        positional = list(place.values())
+
+        def compiled(expr: sympy.Expr, module: str):
+            # lambdify prints our own parsed tree (fixed vocabulary) to code, never the raw text
+            return sympy.lambdify(positional, expr.xreplace(place), module)
+
         objective = parsed.objective - self.shift
-        # lambdify prints our own parsed tree (fixed vocabulary) to numpy code, never the raw text
-        self.objective = sympy.lambdify(self.symbols, objective, "numpy")
+        self.objective = compiled(objective, "numpy")
         self.equalities, self.inequalities = [], []
         self.scalar_equalities, self.scalar_inequalities = [], []
         for lhs, op, rhs in parsed.constraints:
@@ -116,8 +126,8 @@ class Model:
             scale = sum(
                 (sympy.Abs(term) for term in sympy.Add.make_args(lhs) + sympy.Add.make_args(rhs)), sympy.Float(1e-300)
             )
-            pair = (sympy.lambdify(self.symbols, diff, "numpy"), sympy.lambdify(self.symbols, scale, "numpy"))
-            relative = sympy.lambdify(self.symbols, diff / scale, "math")
+            pair = (compiled(diff, "numpy"), compiled(scale, "numpy"))
+            relative = compiled(diff / scale, "math")
             if op == "=":
                 self.equalities.append(pair)
                 self.scalar_equalities.append(relative)
@@ -125,10 +135,8 @@ class Model:
                 self.inequalities.append(pair)
                 self.scalar_inequalities.append(relative)
         # plain-float versions for the local searches: ~10x faster than numpy on scalars
-        self.scalar_objective = sympy.lambdify(self.symbols, objective, "math")
-        self.scalar_pieces = [
-            sympy.lambdify(self.symbols, piece, "math") for piece in epigraph_pieces(objective, self.sign)
-        ]
+        self.scalar_objective = compiled(objective, "math")
+        self.scalar_pieces = [compiled(piece, "math") for piece in epigraph_pieces(objective, self.sign)]
 
     def reported(self, value: float) -> float:
         """A searched (signed, shifted) value as the objective's own value."""
