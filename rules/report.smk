@@ -41,6 +41,9 @@ rule aggregate:
     params:
         code=CODE["aggregate"],
         published=lambda wc, input: os.path.dirname(input.published[0]) if input.published else "",
+        # the plot rule's figures, drawn from the leaderboard this job replaces: removed first, so a
+        # run stopped before plot leaves no figure of the previous leaderboard beside the new one
+        dependents=[path for png in FIGURES.values() for path in (png, png.removesuffix(".png") + ".pdf")],
     resources:
         mem_mb=cpu_resource("mem_mb"),
         runtime=cpu_resource("runtime"),
@@ -163,3 +166,4 @@ rule misses_report:
         "../envs/pipeline.yaml"
     script:
         "../scripts/misses_report.py"
+

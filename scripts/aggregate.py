@@ -14,4 +14,5 @@ aggregate(
     config=Config.model_validate(smk.config),
     published_dir=smk.params.published,
     generation_files=list(smk.input.generations),
+    dependents=list(smk.params.dependents),
 )

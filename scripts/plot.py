@@ -18,9 +18,14 @@ correlations = pd.read_csv(smk.input.correlations)
 published = published_for_run(smk.params.published, Config.model_validate(smk.config))
 # Published bars only for models this run evaluated: the figure compares, it does not catalogue.
 published = published[published["model"].isin(board["model"])]
-figures.plot_main(board, Path(smk.output.main), published=published)
-figures.plot_scatter(board, Path(smk.output.scatter), correlations=correlations)
-figures.plot_accuracy_vs_tokens(board, Path(smk.output.tokens))
-figures.plot_pass_at_k(board, Path(smk.output.pass_at_k))
-figures.plot_heatmap(grades, Path(smk.output.heatmap))
-figures.plot_accuracy_vs_cost(board, Path(smk.output.cost))
+outputs = {name: Path(smk.output[name]) for name in ("main", "scatter", "tokens", "pass_at_k", "heatmap", "cost")}
+if board.empty:  # no benchmark had a confirmed problem: each figure says so (the run summary names why)
+    for out in outputs.values():
+        figures.no_result_figure(out)
+else:
+    figures.plot_main(board, outputs["main"], published=published)
+    figures.plot_scatter(board, outputs["scatter"], correlations=correlations)
+    figures.plot_accuracy_vs_tokens(board, outputs["tokens"])
+    figures.plot_pass_at_k(board, outputs["pass_at_k"])
+    figures.plot_heatmap(grades, outputs["heatmap"])
+    figures.plot_accuracy_vs_cost(board, outputs["cost"])

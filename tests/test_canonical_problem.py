@@ -88,3 +88,14 @@ def test_only_orders_change():
         problem.source,
         problem.path,
     )
+
+
+def test_the_canonical_order_of_a_large_file_is_bounded_work():
+    """12 alike variables in a cycle that no transposition preserves, and 20 constraints: the
+    individualisations stop at CANONICAL_TRIES and names order the rest."""
+    names = [f"x{i}" for i in range(12)]
+    cycle = " + ".join(f"{a}^2*{b}" for a, b in zip(names, names[1:] + names[:1]))
+    constraints = [f"{a}*{b}^2 <= 1" for a, b in zip(names, names[1:] + names[:1])]
+    problem = make_problem("min", dict.fromkeys(names, "positive"), cycle, "0", constraints)
+    order = canonical_variable_order(parse_problem(problem))
+    assert sorted(map(str, order)) == sorted(names)

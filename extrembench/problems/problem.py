@@ -515,6 +515,9 @@ def declared_status(path: Path) -> str:
 # canonical position. Only orders change: names, texts and every other field stay as written.
 _SELF = sympy.Symbol("self_")
 CANONICAL_INDIVIDUALISE_LIMIT = 12  # tied variables tried one by one when no exact symmetry settles the order
+# individualisations tried in all, a work count: a file of 12 alike variables and 20 long constraints
+# must not cost minutes here; past it names order what remains (the shipped set needs at most 8)
+CANONICAL_TRIES = 40
 
 
 def _domain_key(domain: Domain) -> str:
@@ -581,6 +584,7 @@ def canonical_variable_order(parsed: ParsedProblem) -> list[sympy.Symbol]:
     items = _canonical_items(parsed)
     colors = _refine(parsed, _ranked({s: _domain_key(parsed.domains[s]) for s in parsed.symbols}), items)
     settled: set[frozenset] = set()  # classes whose order is left to names
+    budget = CANONICAL_TRIES
     while True:
         classes: dict[int, list[sympy.Symbol]] = {}
         for s in parsed.symbols:
@@ -593,9 +597,10 @@ def canonical_variable_order(parsed: ParsedProblem) -> list[sympy.Symbol]:
         if not open_classes:
             break
         members = open_classes[0]
-        if len(members) > CANONICAL_INDIVIDUALISE_LIMIT or _symmetric_class(parsed, members, items):
+        if len(members) > min(CANONICAL_INDIVIDUALISE_LIMIT, budget) or _symmetric_class(parsed, members, items):
             settled.add(frozenset(members))
             continue
+        budget -= len(members)
         tries = []
         for s in members:
             split = _ranked({t: (colors[t], t != s) for t in parsed.symbols})

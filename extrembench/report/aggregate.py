@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -28,6 +29,21 @@ from extrembench.report.published import compare_published, published_for_run
 
 log = logging.getLogger(__name__)
 
+# The columns of a leaderboard without rows: those every reader of it selects (the Markdown table,
+# the figures, the end-of-run summary); the rest come with the first row.
+EMPTY_BOARD = {
+    "benchmark": "object",
+    "model": "object",
+    "extremal": "bool",
+    "n_problems": "int64",
+    "n_trials": "int64",
+    "n_samples": "int64",
+    "accuracy_mean": "float64",
+    "accuracy_std": "float64",
+    "ci_low": "float64",
+    "ci_high": "float64",
+}
+
 
 def aggregate(
     grade_files: Sequence[str],
@@ -37,9 +53,35 @@ def aggregate(
     published_dir: str | None,
     seed: int = 0,
     generation_files: Sequence[str] = (),
+    dependents: Sequence[str | Path] = (),
 ) -> None:
     """Leaderboard per (benchmark, model), each row stamped with the lineage of its number, plus
-    the difficulty, technique, correlation and published-vs-reproduced tables."""
+    the difficulty, technique, correlation and published-vs-reproduced tables.
+
+    `dependents`: the files drawn from the previous leaderboard (the figures), removed before
+    anything is written, and every output is written under a staging name and renamed only when
+    all are written: a run killed at any point leaves the previous run's files or none, never a
+    new leaderboard beside the previous run's figures (Snakemake removes this job's own outputs
+    before it starts)."""
+    for path in dependents:
+        Path(path).unlink(missing_ok=True)
+    staged = {key: _staging_path(path) for key, path in outputs.items()}
+    try:
+        _aggregate(grade_files, staged, outputs, config, published_dir, seed, generation_files)
+        for key, path in staged.items():
+            os.replace(path, outputs[key])
+    finally:
+        for path in staged.values():
+            path.unlink(missing_ok=True)
+
+
+def _staging_path(path: Path) -> Path:
+    # hidden and not *.parquet: never taken for a result, nor scanned by the damaged-file check
+    return Path(path).with_name(f".{Path(path).name}.partial")
+
+
+def _aggregate(grade_files, outputs, final, config, published_dir, seed, generation_files) -> None:
+    """aggregate's work, writing to `outputs` (staging paths of the `final` ones)."""
     import pandas as pd  # deferred: pandas costs start-up time and only this path needs it
     import pyarrow as pa  # deferred: pyarrow costs start-up time and only this path needs it
 
@@ -51,7 +93,13 @@ def aggregate(
         log.info("aggregate.require_certificate=%s: %d samples of certified problems kept", require, len(grades))
     # maj@k groups extracted answers (untrusted model output) by equivalence: under a hard timeout
     with GuardedEquivalence(timeout=config.grading.timeout_s, mode=config.grading.mode) as equivalent:
-        board = build_leaderboard(grades, equivalent=equivalent, seed=seed, ungraded=ungraded)
+        # No benchmark had a problem to ask (each refuted or invalid: the end-of-run summary names
+        # them): a leaderboard without rows, not a failed run that removes every earlier result.
+        board = (
+            build_leaderboard(grades, equivalent=equivalent, seed=seed, ungraded=ungraded)
+            if len(grades)
+            else pd.DataFrame({name: pd.Series(dtype=dtype) for name, dtype in EMPTY_BOARD.items()})
+        )
     if generation_files:  # the cost ledger columns (extrembench/cluster/cost)
         board = with_cost_columns(board, cost_table(read_generations(generation_files), config.models, config.cluster))
     board = with_run_settings(board, grade_files)  # judge, revision, sampling and seeds of each row
@@ -78,7 +126,11 @@ def aggregate(
     write_csv(board, outputs["csv"])
     write_markdown(board, outputs["md"])
     if "checksums" in outputs:
-        write_checksums([outputs["parquet"], outputs["csv"], outputs["md"]], outputs["checksums"])
+        write_checksums(
+            [outputs["parquet"], outputs["csv"], outputs["md"]],
+            outputs["checksums"],
+            names=[final["parquet"], final["csv"], final["md"]],
+        )
     write_csv(build_difficulty(grades), outputs["difficulty"])
     write_csv(build_technique_table(grades), outputs["techniques"])
     write_csv(build_correlations(board, seed=seed), outputs["correlations"])
@@ -87,7 +139,8 @@ def aggregate(
     log.info("leaderboard: %d rows from %d grade files", len(board), len(grade_files))
 
 
-def write_checksums(paths: Sequence[str | Path], output: Path) -> None:
-    """`sha256sum -c`-style lines for the leaderboard files; `extrembench audit` rechecks them."""
-    lines = [f"{sha256_file(p)}  {p}\n" for p in paths]
+def write_checksums(paths: Sequence[str | Path], output: Path, *, names: Sequence[str | Path] | None = None) -> None:
+    """`sha256sum -c`-style lines for the leaderboard files; `extrembench audit` rechecks them.
+    `names`: the paths to record for `paths` (the final names of files written under staging names)."""
+    lines = [f"{sha256_file(p)}  {name}\n" for p, name in zip(paths, names or paths, strict=True)]
     write_bytes_atomic(output, "".join(lines).encode())

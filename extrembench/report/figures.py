@@ -195,6 +195,16 @@ def _message_figure(out_png: str | Path, title: str, message: str, *, width: flo
     return save_figure(figure, out_png)
 
 
+def no_result_figure(out_png: str | Path) -> tuple[Path, Path]:
+    """A figure of a run whose leaderboard has no row: no benchmark had a confirmed problem to ask."""
+    return _message_figure(
+        out_png,
+        "No result to plot",
+        "The leaderboard has no row: no benchmark had a confirmed problem to ask. "
+        "tables/review.csv and the end of the run's output name each problem and why.",
+    )
+
+
 def correlation_label(symbol: str, row, method: str) -> str:
     """The legend text of one correlation row: the value with its interval, or why there is none
     (too few models for the number to mean anything, or a constant ranking)."""

@@ -28,7 +28,10 @@ CLASS_COLOURS = {
 
 @styled
 def plot_misses(table: pd.DataFrame, out_png: str | Path) -> tuple[Path, Path]:
-    """Stacked horizontal bars, one per (model, benchmark): the share of each class, correct first."""
+    """Stacked horizontal bars, one per (model, benchmark): the share of each class, correct first.
+    Without a row (no graded sample: every problem refuted or invalid) the figure says so."""
+    if table.empty:
+        return _empty_figure(out_png)
     labels = [f"{m}\n{b}" for b, m in zip(table["benchmark"], table["model"])]
     figure = Figure(figsize=(7.5, 2.0 + 0.55 * max(len(table), 1)), layout="constrained")
     axes = figure.add_subplot(1, 1, 1)
@@ -48,4 +51,14 @@ def plot_misses(table: pd.DataFrame, out_png: str | Path) -> tuple[Path, Path]:
     axes.set_xlabel("share of samples (%)")
     axes.set_title("How models miss: every graded sample by class (docs/metrics.md)")
     figure.legend(loc="outside lower center", ncol=4, frameon=False)
+    return save_figure(figure, out_png)
+
+
+def _empty_figure(out_png: str | Path) -> tuple[Path, Path]:
+    figure = Figure(figsize=(6.0, 2.0), layout="constrained")
+    axes = figure.add_subplot(1, 1, 1)
+    axes.set_axis_off()
+    axes.set_title("How models miss (docs/metrics.md)")
+    message = "No graded sample: no benchmark had a confirmed problem to ask (see tables/review.csv)."
+    axes.text(0.5, 0.5, message, ha="center", va="center", wrap=True, transform=axes.transAxes)
     return save_figure(figure, out_png)

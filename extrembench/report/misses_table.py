@@ -65,7 +65,10 @@ def build_misses_table(misses: pd.DataFrame, *, seed: int = 0) -> pd.DataFrame:
         misses_row(benchmark, model, frame.reset_index(drop=True), seed)
         for (benchmark, model), frame in misses.groupby(["benchmark", "model"], sort=True)
     ]
-    table = pd.DataFrame(rows)
+    # no sample at all (every problem refuted or invalid): the same columns, so readers of the
+    # table (the figure, audit, the end-of-run summary) need no special case
+    columns = list(misses_row("", "", pd.DataFrame(columns=MISSES.names), seed))
+    table = pd.DataFrame(rows, columns=columns)
     if not table.empty:
         counted = table[list(CLASSES)].sum(axis=1)
         if not (counted == table["n_samples"]).all():  # the classes are exclusive and exhaustive
