@@ -166,4 +166,3 @@ rule misses_report:
         "../envs/pipeline.yaml"
     script:
         "../scripts/misses_report.py"
-
