@@ -22,10 +22,14 @@ rule all:
     default_target: True
 
 
+onstart:
+    mark_run_start()
+
+
 onsuccess:
-    print_run_summary(workflow_start)
+    print_end_of_run(succeeded=True)
 
 
 onerror:
-    remove_stale_results(workflow_start)
-    print_run_summary(workflow_start)
+    remove_stale_results(RUN_START[0])
+    print_end_of_run(succeeded=False)

@@ -60,9 +60,12 @@ class LedgerEntry:
     wall_seconds: float
     gpu_seconds: float
     source: str  # sacct | wall
-    produced: int  # responses this attempt received (or computed)
+    produced: int  # responses this attempt received (or computed), failure records included
     completion_tokens: int
     interrupted: bool
+    # of `produced`, the failure records (no answer: a dead endpoint, retries exhausted): the
+    # end-of-run summary must not call them cached answers. 0 in entries written before the field.
+    failed: int = 0
 
 
 def ledger_dir(cache_dir: Path) -> Path:
@@ -111,7 +114,9 @@ class JobMeter:
         self.started = time.monotonic()
         self.job_uid = start_attempt()
 
-    def close(self, *, gpus: int, produced: int, completion_tokens: int, interrupted: bool) -> LedgerEntry:
+    def close(
+        self, *, gpus: int, produced: int, completion_tokens: int, interrupted: bool, failed: int = 0
+    ) -> LedgerEntry:
         wall = time.monotonic() - self.started
         gpu_seconds, source = wall * gpus, "wall"
         job_id = os.environ.get("SLURM_JOB_ID")
@@ -133,6 +138,7 @@ class JobMeter:
             produced=produced,
             completion_tokens=completion_tokens,
             interrupted=interrupted,
+            failed=failed,
         )
         write_entry(self.cache_dir, entry)
         log.info("ledger: %s", entry)

@@ -294,9 +294,21 @@ def generate_shard(
                 missing, model, model_cfg, cache, progress, outcomes, cache_dir=cache_dir, server_log=server_log
             )
         except BaseException:  # preempted or failed: what this attempt produced still cost GPU time
-            meter.close(gpus=gpus, produced=progress.sent, completion_tokens=progress.tokens, interrupted=True)
+            meter.close(
+                gpus=gpus,
+                produced=progress.sent,
+                completion_tokens=progress.tokens,
+                interrupted=True,
+                failed=progress.failed,
+            )
             raise
-        meter.close(gpus=gpus, produced=progress.sent, completion_tokens=progress.tokens, interrupted=False)
+        meter.close(
+            gpus=gpus,
+            produced=progress.sent,
+            completion_tokens=progress.tokens,
+            interrupted=False,
+            failed=progress.failed,
+        )
         entries.update(outcomes)
     costs = shares(cache_dir, {e["produced_by"].get("job_uid") for e in entries.values() if e})
     rows = []
