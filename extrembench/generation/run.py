@@ -161,6 +161,8 @@ def _send_chat(
         finally:
             handle.release()
 
+    # a dead endpoint fails the job in seconds, naming the address, before any request is sent
+    asyncio.run(client.probe())
     with ThreadPoolExecutor(CACHE_WRITERS, thread_name_prefix="cache-writer") as writers:
         asyncio.run(client.run(requests, on_response, claim=claim))
 

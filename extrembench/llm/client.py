@@ -44,6 +44,10 @@ CHAT_PATH = "/v1/chat/completions"
 MAX_ERROR_BODY = 64 * 1024  # bytes of an error body read at all (untrusted size)
 MAX_ERROR_TEXT = 500  # characters of it kept, after scrubbing
 MAX_ANSWER_BODY = 64 * 1024 * 1024  # a 200 body larger than this is a failure, not read on
+# probe: a TCP connection to the endpoint, tried this often with these pauses (a server still
+# starting gets ~3.5 s); a dead endpoint then costs seconds, not every request's retries (~36 s a job)
+PROBE_PAUSES_S = (0.5, 1.0, 2.0)
+PROBE_CONNECT_TIMEOUT_S = 10.0
 
 
 class EndpointError(RuntimeError):
@@ -291,6 +295,31 @@ class ChatClient:
         if self.alive_check is not None:
             self.alive_check()  # a dead server we started is the job's error, not this request's
         return failure(f"{problem.problem} (after {self.max_retries + 1} attempts)", status=problem.status)
+
+    async def probe(self) -> None:
+        """EndpointError unless something accepts a TCP connection at the endpoint's host and port
+        (a few tries: a server may still be starting). Sends nothing: a connection only, so no
+        request is paid for and no endpoint that lacks a models or health route is refused."""
+        parts = urlsplit(self.url)
+        host, port = parts.hostname, parts.port or (443 if parts.scheme == "https" else 80)
+        problem: BaseException | None = None
+        for pause in (*PROBE_PAUSES_S, None):
+            try:
+                async with asyncio.timeout(PROBE_CONNECT_TIMEOUT_S):
+                    _, writer = await asyncio.open_connection(host, port)
+                writer.close()
+                with contextlib.suppress(OSError):
+                    await writer.wait_closed()
+                return
+            except (OSError, TimeoutError) as exc:
+                problem = exc
+            if pause is not None:
+                await asyncio.sleep(pause)
+        why = scrub(f"{type(problem).__name__}: {problem}", self._secrets) if str(problem) else type(problem).__name__
+        raise EndpointError(
+            f"nothing answers at {self.shown_url} ({why}; {len(PROBE_PAUSES_S) + 1} tries over "
+            f"{sum(PROBE_PAUSES_S):g} s): start the server, or fix the model's openai.base_url; no request was sent"
+        )
 
     async def run(
         self,
