@@ -99,10 +99,28 @@ CODE = {
 
 
 # ---------------------------------------------------------------- problems and shards
-def problem_files(benchmark):
+@functools.lru_cache(maxsize=None)
+def _folder_entries(benchmark):
+    """The problems folder sorted into problem files and refused entries (symlinks leaving the
+    folder, directories, FIFOs, devices, names that are not identifiers), by lstat alone: a refused
+    entry never becomes a job input (Snakemake would hash a FIFO or /dev/zero forever) and is
+    recorded as an invalid row by the convert job of its shard."""
+    from extrembench.core.problem_entries import problem_folder_entries
+
     bench = CONFIG.benchmarks[benchmark]
-    files = {Path(f).stem: f for f in glob.glob(os.path.join(bench.problems, "*.yaml"))}
-    return [files[i] for i in take(files, bench.limit)]
+    entries = problem_folder_entries(bench.problems)
+    kept = set(take(entries.ids, bench.limit))
+    return ({i: p for i, p in entries.files.items() if i in kept},
+            {i: r for i, r in entries.refused.items() if i in kept})
+
+
+def problem_files(benchmark):
+    files = _folder_entries(benchmark)[0]
+    return [files[i] for i in sorted(files)]
+
+
+def problem_entry_count(benchmark):
+    return sum(map(len, _folder_entries(benchmark)))
 
 
 @functools.lru_cache(maxsize=None)
@@ -116,6 +134,20 @@ def _files_by_shard(benchmark):
     return grouped
 
 
+@functools.lru_cache(maxsize=None)
+def _refused_by_shard(benchmark):
+    n_shards = CONFIG.benchmarks[benchmark].shards
+    grouped = {}
+    for problem_id, (path, reason) in sorted(_folder_entries(benchmark)[1].items()):
+        grouped.setdefault(shard_of(problem_id, n_shards), []).append([problem_id, path, reason])
+    return grouped
+
+
+def refused_entries(wildcards):
+    """params entry of the convert job: [id, path, reason] of each refused entry of its shard."""
+    return json.dumps(_refused_by_shard(wildcards.benchmark).get(int(wildcards.shard), []))
+
+
 def check_problem_sets():
     """An empty problem set, or more shards than problems, is said before any job. Said, not
     raised: `snakemake --lint` and plan-only dry runs parse the workflow where no problem exists."""
@@ -127,7 +159,7 @@ def check_problem_sets():
         bench = CONFIG.benchmarks[benchmark]
         if bench.kind != "extremal":
             continue
-        error, warning = problem_set_check(benchmark, bench.problems, len(problem_files(benchmark)), bench.shards)
+        error, warning = problem_set_check(benchmark, bench.problems, problem_entry_count(benchmark), bench.shards)
         for message in (error, warning):
             if message:
                 print(f"extrembench: {message}", file=sys.stderr)

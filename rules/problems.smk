@@ -42,6 +42,8 @@ rule convert:
     params:
         code=CODE["convert"],
         llm=lambda wc: llm_stage_settings("convert"),
+        # entries of the folder that are not problem files (kept out of `input`): invalid rows
+        refused=refused_entries,
     resources:
         mem_mb=cpu_resource("mem_mb"),
         runtime=cpu_resource("runtime"),

@@ -1,6 +1,7 @@
 """convert: one shard of problem files to machine-checkable specs (rules/problems.smk). An LLM
 endpoint starts only when a source-only file's conversion is missing from the cache."""
 
+import json
 from contextlib import nullcontext
 from pathlib import Path
 
@@ -23,4 +24,5 @@ with caller_for(config, model, server_log=Path(smk.log.server)) if model else nu
         dag_node=node,
         caller=caller,
         max_attempts=settings.max_attempts,
+        refused=json.loads(smk.params.refused),
     )

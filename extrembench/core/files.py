@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import stat
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -12,8 +13,28 @@ from pathlib import Path
 from typing import Any
 
 
+def open_regular(path: str | os.PathLike, *, follow_symlinks: bool = True) -> int:
+    """A read-only descriptor of `path`, which must be a regular file: OSError otherwise, at once.
+    O_NONBLOCK makes opening a FIFO return instead of waiting for a writer forever, and the fstat
+    refuses FIFOs, devices (/dev/zero never ends) and directories before a byte is read."""
+    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+    if not follow_symlinks:
+        flags |= os.O_NOFOLLOW
+    fd = os.open(path, flags)
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            kind = "a directory" if stat.S_ISDIR(mode) else "a FIFO, device or socket"
+            raise OSError(f"{os.fspath(path)}: {kind}, not a regular file")
+        os.set_blocking(fd, True)  # a regular file: ordinary reads from here on
+        return fd
+    except BaseException:
+        os.close(fd)
+        raise
+
+
 def sha256_file(path: str | os.PathLike) -> str:
-    with open(path, "rb") as handle:
+    with os.fdopen(open_regular(path), "rb") as handle:
         return hashlib.file_digest(handle, "sha256").hexdigest()
 
 

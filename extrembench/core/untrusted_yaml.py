@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, model_validator
 from pydantic_core import PydanticCustomError
 
 from extrembench.core.errors import InputError
+from extrembench.core.files import open_regular
 
 MAX_FILE_BYTES = 256 * 1024  # a problem file is a few KB; expressions are capped at 1,000 characters
 MAX_DEPTH = 20  # mappings/lists inside each other; the problem format needs 3
@@ -123,13 +124,15 @@ def _scan(text: str) -> None:
 
 
 def read_untrusted_text(path: str | os.PathLike, *, max_bytes: int = MAX_FILE_BYTES) -> str:
-    """The file's text, refused (UntrustedYAMLError, field '(file)') past `max_bytes` or when it
-    is not UTF-8; the size is checked before anything is read."""
+    """The file's text, refused (UntrustedYAMLError, field '(file)') past `max_bytes`, when it is
+    not a regular file or not UTF-8; the size is checked before anything is read."""
     try:
-        size = os.stat(path).st_size
-        if size > max_bytes:
-            raise UntrustedYAMLError("(file)", f"{size} bytes, more than the {max_bytes}-byte limit for one file")
-        with open(path, "rb") as handle:
+        # a FIFO, device or directory is refused before any read (a FIFO would wait for a writer
+        # forever, /dev/zero never ends); the size is taken from the descriptor that is read
+        with os.fdopen(open_regular(path), "rb") as handle:
+            size = os.fstat(handle.fileno()).st_size
+            if size > max_bytes:
+                raise UntrustedYAMLError("(file)", f"{size} bytes, more than the {max_bytes}-byte limit for one file")
             data = handle.read(max_bytes + 1)
     except OSError as exc:
         raise UntrustedYAMLError("(file)", f"cannot read: {exc.strerror or exc}") from None

@@ -8,7 +8,7 @@ import logging
 from collections.abc import Sequence
 from pathlib import Path
 
-from extrembench.core.artifacts import read_artifact, write_artifact
+from extrembench.core.artifacts import SCHEMAS, read_artifact, write_artifact
 from extrembench.problems.derive import convert_problem
 from extrembench.problems.failures import file_sha256_or_none, problem_failure, read_problem_yaml, stage_stopping_errors
 from extrembench.problems.problem import ProblemError, check_source, file_id_error, load_problem
@@ -26,9 +26,12 @@ def convert_shard(
     dag_node: str,
     caller=None,
     max_attempts: int = 3,
+    refused: Sequence[Sequence[str]] = (),
 ) -> None:
     """Curated fields or the structured source inequality (deterministic); a source-only file
-    (no `objective`) goes to the configured LLM, whose spec is checked like any problem file."""
+    (no `objective`) goes to the configured LLM, whose spec is checked like any problem file.
+    `refused`: [id, path, reason] of folder entries that are not problem files (never read here),
+    each an error row that validate marks invalid."""
 
     english = {r["problem_id"]: r["translation"] for r in read_artifact(translations, "translations").to_pylist()}
     infrastructure = stage_stopping_errors()
@@ -102,4 +105,11 @@ def convert_shard(
             row.update(error=reason, error_field=field)
             log.warning("convert: %s: %s: %s", path, field, reason)
         rows.append(row)
+    for problem_id, path, reason in refused:
+        row = dict.fromkeys(SCHEMAS["conversions"].names)
+        row.update(benchmark=benchmark, problem_id=problem_id, source_path=path, technique=[], llm_call_keys=[])
+        row.update(error=reason, error_field="(file)", dag_node=dag_node)
+        log.warning("convert: %s: refused: %s", path, reason)
+        rows.append(row)
+    rows.sort(key=lambda r: r["problem_id"])
     write_artifact(rows, output, "conversions", inputs=[*problem_files, translations])
