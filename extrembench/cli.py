@@ -30,6 +30,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "schema": ("extrembench.problems.schema", "print the JSON Schema of config.yaml or of a problem file"),
     "export-rl": ("extrembench.rl.export", "write proven answers as RL training data (verl, trl, openrlhf, verifiers)"),
+    "eval": (
+        "extrembench.report.eval",
+        "one model (an OpenAI-compatible URL or a registry name) on one benchmark, through the workflow",
+    ),
     "show": (
         "extrembench.report.show",
         "one sample (prompt, reasoning, response, answer, gold, verdict, miss class) or a model's misses",
