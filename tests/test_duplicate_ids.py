@@ -110,3 +110,23 @@ def test_load_benchmark_refuses_any_reader_giving_one_id_twice(tmp_path, monkeyp
     monkeypatch.setitem(ingest._READERS, "toy", reader)
     with pytest.raises(DatasetError, match=r"data.jsonl#line=2: problem id 'toy-1' is also the id of .*#line=1"):
         load_benchmark("toy", tmp_path)
+
+
+@pytest.mark.slow  # ~15 s: one Snakemake run that stops at the formalize job
+def test_formalized_duplicate_id_stops_the_run(tmp_path):
+    from support.workflow import run_snakemake
+
+    _jsonl(tmp_path / "statements.jsonl", [{"id": "twice", **CIRCLE}, {"id": "twice", **OTHER}])
+    config = {
+        "benchmarks": {"imported": {"kind": "formalized", "statements": "statements.jsonl", "shards": 1}},
+        "models": {"reference-solver": {"backend": "reference-solver", "reference": {"starts": 2}}},
+        "evaluate": {"models": ["reference-solver"], "benchmarks": ["imported"]},
+        "resources": {"cpu": {"mem_mb": 1000, "runtime": 10}},
+        "cache_dir": "cache",
+    }
+    (tmp_path / "config.yaml").write_text(json.dumps(config))
+    result = run_snakemake(tmp_path, cwd=tmp_path, timeout=600)
+    assert result.returncode != 0
+    log = (tmp_path / "results/logs/formalize/imported/shard-0.log").read_text()
+    assert "statements.jsonl:2: id 'twice' is also the id of line 1" in result.stderr + log
+    assert not (tmp_path / "results" / "leaderboard.csv").exists()
