@@ -344,28 +344,6 @@ def remove_stale_results(start):
               f"{', '.join(removed)} (the next successful run rebuilds them)", file=sys.stderr)
 
 
-# ---------------------------------------------------------------- end-of-run summary
-def print_run_summary(start):
-    """Requests sent vs served from cache in this invocation, and every problem not confirmed."""
-    from extrembench.llm.backends import SOLVER_BACKENDS
-    from extrembench.report.run_summary import request_summary
-
-    llm_models = {name for name, model in CONFIG.models.items() if model.backend not in SOLVER_BACKENDS}
-    for line in request_summary(Path(RESULTS), Path(CONFIG.cache_dir), start, llm_models):
-        print(f"extrembench: {line}", file=sys.stderr)
-    import pyarrow.parquet as pq
-
-    flagged = []
-    for benchmark in VALIDATED:
-        for shard in shards(benchmark):
-            path = problems_table(benchmark, shard)
-            if os.path.exists(path):
-                table = pq.read_table(path, columns=["problem_id", "status", "reason"]).to_pylist()
-                flagged += [r for r in table if r["status"] != "confirmed"]
-    for row in sorted(flagged, key=lambda r: r["problem_id"]):
-        print(f"extrembench: problem {row['problem_id']} is {row['status']} (not asked): {row['reason']}", file=sys.stderr)
-
-
 # ---------------------------------------------------------------- software environments
 def generate_env(wildcards):
     """Conda env of a generate job: SGLang's CUDA stack only where a model needs it."""
