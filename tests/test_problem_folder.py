@@ -61,6 +61,8 @@ def hostile_folder(root: Path) -> Path:
     (folder / "zero.yaml").symlink_to("/dev/zero")
     (folder / "dangling.yaml").symlink_to("no-such-file")  # inside the folder, to nothing
     (folder / "$(touch pwned).yaml").write_text(GOOD)
+    with open(folder / "huge.yaml", "wb") as handle:
+        handle.truncate(1 << 40)  # 1 TB, sparse: refused by its size, never hashed or read
     return folder
 
 
@@ -71,6 +73,7 @@ REFUSED = {
     "zero": "symbolic link to a file outside the problems folder",
     "dangling": "cannot be read",
     "$(touch pwned)": "is not an identifier; rename the file",
+    "huge": "1099511627776 bytes, more than the 262144-byte limit for one file",
 }
 
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from extrembench.core.config import NAME_RULE, name_error
-from extrembench.core.untrusted_yaml import shown
+from extrembench.core.untrusted_yaml import MAX_FILE_BYTES, shown
 
 SUFFIX = ".yaml"
 
@@ -55,17 +55,19 @@ def entry_error(path: str | os.PathLike, folder: str | os.PathLike) -> str | Non
         # the file name reaches the job's shell command line (Snakemake's --wait-for-files)
         return f"the file name {shown(stem)} is not an identifier; rename the file ({NAME_RULE})"
     try:
-        mode = os.lstat(path).st_mode
-        if stat.S_ISLNK(mode):
+        info = os.lstat(path)
+        if stat.S_ISLNK(info.st_mode):
             target = os.path.realpath(path)
             inside = os.path.realpath(folder)
             if os.path.commonpath([target, inside]) != inside:
                 return "a symbolic link to a file outside the problems folder; copy the file into the folder instead"
-            mode = os.stat(path).st_mode  # a link within the folder: judged by what it points to
+            info = os.stat(path)  # a link within the folder: judged by what it points to
     except OSError as exc:  # a dangling link, a file removed meanwhile, a loop of links
         return f"cannot be read: {exc.strerror or exc}"
-    if not stat.S_ISREG(mode):
-        return f"{_kind(mode)}, not a regular file; a problem file is a plain YAML file"
+    if not stat.S_ISREG(info.st_mode):
+        return f"{_kind(info.st_mode)}, not a regular file; a problem file is a plain YAML file"
+    if info.st_size > MAX_FILE_BYTES:  # never hashed nor read: a problem file is a few KB
+        return f"{info.st_size} bytes, more than the {MAX_FILE_BYTES}-byte limit for one file"
     return None
 
 
