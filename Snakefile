@@ -14,6 +14,7 @@ include: "rules/problems.smk"
 include: "rules/evaluate.smk"
 include: "rules/report.smk"
 include: "rules/compare.smk"
+include: "rules/end_of_run.smk"
 
 
 rule all:

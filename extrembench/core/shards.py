@@ -26,12 +26,12 @@ def take(ids, limit: int | None) -> list[str]:
 
 def problem_set_check(benchmark: str, folder: str, n_problems: int, n_shards: int) -> tuple[str | None, str | None]:
     """(error, warning) about one benchmark's problem set before any job is planned: no problem
-    at all is an error (every table would be empty and the leaderboard fail at the end); more
+    at all is an error (every table would be empty and the benchmark have no leaderboard row); more
     shards than problems is a warning (the surplus shards are jobs that hold nothing)."""
     if n_problems == 0:
         return (
             f"benchmarks.{benchmark}.problems: {folder!r} holds no *.yaml problem file (relative to the "
-            f"working directory): every table of this benchmark will be empty and the leaderboard fail; "
+            f"working directory): every table of this benchmark will be empty and it gets no leaderboard row; "
             f"point it at a folder of problem files",
             None,
         )
