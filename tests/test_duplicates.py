@@ -193,3 +193,48 @@ def test_same_family_is_one_problem():
         [load_problem(REPO / "data/problems/ineq-0170.yaml"), load_problem(REPO / "data/instances/ineq-0243.yaml")]
     )
     assert [(d.first, d.second, d.kind) for d in found] == [("ineq-0170", "ineq-0243", "same-family")]
+
+
+def _at(problem_id: str, family: str | None = None):
+    """A shipped file wherever it lives now (headline or instances), with `family` in place of its
+    own: None, so that only the mathematics can join it to another file."""
+    path = next(
+        p for folder in ("problems", "instances") if (p := REPO / "data" / folder / f"{problem_id}.yaml").exists()
+    )
+    return dataclasses.replace(load_problem(path), family=family)
+
+
+@pytest.mark.parametrize(
+    "first, second, families, kind",
+    [
+        # on a + b + c = 0, a^2 + b^2 + c^2 = 6 each factor a^2 + ab + b^2 is 3: 0536 asks (abc)^2/27
+        ("ineq-0536", "ineq-0076", (None, None), "function-of"),
+        # x = 3a^2 turns sqrt(x) + sqrt(y) + sqrt(z) on x + y + z = 3 into sqrt(3)(a + b + c) on the sphere
+        ("ineq-0092", "ineq-0031", (None, None), "same-function"),
+        # half the sum of (x_i - x_j)^2 for n = 5 and n = 3
+        ("ineq-0413", "ineq-0017", (None, None), "n-instance"),
+        # the largest number given the sum and the sum of squares: n = 8, and n = 4 through x = sin w
+        ("ineq-0189", "ineq-0297", (None, None), "n-instance"),
+        # APMO 2004 Problem 5 and its strengthening, as the two files declared them before issue 36
+        ("ineq-0020", "ineq-0072", ("apmo-2004-p5", "apmo-2004-p5-strengthened"), "same-source"),
+    ],
+)
+def test_same_mathematics_is_flagged(first, second, families, kind):
+    """Issue 36: five pairs of headline files were one piece of mathematics each, under two labels."""
+    found = find_duplicates([_at(first, families[0]), _at(second, families[1])])
+    assert [(d.first, d.second, d.kind) for d in found] == [(first, second, kind)]
+
+
+@pytest.mark.parametrize(
+    "first, second",
+    [
+        # Σ x_i x_{i+1} on the simplex (n = 6) and 2xy + 3yz + 4zx (n = 3): a weighting is not a change of n
+        ("ineq-0214", "ineq-0509"),
+        # the same terms, but one equality on the sum against eight bounds on consecutive triples
+        ("ineq-0214", "ineq-0236"),
+        # two equalities (a + b + c = 0, a^2 + b^2 + c^2 = 6), objectives that are no function of each other
+        ("ineq-0029", "ineq-0536"),
+    ],
+)
+def test_other_mathematics_is_not_flagged(first, second):
+    assert find_duplicates([_at(first), _at(second)]) == []

@@ -33,6 +33,7 @@ than MAX_TERM_VARIABLES variables, or whose expansion exceeds MAX_SHAPE_TERMS te
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from collections import Counter
 from collections.abc import Sequence
@@ -68,10 +69,13 @@ class _Prepared:
     id: str
     n: int
     domains: tuple[str, ...]  # per variable, after scaling
-    function: list[tuple[tuple[int, ...], tuple[str, ...], list, np.ndarray]] | None  # per permutation
+    # per permutation: (permutation, domains, constraint prints, standardised values, raw values)
+    function: list[tuple[tuple[int, ...], tuple[str, ...], list, np.ndarray, np.ndarray]] | None
     inequality: list[np.ndarray] | None  # per permutation
     family: str | None = None
     shape: tuple | None = None  # n-free: see _shape
+    loose_shape: tuple | None = None  # the shape up to constraint directions and domains
+    views: list[_Prepared] = dataclasses.field(default_factory=list)  # substituted forms: see _views
 
 
 def _permutations(n: int) -> list[tuple[int, ...]]:
@@ -79,6 +83,122 @@ def _permutations(n: int) -> list[tuple[int, ...]]:
         return list(itertools.permutations(range(n)))
     shifts = [tuple((i + k) % n for i in range(n)) for k in range(n)]
     return shifts + [tuple(reversed(s)) for s in shifts]
+
+
+def _equality_system(symbols, equalities) -> tuple[list, list]:
+    """Two or more equalities as functions and their Jacobian, for _project_many; none when an
+    equality is not differentiable everywhere (Abs, Max: their derivatives do not print)."""
+    if len(equalities) < 2 or any(g.has(sympy.Abs, sympy.Max, sympy.Min, sympy.sign) for g in equalities):
+        return [], []
+    funcs = [sympy.lambdify(symbols, g, modules="numpy") for g in equalities]
+    jacobian = [[sympy.lambdify(symbols, sympy.diff(g, x), modules="numpy") for x in symbols] for g in equalities]
+    return funcs, jacobian
+
+
+def _cyclic(n: int) -> list[tuple[int, ...]]:
+    return [tuple((i + k) % n for i in range(n)) for k in range(n)]
+
+
+def _project_many(equalities, jacobian, points: np.ndarray, steps: int = 60) -> np.ndarray:
+    """Each point moved onto the intersection of the equalities by Gauss-Newton steps (the least
+    change of the point that zeroes the linearised constraints), all points at once; NaN rows
+    where it does not converge. A fixed number of steps: the same points on every machine."""
+    x = points.copy()
+    count, n = points.shape
+    for _ in range(steps):
+        residual = np.stack([_call(g, x) for g in equalities], axis=1)  # (points, m)
+        jac = np.stack(
+            [np.stack([_call(d, x) * np.ones(count) for d in row], axis=1) for row in jacobian], axis=1
+        )  # (points, m, n)
+        bad = ~(np.all(np.isfinite(residual), axis=1) & np.all(np.isfinite(jac), axis=(1, 2)))
+        residual[bad], jac[bad] = 0.0, 0.0
+        with np.errstate(all="ignore"):
+            step = np.einsum("pnm,pm->pn", np.linalg.pinv(jac), residual)
+        x = x - step
+        x[bad] = np.nan
+    residual = np.stack([_call(g, x) for g in equalities], axis=1)
+    converged = np.all(np.abs(residual) <= 1e-9 * (1 + np.abs(x).max(axis=1, keepdims=True)), axis=1)
+    x[~converged] = np.nan
+    return x
+
+
+def _inside(points: np.ndarray, domains: Sequence[str]) -> np.ndarray:
+    """Rows whose every coordinate lies in its (scaled) domain."""
+    inside = np.ones(len(points), dtype=bool)
+    with np.errstate(invalid="ignore"):
+        for column, text in zip(points.T, domains):
+            if text in ("positive", "nonnegative", "real"):
+                inside &= {"positive": column > 0, "nonnegative": column >= 0, "real": np.isfinite(column)}[text]
+                continue
+            d = parse_domain(text)
+            if d.lo is not None:
+                inside &= column > float(d.lo) if d.lo_open else column >= float(d.lo)
+            if d.hi is not None:
+                inside &= column < float(d.hi) if d.hi_open else column <= float(d.hi)
+    return inside
+
+
+def _views(problem: Problem, parsed) -> list[Problem]:
+    """The problem after a substitution that removes a disguise, each named by its id:
+
+    - x_i = u_i^2 when the variables are nonnegative and a square root of one appears
+      (sqrt(x) + sqrt(y) + sqrt(z) on x + y + z = 3 is a + b + c on a^2 + b^2 + c^2 = 3);
+    - w_i = asin(x_i) when every variable ranges inside [-pi/2, pi/2] and the problem is a
+      function of the sines (cos 2w = 1 - 2 sin^2 w), so x_i ranges over [sin lo, sin hi].
+
+    A substitution that leaves a square root or a trigonometric function of a variable behind
+    gives no view. Monomial scalings (x = 3u^2) need none: the comparison undoes them."""
+    symbols = parsed.symbols
+    expressions = [parsed.objective, *(lhs - rhs for lhs, _, rhs in parsed.constraints)]
+    views = []
+    kinds = {text.strip() for text in problem.variables.values()}
+    has_root = any(
+        isinstance(a, sympy.Pow) and a.exp == sympy.Rational(1, 2) and a.base in symbols
+        for e in expressions
+        for a in e.atoms(sympy.Pow)
+    )
+    if has_root and kinds <= {"positive", "nonnegative"}:
+        signed = {s: sympy.Symbol(str(s), positive=True) for s in symbols}
+        plain = {v: s for s, v in signed.items()}
+        square = {s: signed[s] ** 2 for s in symbols}
+        views.append(_substituted(problem, parsed, square, plain, dict(problem.variables), "substituting x = u^2"))
+    domains = [parsed.domains[s] for s in symbols]
+    half = sympy.pi / 2
+    trig = any(e.has(sympy.sin, sympy.cos) for e in expressions)
+    if trig and all(d.lo is not None and d.hi is not None and d.lo >= -half and d.hi <= half for d in domains):
+        variables = {
+            str(s): f"{'(' if d.lo_open else '['}{sympy.sin(d.lo)}, {sympy.sin(d.hi)}{')' if d.hi_open else ']'}"
+            for s, d in zip(symbols, domains)
+        }
+        sines = {s: sympy.asin(s) for s in symbols}
+        views.append(_substituted(problem, parsed, sines, {}, variables, "substituting w = asin(x)"))
+    return [view for view in views if view is not None]
+
+
+def _substituted(problem, parsed, substitution, back, variables, name) -> Problem | None:
+    def rewrite(expr):
+        new = sympy.expand_trig(expr.xreplace(substitution)).xreplace(back)
+        return (
+            None
+            if new.has(sympy.asin, sympy.sin, sympy.cos)
+            or any(
+                isinstance(a, sympy.Pow) and not a.exp.is_Integer and a.base.free_symbols for a in new.atoms(sympy.Pow)
+            )
+            else new
+        )
+
+    objective = rewrite(parsed.objective)
+    constraints = [(rewrite(lhs), op, rewrite(rhs)) for lhs, op, rhs in parsed.constraints]
+    if objective is None or any(lhs is None or rhs is None for lhs, _, rhs in constraints):
+        return None
+    return dataclasses.replace(
+        problem,
+        id=name,
+        family=None,
+        variables=variables,
+        objective=sympy.sstr(objective),
+        constraints=tuple(f"{sympy.sstr(lhs)} {op} {sympy.sstr(rhs)}" for lhs, op, rhs in constraints),
+    )
 
 
 def _domain_class(problem: Problem, name: str, scale: sympy.Expr) -> str | None:
@@ -184,7 +304,7 @@ def _standardised(values: np.ndarray) -> np.ndarray | None:
     return _unit(centred, signed=False) if np.std(centred) > 1e-12 * (1 + np.abs(values).max()) else None
 
 
-def _prepare(problem: Problem, seed: int) -> _Prepared:
+def _prepare(problem: Problem, seed: int, with_views: bool = True) -> _Prepared:
     parsed = parse_problem(problem)
     symbols = parsed.symbols
     n = len(symbols)
@@ -193,7 +313,9 @@ def _prepare(problem: Problem, seed: int) -> _Prepared:
     domains = tuple(_domain_class(problem, str(s), scales[s]) for s in symbols)
     objective = parsed.objective.xreplace(scaled)
     constraints = [((lhs - rhs).xreplace(scaled), op) for lhs, op, rhs in parsed.constraints]
-    prepared = _Prepared(problem.id, n, domains, None, None, problem.family, _shape(problem, parsed))
+    prepared = _Prepared(problem.id, n, domains, None, None, problem.family, *_shape(problem, parsed))
+    if with_views:
+        prepared.views = [_prepare(view, seed, with_views=False) for view in _views(problem, parsed)]
     if None in domains:
         return prepared
     rng = np.random.default_rng([seed, n])
@@ -201,6 +323,7 @@ def _prepare(problem: Problem, seed: int) -> _Prepared:
     equalities = [g for g, op in constraints if op == "="]
     function_of = sympy.lambdify(symbols, objective, modules="numpy")
     constraint_funcs = [(sympy.lambdify(symbols, g, modules="numpy"), op) for g, op in constraints]
+    equality_funcs, jacobian = _equality_system(symbols, equalities)
 
     function = []
     for perm in _permutations(n):
@@ -212,13 +335,23 @@ def _prepare(problem: Problem, seed: int) -> _Prepared:
             values = _call(func, points)
             if op in ("<=", "<"):
                 values, op = -values, {"<=": ">=", "<": ">"}[op]
+            elif op == "=" and len(equalities) == 1:
+                # g = c and g = c' are one constraint up to a rescaling, which the projection
+                # along rays undoes: the level is compared through the objectives' values
+                at_zero = _call(func, np.zeros((1, n)))[0]
+                values = values - at_zero if np.isfinite(at_zero) else values
             unit = _unit(values, signed=op != "=")
             prints.append((op, None if unit is None else np.round(unit, 9)))
-        # onto a single equality along rays; two or more are compared literally (no sampling on an
-        # intersection of equalities)
+        # onto a single equality along rays; onto two or more by Gauss-Newton steps (the points
+        # stay where they are when too few converge: then compared literally, as before)
         feasible = points
         if len(equalities) == 1:
             feasible = _project(next(func for func, op in constraint_funcs if op == "="), points)
+        elif jacobian and (len(_permutations(n)) <= 24 or perm in _cyclic(n)):
+            projected = _project_many(equality_funcs, jacobian, points)
+            projected[~_inside(projected, perm_domains)] = np.nan
+            if np.all(np.isfinite(projected), axis=1).sum() >= 6:
+                feasible = projected
         finite = np.all(np.isfinite(feasible), axis=1)
         keep = finite.copy()
         for func, op in constraint_funcs:
@@ -238,7 +371,8 @@ def _prepare(problem: Problem, seed: int) -> _Prepared:
         if standard is not None:
             placed = np.full(len(values), np.nan)
             placed[keep] = standard
-            function.append((perm, perm_domains, prints, placed))
+            kept = np.where(keep, values, np.nan)
+            function.append((perm, perm_domains, prints, placed, kept))
     prepared.function = function or None
     prepared.inequality = _inequality_prints(problem, parsed, objective, constraints, domains, symbols, seed)
     return prepared
@@ -330,20 +464,25 @@ def _n_free(expr: sympy.Expr, symbols: frozenset) -> sympy.Expr:
     return expr.func(*args)
 
 
-def _term_shape(term: sympy.Expr, order: dict) -> str | None:
-    """A term with its own variables renamed v1, v2, … in the problem's variable order, so
-    x1·x3³ and x2·x5³ both read v1·v2³ (and x4²·x1, a cyclic wrap-around, reads v1·v2²); None past
-    MAX_TERM_VARIABLES variables."""
+def _term_shape(term: sympy.Expr, order: dict) -> tuple[sympy.Expr, str] | None:
+    """A term's numeric factor and the rest with its own variables renamed v1, v2, … in the
+    problem's variable order, so x1·x3³ and x2·x5³ both read v1·v2³ (and x4²·x1, a cyclic
+    wrap-around, reads v1·v2²); None past MAX_TERM_VARIABLES variables."""
     own = sorted(term.free_symbols - {_ALL}, key=lambda s: order.get(s, len(order)))
     if len(own) > MAX_TERM_VARIABLES:
         return None
-    return sympy.srepr(term.xreplace({s: sympy.Symbol(f"v{i + 1}") for i, s in enumerate(own)}))
+    coefficient, rest = term.as_coeff_Mul()
+    return coefficient, sympy.srepr(rest.xreplace({s: sympy.Symbol(f"v{i + 1}") for i, s in enumerate(own)}))
 
 
 def _terms_shape(expr: sympy.Expr, order: dict) -> tuple[frozenset, bool] | None:
     """The set of term shapes of an expression, additive constants dropped, and whether every shape
-    occurs equally often: Σ_{i<j} (x_i³x_j + x_i x_j³) has as many terms of each orientation, the
-    cyclic a³b + b³c + c³a (whose wrap-around term c³a reads v1·v2³) has not."""
+    occurs equally often among the shapes of one width (number of variables): Σ_{i<j} (x_i³x_j +
+    x_i x_j³) has as many terms of each orientation, the cyclic a³b + b³c + c³a (whose wrap-around
+    term c³a reads v1·v2³) has not, and Σx_i² (n terms) beside Σx_i x_j (n(n - 1)/2) is still a
+    symmetric sum. Where every term of one width carries the same numeric factor, only its sign is
+    kept: its size changes with n in a symmetric sum (2(Σx)² - 5Σx_i x_j is 2Σx² - Σx_i x_j for
+    n = 5, Σx² - Σx_i x_j for n = 3); unequal factors (2xy + 3yz + 4zx) are a weighting and stay."""
     if sympy.count_ops(expr) > MAX_SHAPE_OPS:
         return None
     symbols = frozenset(order)
@@ -351,15 +490,26 @@ def _terms_shape(expr: sympy.Expr, order: dict) -> tuple[frozenset, bool] | None
     terms = sympy.Add.make_args(expanded)
     if len(terms) > MAX_SHAPE_TERMS:
         return None
-    shapes = Counter()
+    parts = []  # (width, coefficient, shape)
     for term in terms:
         if not term.free_symbols:
             continue
-        shape = _term_shape(_n_free(term, symbols), order)
-        if shape is None:
+        found = _term_shape(_n_free(term, symbols), order)
+        if found is None:
             return None
-        shapes[shape] += 1
-    return frozenset(shapes), len(set(shapes.values())) <= 1
+        parts.append((len(term.free_symbols), *found))
+    factors: dict[int, set] = {}
+    for width, coefficient, _ in parts:
+        factors.setdefault(width, set()).add(coefficient)
+    shapes = Counter()
+    width_of = {}
+    for width, coefficient, shape in parts:
+        uniform = len(factors[width]) == 1 and coefficient.is_number
+        key = ("-" if coefficient < 0 else "") + shape if uniform else f"{sympy.srepr(coefficient)}*{shape}"
+        shapes[key] += 1
+        width_of[key] = width
+    balanced = all(len({shapes[s] for s in shapes if width_of[s] == k}) <= 1 for k in set(width_of.values()))
+    return frozenset(shapes), balanced
 
 
 def _domain_kind(text: str) -> str:
@@ -370,40 +520,94 @@ def _domain_kind(text: str) -> str:
     return f"{'(' if d.lo_open else '['}{'-inf' if d.lo is None else 'lo'}, {'inf' if d.hi is None else 'hi'}{')' if d.hi_open else ']'}"
 
 
-def _shape(problem: Problem, parsed) -> tuple | None:
-    """What an instance keeps when n or its constants change (see the module docstring)."""
+def _shape(problem: Problem, parsed) -> tuple[tuple | None, tuple | None]:
+    """What an instance keeps when n or its constants change (see the module docstring), and the
+    same up to each constraint's direction (= or <= or >=) and the variables' domains."""
     order = {s: i for i, s in enumerate(parsed.symbols)}
     objective = _terms_shape(parsed.objective, order)
-    constraints = set()
+    constraints, loose = set(), set()
     for lhs, op, rhs in parsed.constraints:
         shape = _terms_shape(lhs - rhs, order)
         if shape is None:
-            return None
+            return None, None
         # g <= c and -g >= -c are one constraint; the least of the two forms is kept
         flipped = _terms_shape(rhs - lhs, order)
         mirror = {"<=": ">=", "<": ">", ">=": "<=", ">": "<", "=": "="}[op]
-        constraints.add(min((op, tuple(sorted(shape[0])), shape[1]), (mirror, tuple(sorted(flipped[0])), flipped[1])))
+        forms = [(tuple(sorted(shape[0])), shape[1]), (tuple(sorted(flipped[0])), flipped[1])]
+        constraints.add(min((op, *forms[0]), (mirror, *forms[1])))
+        loose.add(min(forms))
     if objective is None or not objective[0]:
-        return None
+        return None, None
     domains = frozenset(_domain_kind(text) for text in problem.variables.values())
-    return (problem.sense, domains, objective, frozenset(constraints))
+    # the loose form keeps how many constraints there are: its direction-free terms alone would
+    # make eight bounds x_i + x_{i+1} + x_{i+2} <= 1 one equality on the sum
+    strict = (problem.sense, domains, objective, frozenset(constraints))
+    return strict, (problem.sense, objective, frozenset(loose), len(parsed.constraints))
+
+
+def _same_source(first: str | None, second: str | None) -> bool:
+    """One family extends the other (`apmo-2004-p5` and `apmo-2004-p5-strengthened`): a variant of
+    the same source problem."""
+    if not first or not second or first == second:
+        return False
+    return first.startswith(second + "-") or second.startswith(first + "-")
+
+
+def _function_of(first: np.ndarray, second: np.ndarray) -> bool:
+    """Whether `second` is a polynomial of degree 2 or 3 in `first` at the shared points (the
+    affine case is `_close` on standardised values): (abc)^2/27 on the feasible set of abc."""
+    both = np.isfinite(first) & np.isfinite(second)
+    if both.sum() < 8 or not np.array_equal(np.isfinite(first), np.isfinite(second)):
+        return False
+    x, y = first[both], second[both]
+    spread = np.ptp(x)
+    if not np.isfinite(spread) or spread <= 1e-9 * (1 + np.abs(x).max()) or np.ptp(y) <= 1e-9 * (1 + np.abs(y).max()):
+        return False
+    x = (x - x.mean()) / spread
+    for degree in (2, 3):
+        fit = np.polynomial.polynomial.polyfit(x, y, degree)
+        if np.allclose(np.polynomial.polynomial.polyval(x, fit), y, rtol=RTOL, atol=RTOL * np.abs(y).max()):
+            return True
+    return False
+
+
+def _compare_forms(p: _Prepared, q: _Prepared) -> Duplicate | None:
+    """p and q as they are (or one of them substituted: see _views)."""
+    if p.n != q.n:
+        if p.shape is not None and p.shape == q.shape:
+            return Duplicate(p.id, q.id, "n-instance", "the same terms, constraints and domains for another n")
+        if p.loose_shape is not None and p.loose_shape == q.loose_shape:
+            return Duplicate(
+                p.id, q.id, "n-instance", "the same terms for another n, up to the constraints' direction and domains"
+            )
+        return None
+    if p.function and q.function:
+        identity = [entry for entry in q.function if entry[0] == tuple(range(q.n))]
+        q_domains, q_prints, q_values, q_raw = identity[0][1:] if identity else (None, None, None, None)
+        for _, domains, prints, values, raw in p.function if identity else ():
+            if domains != q_domains or not _same_constraints(prints, q_prints):
+                continue
+            if _close(values, q_values):
+                return Duplicate(p.id, q.id, "same-function", "objectives agree up to α·f + β on the same feasible set")
+            if _function_of(raw, q_raw) or _function_of(q_raw, raw):
+                return Duplicate(
+                    p.id, q.id, "function-of", "one objective is a polynomial of the other on the same feasible set"
+                )
+    if p.inequality and q.inequality and any(_close(mine, q.inequality[0]) for mine in p.inequality):
+        return Duplicate(p.id, q.id, "same-inequality", "the homogenised inequalities agree up to a positive factor")
+    return None
 
 
 def _compare(p: _Prepared, q: _Prepared) -> Duplicate | None:
     if p.family is not None and p.family == q.family:
         return Duplicate(p.id, q.id, "same-family", f"both declare family {p.family}")
-    if p.n != q.n:
-        if p.shape is not None and p.shape == q.shape:
-            return Duplicate(p.id, q.id, "n-instance", "the same terms, constraints and domains for another n")
-        return None
-    if p.function and q.function:
-        identity = [entry for entry in q.function if entry[0] == tuple(range(q.n))]
-        q_domains, q_prints, q_values = identity[0][1:] if identity else (None, None, None)
-        for _, domains, prints, values in p.function if identity else ():
-            if domains == q_domains and _same_constraints(prints, q_prints) and _close(values, q_values):
-                return Duplicate(p.id, q.id, "same-function", "objectives agree up to α·f + β on the same feasible set")
-    if p.inequality and q.inequality and any(_close(mine, q.inequality[0]) for mine in p.inequality):
-        return Duplicate(p.id, q.id, "same-inequality", "the homogenised inequalities agree up to a positive factor")
+    if _same_source(p.family, q.family):
+        return Duplicate(p.id, q.id, "same-source", f"families {p.family} and {q.family}: one source problem")
+    for first, second, how in [(p, q, ""), *((v, q, v.id) for v in p.views), *((p, v, v.id) for v in q.views)]:
+        found = _compare_forms(first, second)
+        if found is not None:
+            detail = f"{found.detail}, after {how}" if how else found.detail
+            return Duplicate(p.id, q.id, found.kind, detail)
     return None
 
 
