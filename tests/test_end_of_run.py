@@ -99,7 +99,7 @@ def test_result_lines_end_with_the_two_paths(tmp_path):
     assert f"HTML report: snakemake --report {results}/report.html [your options]" in lines[-1]
     # a leaderboard this run did not rebuild says so
     assert (
-        "not rebuilt by this run"
+        "from an earlier run: this one did not rebuild it"
         in result_lines(str(results), results / "leaderboard.parquet", None, time.time() + 60)[0]
     )
 

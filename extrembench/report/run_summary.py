@@ -242,7 +242,7 @@ def result_lines(results: str, leaderboard: Path, misses_csv: Path | None, start
     if not leaderboard.exists():
         return []
     board = pd.read_parquet(leaderboard)
-    when = "" if os.path.getmtime(leaderboard) >= start else " (not rebuilt by this run: its inputs did not change)"
+    when = "" if os.path.getmtime(leaderboard) >= start else " (from an earlier run: this one did not rebuild it)"
     md = leaderboard.with_suffix(".md")
     lines = [f"leaderboard{when}: {md}"]
     lines += leaderboard_lines(board) if len(board) else ["  no row: no benchmark had a confirmed problem to ask"]
