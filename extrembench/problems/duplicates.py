@@ -1,7 +1,8 @@
 """Near-duplicate problems: the same objective and constraints after renaming, permuting or scaling
-variables or adding constants, or the same inequality under another normalisation.
+variables or adding constants, or the same inequality under another normalisation, or the same
+mathematics under a substitution, a monotone reformulation, another n or a strengthening (issue 36).
 
-Two tests, each comparing values at shared seeded points, so no symbolic identity has to be found:
+Tests comparing values at shared seeded points, so no symbolic identity has to be found:
 
 - **same function** (`same-function`): after scaling each variable so that a single linear
   equality constraint becomes u1 + ... + un = 1 (or a domain [0, h] becomes [0, 1]), the
@@ -15,20 +16,35 @@ Two tests, each comparing values at shared seeded points, so no symbolic identit
   inequality s·(objective − answer) ≥ 0 (s = −1 for max) is homogenised with g/c; two problems
   whose homogeneous forms agree up to a positive factor and a permutation state one inequality
   (Schur's a³+b³+c³+3abc ≥ Σab(a+b) written with a + b + c = 1, with abc = 1, or not normalised).
-- **same family** (`same-family`): both files declare one `family` (one source problem).
+- **function of** (`function-of`): as same function, but one objective is a polynomial of degree
+  2 or 3 of the other at the same feasible points: on a + b + c = 0, a² + b² + c² = 6 each
+  a² + ab + b² is 3, so Thailand 2018 Problem 4's ratio is (abc)²/27, the same problem as abc.
+- **same family** (`same-family`): both files declare one `family` (one source problem);
+  **same source** (`same-source`): one family extends the other (`apmo-2004-p5-strengthened`).
 - **n-instance** (`n-instance`): problems with different numbers of variables whose objective and
   constraints have the same *shape*: each expanded into its terms, each term renamed canonically
   (its own variables renamed v1, v2, … in the problem's order; a Max, Min, sum or product of bare
-  variables is one n-free node), additive constants dropped, the terms taken as a set, the domains
-  by kind. IMO 1999 Problem 2 for n = 3 and n = 8 (Σ x_i x_j (x_i² + x_j²) on Σ x_i = 1), or
-  USAMO 1999 Problem 4 for n = 5 and n = 10 (max of a_i under Σ a_i ≥ n, Σ a_i² ≥ n²), are one.
+  variables is one n-free node), additive constants dropped, a numeric factor shared by every term
+  of one width reduced to its sign (½Σ(x_i − x_j)² is Σx² − Σx_i x_j for n = 3 and 2Σx² − Σx_i x_j
+  for n = 5), the terms taken as a set, the domains by kind. IMO 1999 Problem 2 for n = 3 and
+  n = 8 (Σ x_i x_j (x_i² + x_j²) on Σ x_i = 1), or USAMO 1999 Problem 4 for n = 5 and n = 10 (max
+  of a_i under Σ a_i ≥ n, Σ a_i² ≥ n²), are one. A looser shape, the same number of constraints
+  with the same terms whatever their direction (=, ≤, ≥) and whatever the domains, is an
+  n-instance too: the largest of n numbers given their sum and a bound or value of their sum of
+  squares.
+
+Every test is also run with one of the two problems substituted (`_views`): x_i = u_i² when
+square roots of nonnegative variables appear (√x + √y + √z on x + y + z = 3 is a + b + c on the
+sphere), w_i = asin(x_i) when the variables range inside [−π/2, π/2] and the problem is a function
+of their sines (Balkan 1985 Problem 2 is USAMO 1978 Problem 1).
 
 Limits (each makes the detector miss, never flag wrongly): permutations are tried exhaustively up
-to 6 variables, beyond that only cyclic shifts and the reversal; problems with two or more
-equality constraints are compared only when they are literally the same function on the same
-constraints (their feasible points are not sampled); per-variable scalings are undone only
-through a linear equality constraint or interval domains. An n-instance whose terms each carry more
-than MAX_TERM_VARIABLES variables, or whose expansion exceeds MAX_SHAPE_TERMS terms, has no shape.
+to 6 variables, beyond that only cyclic shifts and the reversal; on two or more equality
+constraints the feasible points are found by Gauss-Newton steps for every permutation up to 4
+variables and for the cyclic shifts beyond (others are compared literally), and not at all when an
+equality is not differentiable (Abs, Max); per-variable scalings are undone only through a linear
+equality constraint or interval domains. An n-instance whose terms each carry more than
+MAX_TERM_VARIABLES variables, or whose expansion exceeds MAX_SHAPE_TERMS terms, has no shape.
 """
 
 from __future__ import annotations
