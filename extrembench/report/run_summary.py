@@ -27,7 +27,7 @@ from extrembench.cluster.ledger import ledger_dir
 from extrembench.report.miss_classes import MISSED
 
 KEYS = ("planned", "cached", "sent", "computed", "failed")
-MAX_PROBLEM_LINES = 20  # past this many, the rest are counted and left to review.csv
+MAX_PROBLEM_LINES = 50  # past this many, the rest are counted and left to review.csv
 MAX_TEXT = 300  # characters of a reason or cause shown
 
 
