@@ -77,7 +77,10 @@ def test_problems_not_confirmed_and_a_benchmark_with_none_are_named():
 
 
 def test_many_unconfirmed_problems_are_capped_and_untrusted_text_is_made_printable():
-    rows = [{"problem_id": f"p{i:03d}", "status": "invalid", "reason": "bad\x1b[31m\nfield"} for i in range(MAX_PROBLEM_LINES + 10)]
+    rows = [
+        {"problem_id": f"p{i:03d}", "status": "invalid", "reason": "bad\x1b[31m\nfield"}
+        for i in range(MAX_PROBLEM_LINES + 10)
+    ]
     lines = unconfirmed_lines({"b": rows + [{"problem_id": "ok", "status": "confirmed", "reason": ""}]}, {"b"}, "r.csv")
     assert len(lines) == MAX_PROBLEM_LINES + 1
     assert lines[0] == "problem p000 is invalid (not asked): bad\\x1b[31m field"
