@@ -119,18 +119,23 @@ def test_a_claim_just_past_an_irrational_extremum_is_refuted_by_a_level_proof():
     assert result.certificate["method"] in ("bound", "sos") and verify_refutation(result.certificate, problem)[0]
 
 
-@pytest.mark.slow  # ~3 s
+def reference_answer(name: str, seed: int) -> str:
+    problem = load_problem(PROBLEMS / f"{name}.yaml")
+    spec = {"sense": problem.sense, "variables": problem.variables, "constraints": list(problem.constraints)}
+    spec_json = json.dumps({**spec, "objective": problem.objective})
+    return answer({"spec_json": spec_json, "seed": seed, "starts": 14, "digits": 8})["content"]
+
+
+@pytest.mark.slow  # ~4 s
 @pytest.mark.parametrize("seed", [1, 4, 5])
 def test_the_reference_solver_answers_ineq_0161_from_a_feasible_point(seed):
     # a + b + c = 4 cbrt(abc) is scale invariant: the search ran to coordinates near 1e16, where the
     # constraint's relative tolerance let the objective (minimum 0) reach -1e31 at float points
-    problem = load_problem(PROBLEMS / "ineq-0161.yaml")
-    spec = {"sense": problem.sense, "variables": problem.variables, "constraints": list(problem.constraints)}
-    identity = {
-        "spec_json": json.dumps({**spec, "objective": problem.objective}),
-        "seed": seed,
-        "starts": 14,
-        "digits": 8,
-    }
-    response = answer(identity)
-    assert response["content"] == "The minimum value is \\boxed{0.00000000}.", response["content"]
+    assert reference_answer("ineq-0161", seed) == "The minimum value is \\boxed{0.00000000}."
+
+
+@pytest.mark.slow  # ~1 s
+def test_the_reference_solver_keeps_a_maximum_on_closed_ends():
+    # the maximum 288 is at (4, 4, -1, -1, -1) on [-1, inf)^5; the float point's -1 - 1e-16 must be
+    # snapped onto the end, not projected past it (the re-check then rejected the optimum: 32)
+    assert reference_answer("ineq-0450", 0) == "The maximum value is \\boxed{288.00000000}."

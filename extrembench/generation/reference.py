@@ -54,10 +54,14 @@ def _rechecked_values(model: Model, x: list) -> list[float]:
     for floats in points:
         if not all(np.isfinite(floats)):
             continue
-        point = mp_point(model, [np.float64(v) for v in floats], "numeric")
-        value = hp_value(model.parsed.objective, point)
-        if value is not None and recheck_point(model, point, value, NUMERIC_TOL)[0] in ("ok", "boundary"):
-            values.append(float(value))
+        # as the validator re-checks a witness: snapped where it snaps (a coordinate a rounding
+        # below a closed end, -1 - 1e-16 at ineq-0450's maximum, is put on it), and projected; every
+        # mode's point that passes counts (a snap within 1e-4 can cost the value its 4th decimal)
+        for mode in ("exact", "mixed", "numeric"):
+            point = mp_point(model, [np.float64(v) for v in floats], mode)
+            value = None if point is None else hp_value(model.parsed.objective, point)
+            if value is not None and recheck_point(model, point, value, NUMERIC_TOL)[0] in ("ok", "boundary"):
+                values.append(float(value))
     return values
 
 
