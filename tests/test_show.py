@@ -33,7 +33,8 @@ def _run(tmp_path: Path, samples: list[dict]) -> tuple[Path, Path]:
     for s in samples:
         request = {"messages": [{"role": "user", "content": f"Find the minimum of {s['problem_id']}."}], "seed": 1}
         key = cache_key(request)
-        response = {"content": s["content"], "reasoning_content": s["reasoning"], "finish_reason": "stop"}
+        finish = s.get("finish", "stop")
+        response = {"content": s["content"], "reasoning_content": s["reasoning"], "finish_reason": finish}
         cache.put(key, request, response, {"host": "h"})
         common = {"problem_id": s["problem_id"], "trial": s["trial"], "cache_key": key}
         gens.append(
@@ -42,7 +43,7 @@ def _run(tmp_path: Path, samples: list[dict]) -> tuple[Path, Path]:
                 **common,
                 content=s["content"],
                 reasoning_content=s["reasoning"],
-                finish_reason="stop",
+                finish_reason=finish,
                 prompt_tokens=10,
                 completion_tokens=20,
             )
@@ -95,6 +96,7 @@ SAMPLES = [
         "extracted": None,
         "status": "no_answer",
         "miss_class": "no_answer",
+        "finish": f"stop{ESC}[31m",  # the server's finish_reason is untrusted text too
     },
 ]
 
@@ -195,7 +197,8 @@ def test_audit_names_the_response_tail_of_a_no_answer_miss(tmp_path):
     no_answer = {"benchmark": BENCH, "model": MODEL, "extracted": float("nan")}
     key = read_artifact(results / BENCH / "misses" / MODEL / "shard-0.parquet").to_pylist()[2]["cache_key"]
     text = answer_or_tail({**no_answer, "cache_key": key}, results)
-    assert "nan" not in text and text.startswith("no answer; response ends '…") and text.endswith("(finish stop)")
+    assert "nan" not in text and text.startswith("no answer; response ends '…")
+    assert text.endswith("(finish stop\\x1b[31m)")
     assert "x the end'" in text and ESC not in text
     assert answer_or_tail({**no_answer, "extracted": "3", "cache_key": key}, results) == "answer '3'"
 

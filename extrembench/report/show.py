@@ -109,7 +109,7 @@ def answer_or_tail(row: dict, results: Path) -> str:
         where = "reasoning ends"
     else:
         where = "response ends"
-    return f"no answer; {where} {response_tail(text)!r} (finish {generation['finish_reason']})"
+    return f"no answer; {where} {response_tail(text)!r} (finish {safe_text(generation['finish_reason'], 64)})"
 
 
 def _what_is_there(results: Path, benchmark: str) -> str:
@@ -190,7 +190,7 @@ def render_sample(samples: Samples, key: tuple[str, int], cache: GenerationCache
         )
     lines = [
         f"=== {samples.benchmark} / {samples.model} / {safe_text(problem_id, 200)} / trial {trial} ===",
-        f"finish: {gen['finish_reason']}, tokens: prompt {gen['prompt_tokens']}, completion "
+        f"finish: {safe_text(gen['finish_reason'], 64)}, tokens: prompt {gen['prompt_tokens']}, completion "
         f"{gen['completion_tokens']}" + (f", error: {text(gen['error'])}" if not _missing(gen.get("error")) else ""),
         "--- prompt",
         prompt,
