@@ -41,7 +41,7 @@ of their sines (Balkan 1985 Problem 2 is USAMO 1978 Problem 1).
 Limits (each makes the detector miss, never flag wrongly): permutations are tried exhaustively up
 to 6 variables, beyond that only cyclic shifts and the reversal; on two or more equality
 constraints the feasible points are found by Gauss-Newton steps for every permutation up to 4
-variables and for the cyclic shifts beyond (others are compared literally), and not at all when an
+variables and for the cyclic shifts and reversals beyond (others are compared literally), and not at all when an
 equality is not differentiable (Abs, Max); per-variable scalings are undone only through a linear
 equality constraint or interval domains. An n-instance whose terms each carry more than
 MAX_TERM_VARIABLES variables, or whose expansion exceeds MAX_SHAPE_TERMS terms, has no shape.
@@ -111,8 +111,9 @@ def _equality_system(symbols, equalities) -> tuple[list, list]:
     return funcs, jacobian
 
 
-def _cyclic(n: int) -> list[tuple[int, ...]]:
-    return [tuple((i + k) % n for i in range(n)) for k in range(n)]
+def _shifts_and_reversals(n: int) -> list[tuple[int, ...]]:
+    shifts = [tuple((i + k) % n for i in range(n)) for k in range(n)]
+    return shifts + [tuple(reversed(s)) for s in shifts]
 
 
 def _project_many(equalities, jacobian, points: np.ndarray, steps: int = 60) -> np.ndarray:
@@ -363,7 +364,7 @@ def _prepare(problem: Problem, seed: int, with_views: bool = True) -> _Prepared:
         feasible = points
         if len(equalities) == 1:
             feasible = _project(next(func for func, op in constraint_funcs if op == "="), points)
-        elif jacobian and (len(_permutations(n)) <= 24 or perm in _cyclic(n)):
+        elif jacobian and (len(_permutations(n)) <= 24 or perm in _shifts_and_reversals(n)):
             projected = _project_many(equality_funcs, jacobian, points)
             projected[~_inside(projected, perm_domains)] = np.nan
             if np.all(np.isfinite(projected), axis=1).sum() >= 6:
