@@ -9,6 +9,7 @@ import hashlib
 import importlib.util
 import json
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -19,8 +20,10 @@ from extrembench.cli import main
 from extrembench.core.artifacts import write_artifact
 from extrembench.core.files import sha256_file
 from extrembench.problems.expr import parse_expression
+from extrembench.problems.problem import load_problem
 from extrembench.rl.formats import TRL, VERL
 from extrembench.rl.rows import GUESSES, TRAINING_ROWS
+from extrembench.sources.variants import content_hash
 from extrembench.verify.certificates.cli import check_row
 
 REPO = Path(__file__).resolve().parents[1]
@@ -167,3 +170,74 @@ def test_a_problems_table_of_the_very_file_is_taken_and_a_stale_one_is_not(expor
     stale = {r["id"]: r for r in _rows(root / "stale")}
     assert stale["ineq-0004"]["validated_by"].startswith("check:")
     assert stale["ineq-0111"]["validated_by"].startswith("problems-table:")
+
+
+def _variant_tables(rows: list[dict], folder: Path) -> None:
+    """The vary job's two tables for the constants variants: the variants table (plain answer,
+    parent sha256, content sha256) and the variant benchmark's problems table (the certificate)."""
+    variants, problems = [], []
+    for r in rows:
+        if r["kind"] != "constants":
+            continue
+        spec = json.loads(r["spec_json"])
+        parent = load_problem(r["source_path"])
+        variant = replace(
+            parent,
+            id=r["id"],
+            variables=spec["variables"],
+            constraints=tuple(spec["constraints"]),
+            objective=spec["objective"],
+            answer=r["answer_text"],
+            statement=r["statement"],
+        )
+        variants.append(
+            {
+                "benchmark": "b",
+                "variant_benchmark": "b-variants",
+                "problem_id": r["id"],
+                "parent_id": r["parent_id"],
+                "parent_source_path": r["source_path"],
+                "parent_sha256": r["source_sha256"],
+                "kind": "constants",
+                "technique": "stationary",
+                "transformation": r["transformation"],
+                "transformation_json": "[]",
+                "content_sha256": content_hash(variant),
+                "statement": r["statement"],
+                "answer": r["answer_text"],
+                "sense": r["sense"],
+                "spec_json": r["spec_json"],
+                "status": "confirmed",
+                "drop_reason": None,
+                "validation_status": "confirmed",
+                "validation_reason": "",
+                "best_value": None,
+                "witness_json": None,
+                "seed": 0,
+                "dag_node": "test",
+            }
+        )
+        problems.append({**r, "id": r["id"], "kind": "original"})
+    write_artifact(variants, folder / "variants" / "shard-0.parquet", "variants")
+    _problems_table(problems, folder / "problems-variants" / "shard-0.parquet")
+
+
+@pytest.mark.slow
+def test_confirmed_variants_of_a_pipeline_table_are_taken_without_generating_again(exported, tmp_path):
+    _, _, out = exported
+    rows = _rows(out)
+    folder = tmp_path / "problems"
+    folder.mkdir()
+    for name in FILES:
+        shutil.copy(REPO / name, folder)
+    _problems_table(rows, tmp_path / "tables" / "problems" / "shard-0.parquet")
+    _variant_tables(rows, tmp_path / "tables")
+    argv = ["export-rl", "--format", "verl", "--out", str(tmp_path / "out"), "--directory", str(REPO)]
+    assert main([*argv, "--problems", str(folder), "--per-problem", "1", "--tables", str(tmp_path / "tables")]) == 0
+    taken = {r["id"]: r for r in _rows(tmp_path / "out")}
+    variants = {r["id"]: r for r in rows if r["kind"] == "constants"}
+    assert variants and {i for i, r in taken.items() if r["kind"] == "constants"} == set(variants)
+    for variant_id, row in variants.items():
+        assert taken[variant_id]["validated_by"].startswith("problems-table:")
+        assert taken[variant_id]["certificate_sha256"] == row["certificate_sha256"]
+        assert taken[variant_id]["content_sha256"] == row["content_sha256"]
