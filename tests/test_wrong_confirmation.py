@@ -139,3 +139,11 @@ def test_the_reference_solver_keeps_a_maximum_on_closed_ends():
     # the maximum 288 is at (4, 4, -1, -1, -1) on [-1, inf)^5; the float point's -1 - 1e-16 must be
     # snapped onto the end, not projected past it (the re-check then rejected the optimum: 32)
     assert reference_answer("ineq-0450", 0) == "The maximum value is \\boxed{288.00000000}."
+
+
+@pytest.mark.slow  # ~8 s
+def test_a_scale_free_point_at_a_tiny_scale_is_no_limit_for_a_moved_claim():
+    # ineq-0242's objective and constraint are scale invariant; the search's point drifted towards
+    # t1, ..., t5 -> 0, and a claim 1e-9 above the minimum came out not_attained "in the limit"
+    problem = perturbed(load_problem(PROBLEMS / "ineq-0242.yaml"), "1 + 1/10^9")
+    assert_not_confirmed_and_sound(check_problem(problem, certify=False), problem)

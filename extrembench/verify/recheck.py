@@ -279,6 +279,18 @@ def attainment(model: Model, candidates: list[Candidate], answer: sympy.Expr) ->
             limit_seen = limit_seen or (candidate, f"the value is reached only in the limit, where {detail}")
         elif detail:
             notes.append(detail)
+    if limit_seen and (spurious := _scale_free(model, limit_seen[0])) is not None:
+        # a scale-invariant problem's point drifted to a tiny or huge scale: rescaled it is an
+        # ordinary point, and its re-check decides (ineq-0242 with its answer moved 1e-9 was
+        # not_attained "as t1, ..., t5 -> 0", where the value is the same at every scale)
+        verdict, point, detail = _best_recheck(model, spurious, answer)
+        if verdict != "ok":
+            return (
+                "inconclusive",
+                limit_seen[0],
+                f"best value matches the answer but no witness passed the 50-digit re-check ({detail})",
+            )
+        limit_seen = None
     if limit_seen:
         return "not_attained", limit_seen[0], limit_seen[1]
     return (
@@ -350,6 +362,17 @@ def _escaping(model: Model, candidate: Candidate) -> str | None:
         ):
             found.append(f"{name} -> {_end_text(domain, sympy.Float(value))}")
     return "; ".join(found) or None
+
+
+def _scale_free(model: Model, candidate: Candidate) -> list[float] | None:
+    """The candidate's point rescaled to a largest coordinate of 1 when the problem is scale
+    invariant there (scalings) and the rescaled point no longer runs to an end or to infinity."""
+    x = model.x(np.array(candidate.t))
+    rescaled = scalings(model, x)[1:]
+    if not rescaled:
+        return None
+    t = tuple(c.t(v) for c, v in zip(model.coords, rescaled[0]))
+    return None if _escaping(model, replace(candidate, t=t)) else rescaled[0]
 
 
 def scalings(model: Model, x: list) -> list[list[float]]:
