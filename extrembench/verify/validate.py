@@ -44,6 +44,7 @@ from extrembench.verify.certificates.refutation_check import point_floats
 from extrembench.verify.infeasibility import prove_empty
 from extrembench.verify.recheck import attainment
 from extrembench.verify.refutation import (
+    LEVEL_MAX_NODES,
     exact_feasible_point,
     level_certificate,
     unbounded_certificate,
@@ -112,10 +113,13 @@ def check_problem(
     effort: Effort = Effort(),
     ignore_keys=DEFAULT_IGNORED_KEYS,
     certify: bool = True,
+    level_nodes: int = LEVEL_MAX_NODES,
 ) -> CheckResult:
     """Validate one problem; a path that fails to load gives status 'invalid', never an exception.
     certify=False leaves a confirmed answer without its certificate (same status: the certificate
-    is built after the verdict), for callers that need only statuses."""
+    is built after the verdict), for callers that need only statuses. level_nodes bounds each level
+    proof a refutation tries (boxes of its branch and bound): fewer can leave inconclusive what the
+    default refutes, never the other way round, and never touch a confirmation."""
     if not isinstance(problem, Problem):
         try:
             problem = load_problem(problem, ignore_keys=ignore_keys)
@@ -128,7 +132,7 @@ def check_problem(
         return _invalid(problem.id, exc)
     try:
         with wall_cap(effort.time_cap_s):
-            return _check_loaded(problem, seed, effort, certify)
+            return _check_loaded(problem, seed, effort, certify, level_nodes)
     except TimeCap:
         return CheckResult(
             problem.id,
@@ -144,7 +148,9 @@ def check_problem(
         )
 
 
-def _check_loaded(problem: Problem, seed: int, effort: Effort, certify: bool = True) -> CheckResult:
+def _check_loaded(
+    problem: Problem, seed: int, effort: Effort, certify: bool = True, level_nodes: int = LEVEL_MAX_NODES
+) -> CheckResult:
     deadline = time.monotonic() + effort.time_cap_s
     try:
         convert_problem(problem)  # raises when the source inequality disagrees with the curated fields
@@ -176,7 +182,7 @@ def _check_loaded(problem: Problem, seed: int, effort: Effort, certify: bool = T
     if best.value < target - tol:
         return _refute_by_witness(problem, model, [c for c in feasible if c.value < target - tol], deadline)
     if best.value > target + tol:
-        return _refute_unreachable(problem, model, best)
+        return _refute_unreachable(problem, model, best, level_nodes)
     matching = [c for c in feasible if c.value <= target + tol]
     status, chosen, reason = attainment(model, matching, parsed.answer)
     # within the search's tolerance, yet not an exact match: the exact point decides. A claim
@@ -189,7 +195,9 @@ def _check_loaded(problem: Problem, seed: int, effort: Effort, certify: bool = T
         or not reason.startswith("exact closed-form")
         or best.value < target - FLOAT_NOISE * (1 + abs(target))
     ):
-        refuted = _refute_near_claim(problem, model, matching, deadline, levels=status != "confirmed")
+        refuted = _refute_near_claim(
+            problem, model, matching, deadline, levels=status != "confirmed", level_nodes=level_nodes
+        )
         if refuted is not None:
             return refuted
     result = CheckResult(problem.id, status, model.reported(chosen.value), witness_of(model, chosen), reason)
@@ -289,7 +297,12 @@ NEAR_CLAIM_CANDIDATES = 2  # float points within tolerance of the claim that are
 
 
 def _refute_near_claim(
-    problem: Problem, model: Model, matching: list[Candidate], deadline: float, levels: bool
+    problem: Problem,
+    model: Model,
+    matching: list[Candidate],
+    deadline: float,
+    levels: bool,
+    level_nodes: int = LEVEL_MAX_NODES,
 ) -> CheckResult | None:
     """A claim the search matched only to tolerance: the nearest points snapped to rationals and
     low-height algebraic numbers (refutation.exact_points) and evaluated exactly; refuted when one
@@ -307,7 +320,9 @@ def _refute_near_claim(
             continue
         value, source = past
         # the values at hand lie past the claim: a proof that nothing reaches the claim refutes it
-        certificate, detail = level_certificate(model.parsed, problem.answer, value, witness_of(model, candidate))
+        certificate, detail = level_certificate(
+            model.parsed, problem.answer, value, witness_of(model, candidate), max_nodes=level_nodes
+        )
         if certificate is not None:
             return CheckResult(
                 problem.id,
@@ -424,7 +439,9 @@ def _refute_by_witness(problem: Problem, model: Model, better: list[Candidate], 
     )
 
 
-def _refute_unreachable(problem: Problem, model: Model, best: Candidate) -> CheckResult:
+def _refute_unreachable(
+    problem: Problem, model: Model, best: Candidate, level_nodes: int = LEVEL_MAX_NODES
+) -> CheckResult:
     """The claim lies beyond every value the search found: refuted only with a proof that no
     feasible point reaches it (scaling, or a bound or sos proof of a level past it), inconclusive otherwise."""
 
@@ -434,7 +451,9 @@ def _refute_unreachable(problem: Problem, model: Model, best: Candidate) -> Chec
     level_from = (
         best_value if model.shift == 0 else Fraction(model.sign * best.value) + Fraction(model.shift.p, model.shift.q)
     )
-    certificate, detail = level_certificate(model.parsed, problem.answer, level_from, witness_of(model, best))
+    certificate, detail = level_certificate(
+        model.parsed, problem.answer, level_from, witness_of(model, best), max_nodes=level_nodes
+    )
     if certificate is None:
         return CheckResult(
             problem.id,

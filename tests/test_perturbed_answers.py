@@ -1,0 +1,60 @@
+"""Every shipped answer moved a relative 1e-9 or 1e-6 either way is wrong, and no such claim may
+come out `confirmed` (issue 35: the re-check's tolerance was an absolute 1e-11, so small answers
+moved by 1e-9 were confirmed). An answer of 0 has no relative size: it is moved by 1e-9 or 1e-6
+itself. One test per perturbation, the shipped set split over two processes (spawn, not fork: see
+tests/test_shipped_certificates.py); statuses only, no certificates."""
+
+from __future__ import annotations
+
+import multiprocessing
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import replace
+from itertools import repeat
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+SHIPPED = sorted((REPO / "data" / "problems").glob("*.yaml"))
+WORKERS = 2  # one per core
+LEVEL_NODES = 500  # boxes per level proof: a tenth of the default, so four whole-set runs fit the slow tier
+
+
+def moved(answer: str, sign: str, exponent: int) -> str:
+    """The answer times (1 +- 10^-exponent); 0 plus or minus 10^-exponent."""
+    if answer.strip() == "0":
+        return f"{sign}1/10^{exponent}"
+    return f"({answer})*(1 {sign} 1/10^{exponent})"
+
+
+def _check_moved(path: str, sign: str, exponent: int) -> tuple[str, str, str]:
+    from extrembench.problems.problem import load_problem
+    from extrembench.verify.validate import check_problem
+
+    problem = load_problem(path)
+    # the source inequality restates the answer; the curated fields alone state the moved claim
+    problem = replace(problem, answer=moved(problem.answer, sign, exponent), source=None)
+    # level proofs bounded: they can only turn `inconclusive` into `refuted`, and a claim that is
+    # confirmed never reaches one
+    result = check_problem(problem, certify=False, level_nodes=LEVEL_NODES)
+    return problem.id, result.status, result.reason
+
+
+def test_moved_answers():
+    assert moved("0", "-", 9) == "-1/10^9"
+    assert moved("sqrt(2)/3", "+", 6) == "(sqrt(2)/3)*(1 + 1/10^6)"
+
+
+@pytest.mark.slow  # the shipped set checked once per perturbation: ~3 min each on 2 cores
+@pytest.mark.timeout(1200)
+@pytest.mark.parametrize("sign, exponent", [("+", 9), ("-", 9), ("+", 6), ("-", 6)])
+def test_no_shipped_answer_moved_a_little_is_confirmed(sign, exponent):
+    with ProcessPoolExecutor(WORKERS, mp_context=multiprocessing.get_context("spawn")) as pool:
+        rows = list(pool.map(_check_moved, map(str, SHIPPED), repeat(sign), repeat(exponent)))
+    assert len(rows) == len(SHIPPED)
+    wrong = [(i, status, reason[:200]) for i, status, reason in rows if status in ("confirmed", "not_attained")]
+    assert not wrong, wrong
+    # every check ran to a verdict: none stopped by a crash or by the safety net
+    broken = [(i, reason[:200]) for i, _, reason in rows if "validator failed" in reason or "time cap" in reason]
+    assert not broken, broken
+    assert {status for _, status, _ in rows} <= {"refuted", "inconclusive"}
