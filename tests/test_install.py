@@ -52,7 +52,9 @@ def test_readme_opens_with_its_name_then_the_two_commands():
 def test_ci_runs_line_2_of_the_readme_block():
     script = (ROOT / ".ci" / "run").read_text()
     command = next(line for line in script.splitlines() if line.startswith("TEST_COMMAND="))
-    result = subprocess.run(["bash", "-c", f"{command}; printf %s \"$TEST_COMMAND\""], cwd=ROOT, capture_output=True, text=True)
+    result = subprocess.run(
+        ["bash", "-c", f'{command}; printf %s "$TEST_COMMAND"'], cwd=ROOT, capture_output=True, text=True
+    )
     assert result.stdout == readme_commands()[1]
 
 
