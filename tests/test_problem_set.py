@@ -259,3 +259,42 @@ def test_every_headline_competition_reference_has_its_year_and_number():
     assert files and not incomplete, (
         f"no year or problem number in source.reference (or move to data/unnumbered/): {incomplete}"
     )
+
+
+WRITTEN_HERE = {"ineq-0011", "ineq-0059", "ineq-0461", "ineq-0471"}
+
+
+def test_every_source_text_says_whose_words_it_is():
+    """Issue 36: a translation or restatement written here is never presented as the source. Every
+    shipped file with a source.text sets source.text_origin, and the four texts the audit read as
+    written here (Vietnamese of 0461 and 0471, Chinese of 0011 and 0059) say so."""
+    origins = {}
+    for path in sorted(REPO.glob("data/*/*.yaml")):
+        source = (yaml.safe_load(path.read_text(encoding="utf-8")) or {}).get("source") or {}
+        if source.get("text"):
+            origins[f"{path.parent.name}/{path.stem}"] = source.get("text_origin")
+    missing = sorted(
+        name for name, origin in origins.items() if origin not in ("published", "written-here", "unverified")
+    )
+    assert origins and not missing, (
+        f"source.text without source.text_origin (published | written-here | unverified): {missing}"
+    )
+    assert {name.split("/")[1] for name, origin in origins.items() if origin == "written-here"} >= WRITTEN_HERE
+
+
+def test_text_origin_is_checked_by_the_schema(tmp_path):
+    """A misspelt text_origin is an error naming the field and the allowed values, not a silent label."""
+    from extrembench.problems.problem import ProblemError, load_problem
+
+    path = tmp_path / "p.yaml"
+    path.write_text(
+        'id: p\nsense: min\nvariables: {x: real}\nobjective: "x^2"\nanswer: "0"\n'
+        'source: {language: en, text: "Minimise x squared.", text_origin: ours}\n',
+        encoding="utf-8",
+    )
+    with pytest.raises(ProblemError, match=r"text_origin.*published, written-here, unverified"):
+        load_problem(path)
+    path.write_text(
+        path.read_text(encoding="utf-8").replace("text_origin: ours", "text_origin: written-here"), encoding="utf-8"
+    )
+    assert load_problem(path).source["text_origin"] == "written-here"

@@ -244,6 +244,12 @@ class Source(_Spec):
 
     language: Annotated[str, Field(pattern=r"^[a-z]{2,3}(-[A-Za-z0-9]+)?$")] = None
     text: str = None
+    # Whose words `text` is (issue 36): the statement as its source published it, a translation or
+    # restatement written for this project, or not yet compared with the published original.
+    text_origin: Annotated[
+        Literal["published", "written-here", "unverified"],
+        _one_of("published", "written-here", "unverified"),
+    ] = None
     translation: str = None
     reference: str = None
     inequality: Inequality = None
