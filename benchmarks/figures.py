@@ -2,14 +2,16 @@
 pages from one file, and checked: a page whose figure was edited by hand, or a figure measured on
 other code or data than the checkout's, fails `--quick` (tests/test_figures.py runs it).
 
-    python benchmarks/figures.py measure [--default-run] [--whole-set]   # run, record, render
+    python benchmarks/figures.py measure [--default-run] [--whole-set] [--problem-set]   # run, record, render
     python benchmarks/figures.py render    # rewrite the marked blocks of the pages from the record
     python benchmarks/figures.py --quick   # check only: the blocks and the record's fingerprints
 
 `measure --default-run` runs README's command 1 pipeline (`snakemake --profile profiles/local` in
 the checkout, timed) and reads its leaderboard, problem table and variants; `measure --whole-set`
 validates every shipped problem file through the pipeline's own stage functions (translate, convert,
-validate) in two processes, timed, and counts statuses and certificate kinds. Each measurement is
+validate) in two processes, timed, and counts statuses and certificate kinds; `measure --problem-set`
+describes the headline set as benchmarks/problem_set.py does (guesses, difficulty, families, citations,
+near-duplicates) and counts the folders beside it. Each measurement is
 stored in docs/figures/measured.json with the fingerprint of what it depends on (code, rules,
 config, problem files); a page's figures live between `<!-- measured:NAME -->` and
 `<!-- /measured -->` and are rendered from that record only, so a figure is never typed.
@@ -135,6 +137,46 @@ def whole_set_counts(problems) -> dict:
     }
 
 
+def measure_problem_set(root: Path = REPO) -> dict:
+    """The shipped set's description (benchmarks/problem_set.py's rows, guesses included, no
+    equality-case search) and the sizes of the folders beside it."""
+    import problem_set
+
+    from extrembench.problems.duplicates import find_duplicates
+    from extrembench.problems.problem import load_problem
+
+    files = sorted(str(p) for p in (root / "data" / "problems").glob("*.yaml"))
+    constant, rows = problem_set.describe_files(files, files, None)
+
+    def count(predicate) -> int:
+        return sum(1 for row in rows if predicate(row))
+
+    def folder(name: str) -> dict:
+        paths = sorted((root / "data" / name).glob("*.yaml"))
+        if name == "rejected":  # conversion mistakes: some do not load, by design
+            return {"files": len(paths)}
+        return {"files": len(paths), "families": len({load_problem(p).family or p.stem for p in paths})}
+
+    competition = [row for row in rows if row["competition"]]
+    return {
+        "problems": len(rows),
+        "families": len({row["family"] for row in rows}),
+        "difficulty": dict(sorted(Counter(row["declared"] for row in rows).items())),
+        "four_or_more_variables": count(lambda r: r["variables"] >= 4),
+        "guessed": {
+            "symmetric": count(lambda r: r["at_symmetric_point"]),
+            "boundary": count(lambda r: r["at_boundary_point"]),
+            "constant": count(lambda r: r["at_constant"]),
+            "any": count(problem_set._guessed),
+        },
+        "constant_answer": str(constant),
+        "competition_references": len(competition),
+        "competition_references_complete": sum(1 for row in competition if row["citation_complete"]),
+        "near_duplicate_pairs": len(find_duplicates([load_problem(p) for p in files])),
+        "folders": {name: folder(name) for name in ("instances", "guessable", "unnumbered", "rejected")},
+    }
+
+
 # ---------------------------------------------------------------- rendering
 def _pct(part: int, whole: int) -> str:
     return f"{100 * part / whole:.1f} %"
@@ -172,7 +214,27 @@ def _whole_set_text(m: dict) -> str:
     )
 
 
-RENDERERS = {"default-run": _default_run_text, "whole-set": _whole_set_text}
+def _problem_set_text(m: dict) -> str:
+    n, guessed, folders = m["problems"], m["guessed"], m["folders"]
+    difficulty = ", ".join(f"{k} {v} ({_pct(v, n)})" for k, v in m["difficulty"].items())
+    return (
+        f"`data/problems/` holds {n} problems of {m['families']} families, and "
+        f"{m['near_duplicate_pairs']} near-duplicate pairs by `extrembench.problems.duplicates`.\n"
+        f"Difficulty (the technique a solution needs, judged per file): {difficulty}.\n"
+        f"{_pct(m['four_or_more_variables'], n)} have 4 or more variables. The cheap guesses answer:\n"
+        f"`symmetric-guess` {_pct(guessed['symmetric'], n)}, `boundary-guess` {_pct(guessed['boundary'], n)},\n"
+        f"`constant-guess` {_pct(guessed['constant'], n)} (the set's most frequent answer is "
+        f"{m['constant_answer']}), any of them {_pct(guessed['any'], n)}.\n"
+        f"{m['competition_references_complete']} of {m['competition_references']} competition references "
+        f"carry their year and problem number.\n"
+        f"Beside it: `data/instances/` {folders['instances']['files']} files of "
+        f"{folders['instances']['families']} families, `data/guessable/` {folders['guessable']['files']},\n"
+        f"`data/unnumbered/` {folders['unnumbered']['files']}, `data/rejected/` {folders['rejected']['files']} "
+        f"conversion mistakes.\n"
+    )
+
+
+RENDERERS = {"default-run": _default_run_text, "whole-set": _whole_set_text, "problem-set": _problem_set_text}
 
 
 def render_page(text: str, record: dict) -> str:
@@ -229,6 +291,7 @@ def main() -> int:
     parser.add_argument("action", nargs="?", choices=("measure", "render", "check"), default="check")
     parser.add_argument("--default-run", action="store_true")
     parser.add_argument("--whole-set", action="store_true")
+    parser.add_argument("--problem-set", action="store_true")
     parser.add_argument("--quick", action="store_true", help="check only (what CI runs)")
     args = parser.parse_args()
     record = load_record()
@@ -236,6 +299,7 @@ def main() -> int:
         for name, wanted, measure in (
             ("default-run", args.default_run, measure_default_run),
             ("whole-set", args.whole_set, measure_whole_set),
+            ("problem-set", args.problem_set, measure_problem_set),
         ):
             if wanted:
                 record[name] = {**measure(), "fingerprint": fingerprint()}

@@ -106,18 +106,10 @@ def _print_counts(title: str, counter: Counter, total: int) -> None:
         print(f"  {str(key):54s} {count:4d}  {100 * count / total:5.1f} %")
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--problems", default="data/problems/*.yaml")
-    parser.add_argument("--starts", type=int, default=6, help="local searches per problem (work, not time)")
-    parser.add_argument("--no-search", action="store_true", help="skip the equality-case search")
-    parser.add_argument(
-        "--quick", action="store_true", help=f"every {QUICK_SAMPLE}th file only; judge only the per-problem targets"
-    )
-    args = parser.parse_args(argv)
-    every_file = sorted(glob.glob(args.problems))
-    files = every_file[:: QUICK_SAMPLE if args.quick else 1]
-    # the constant of the whole set, as constant-guess computes it for a run (a --quick sample too)
+def describe_files(every_file: list[str], files: list[str], starts: int | None) -> tuple[str, list[dict]]:
+    """(constant-guess's answer, one description row per file of `files`); the equality case is
+    searched with `starts` local searches, or not at all when None. The constant is the whole set's,
+    as constant-guess computes it for a run (a --quick sample too)."""
     constant = most_frequent_answer(load_problem(path).answer for path in every_file)
     rows = []
     for index, path in enumerate(files, 1):
@@ -130,11 +122,26 @@ def main(argv: list[str] | None = None) -> int:
             guess_matches(problem, functools.partial(constant_guess, constant=constant)),
         )
         row["equality_case"] = (
-            "not searched" if args.no_search else equality_case(problem, at_symmetric, _witness(problem, args.starts))
+            "not searched" if starts is None else equality_case(problem, at_symmetric, _witness(problem, starts))
         )
         rows.append(row)
         if index % 25 == 0 or index == len(files):
             print(f"[{index}/{len(files)}] described", file=sys.stderr, flush=True)
+    return constant, rows
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--problems", default="data/problems/*.yaml")
+    parser.add_argument("--starts", type=int, default=6, help="local searches per problem (work, not time)")
+    parser.add_argument("--no-search", action="store_true", help="skip the equality-case search")
+    parser.add_argument(
+        "--quick", action="store_true", help=f"every {QUICK_SAMPLE}th file only; judge only the per-problem targets"
+    )
+    args = parser.parse_args(argv)
+    every_file = sorted(glob.glob(args.problems))
+    files = every_file[:: QUICK_SAMPLE if args.quick else 1]
+    constant, rows = describe_files(every_file, files, None if args.no_search else args.starts)
     total = len(rows) or 1
     print(f"{len(rows)} problems ({len({r['family'] for r in rows})} families) from {args.problems}")
     _print_counts("difficulty (the technique a solution needs)", Counter(r["declared"] for r in rows), total)

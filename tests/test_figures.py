@@ -10,6 +10,8 @@ import shutil
 import sys
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "benchmarks"))
 
@@ -50,3 +52,9 @@ def test_an_edited_problem_file_or_module_changes_the_fingerprint(tmp_path):
     module = tmp_path / "extrembench" / "verify" / "validate.py"
     module.write_text(module.read_text() + "# a review commit\n")
     assert figures.fingerprint(tmp_path) != before
+
+
+@pytest.mark.slow  # ~40 s: every headline file described with its three cheap guesses
+def test_the_problem_set_figures_are_what_the_set_measures_now():
+    recorded = {k: v for k, v in figures.load_record()["problem-set"].items() if k != "fingerprint"}
+    assert figures.measure_problem_set() == recorded, "run `python benchmarks/figures.py measure --problem-set`"
