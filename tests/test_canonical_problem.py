@@ -99,3 +99,25 @@ def test_the_canonical_order_of_a_large_file_is_bounded_work():
     problem = make_problem("min", dict.fromkeys(names, "positive"), cycle, "0", constraints)
     order = canonical_variable_order(parse_problem(problem))
     assert sorted(map(str, order)) == sorted(names)
+
+
+@pytest.mark.slow  # ~2 s: one check
+def test_a_certificate_of_the_canonical_order_verifies_against_the_files_order():
+    """ineq-0168 states r <= s, s <= t; the check proves its canonical order, s <= t, r <= s, and the
+    Parquet row keeps the file's: a conjunction's order must not fail the certificate."""
+    from extrembench.verify.certificates.verify import verify
+    from extrembench.verify.validate import check_problem
+
+    problem = load_problem(shipped("ineq-0168"))
+    result = check_problem(problem)
+    assert result.status == "confirmed"
+    assert result.certificate["spec"]["constraints"] != list(problem.constraints)  # the orders differ
+    row = {
+        "sense": problem.sense,
+        "variables": dict(sorted(problem.variables.items())),
+        "constraints": list(problem.constraints),
+        "objective": problem.objective,
+        "answer": problem.answer,
+    }
+    assert verify(result.certificate, row) == (True, verify(result.certificate)[1])
+    assert verify(result.certificate, row)[0]

@@ -40,7 +40,9 @@ def _same_spec(embedded: dict, spec: dict | None) -> str | None:
         if key in spec and spec[key] is not None:
             mine, theirs = embedded.get(key), spec[key]
             if key == "constraints":
-                mine, theirs = list(mine or []), list(theirs or [])
+                # a conjunction: the check proves the canonical order (problem.canonical_problem),
+                # the row keeps the file's; the body refers to the embedded spec's own order
+                mine, theirs = sorted(mine or []), sorted(theirs or [])
             if mine != theirs:
                 return f"the certificate's {key} {json.dumps(mine)} differs from the problem's {json.dumps(theirs)}"
     return None
