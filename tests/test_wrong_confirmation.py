@@ -147,3 +147,11 @@ def test_a_scale_free_point_at_a_tiny_scale_is_no_limit_for_a_moved_claim():
     # t1, ..., t5 -> 0, and a claim 1e-9 above the minimum came out not_attained "in the limit"
     problem = perturbed(load_problem(PROBLEMS / "ineq-0242.yaml"), "1 + 1/10^9")
     assert_not_confirmed_and_sound(check_problem(problem, certify=False), problem)
+
+
+def test_a_snap_of_a_far_out_point_is_no_evidence_against_a_right_claim():
+    # ineq-0066 (degree 0, minimum 1 at a = b = c) was searched to a ~ 2e5, where every coordinate
+    # snaps to some p/q with q <= 24 so near the float that the value there is 1 + 4e-16: that
+    # exact point said nothing about the claim, yet left the right answer inconclusive
+    result = check_problem(PROBLEMS / "ineq-0066.yaml", certify=False)
+    assert result.status == "confirmed", result.reason
