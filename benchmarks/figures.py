@@ -1,6 +1,6 @@
 """The run figures README and docs state, measured by running what produces them, written into the
 pages from one file, and checked: a page whose figure was edited by hand, or a figure measured on
-other code or data than the checkout's, fails `--quick` (tests/test_figures.py runs it).
+other code or data than the checkout's, fails `--quick` (tests/test_readme_figures.py runs it).
 
     python benchmarks/figures.py measure [--default-run] [--whole-set] [--problem-set]   # run, record, render
     python benchmarks/figures.py render    # rewrite the marked blocks of the pages from the record

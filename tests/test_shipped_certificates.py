@@ -22,7 +22,7 @@ from extrembench.verify.stage import validate_shard
 from extrembench.verify.validate import check_problem
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "benchmarks"))
+sys.path.append(str(REPO / "benchmarks"))  # benchmarks/figures.py and the scripts it imports
 import figures  # noqa: E402
 
 SHIPPED = sorted(str(p.relative_to(REPO)) for p in (REPO / "data" / "problems").glob("*.yaml"))
