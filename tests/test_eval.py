@@ -26,7 +26,7 @@ SERVED = "google/gemma-3-270m"
 def _workdir(tmp_path: Path) -> Path:
     """A working directory with the shipped config.yaml, its problems folder and cache made absolute."""
     text = (REPO / "config.yaml").read_text()
-    text = text.replace("problems: data/problems", f"problems: {REPO}/data/problems")
+    text = text.replace("problems: data/problems", f"problems: {REPO / 'data' / 'problems'}")
     text = text.replace("cache_dir: cache", f"cache_dir: {tmp_path}/cache")
     assert str(REPO) in text and str(tmp_path) in text
     (tmp_path / "config.yaml").write_text(text)
