@@ -1,13 +1,15 @@
-"""data/guessable/ (issue 27): the problems one of the two cheap guesses answers, moved out of the
-headline so that their share there stays at most 30 %. Each file here must really be answered by a
-guess (else it belongs back in data/problems/), and the folder is a benchmark of its own beside the
-headline, never in it."""
+"""data/guessable/ (issues 27 and 36): the problems a cheap guess answers (symmetric-guess,
+boundary-guess, constant-guess), moved out of the headline so that their share there stays at most
+30 %. Each file here must really be answered by a guess (else it belongs back in data/problems/),
+and the folder is a benchmark of its own beside the headline, never in it."""
 
+import functools
 from pathlib import Path
 
 import pytest
 
 from extrembench.generation.boundary import boundary_guess
+from extrembench.generation.constant import constant_guess, most_frequent_answer
 from extrembench.problems.problem import load_problem
 from extrembench.report.problem_set import guess_matches
 
@@ -16,23 +18,38 @@ GUESSABLE = sorted((REPO / "data/guessable").glob("*.yaml"))
 PROBLEMS = sorted((REPO / "data/problems").glob("*.yaml"))
 
 
-@pytest.mark.slow  # ~10 s: both guesses for every file
+def _guesses():
+    """The three cheap guesses as a run over the headline makes them: constant-guess answers the
+    headline's most frequent answer (a file moved here for constant-guess was moved for that one)."""
+    constant = most_frequent_answer(load_problem(path).answer for path in PROBLEMS)
+    return (None, boundary_guess, functools.partial(constant_guess, constant=constant))
+
+
+def _answered(problem, guesses) -> bool:
+    return any(guess_matches(problem) if guess is None else guess_matches(problem, guess) for guess in guesses)
+
+
+@pytest.mark.slow  # ~15 s: three guesses for every file
 def test_every_file_here_is_answered_by_a_cheap_guess():
-    unanswered = [
-        path.name
-        for path in GUESSABLE
-        if not (guess_matches(problem := load_problem(path)) or guess_matches(problem, boundary_guess))
-    ]
+    guesses = _guesses()
+    unanswered = [path.name for path in GUESSABLE if not _answered(load_problem(path), guesses)]
     assert GUESSABLE and not unanswered, f"no cheap guess answers these; move them back to data/problems/: {unanswered}"
 
 
 @pytest.mark.slow  # ~20 s: both guesses for every headline file
-def test_the_headline_share_answered_by_a_guess_is_at_most_30_percent():
-    guessed = [
-        path.name
-        for path in PROBLEMS
-        if guess_matches(problem := load_problem(path)) or guess_matches(problem, boundary_guess)
-    ]
+def test_the_headline_share_answered_by_the_two_first_guesses_is_at_most_30_percent():
+    guesses = (None, boundary_guess)
+    guessed = [path.name for path in PROBLEMS if _answered(load_problem(path), guesses)]
+    assert len(guessed) <= 0.30 * len(PROBLEMS), f"{len(guessed)} of {len(PROBLEMS)} headline problems: {guessed}"
+
+
+# Issue 36: the cap holds for the union of all three guesses. Not met yet (63 of 180, data/guessable/
+# README.md): strict, so the test fails as soon as the cap holds and this marker must go.
+@pytest.mark.xfail(strict=True, reason="63 of 180 headline problems answered by a cheap guess; 9 more to replace")
+@pytest.mark.slow  # ~25 s: three guesses for every headline file
+def test_the_headline_share_answered_by_any_cheap_guess_is_at_most_30_percent():
+    guesses = _guesses()
+    guessed = [path.name for path in PROBLEMS if _answered(load_problem(path), guesses)]
     assert len(guessed) <= 0.30 * len(PROBLEMS), f"{len(guessed)} of {len(PROBLEMS)} headline problems: {guessed}"
 
 
