@@ -22,7 +22,7 @@ from extrembench.verify.search import FEAS_TOL, HP_DIGITS, LOG_LIMIT, Candidate,
 
 EXACT_TOL = 1e-30  # 50-digit re-check of a rational witness
 NUMERIC_TOL = 1e-11  # 50-digit re-check of a witness that could not be made exact
-SNAP_EVIDENCE = 100  # past this size a float snaps to some p/q (q <= 24) within 1e-4 whatever it is, so near it that the value barely moves (ineq-0066 at scale 2e5)
+SNAP_EVIDENCE = 2  # past this a float snaps to some p/q or sqrt(p/q) (q <= 24) within 1e-4 whatever it is (ineq-0066 at 2e5, 0530 at 32)
 BOUNDARY_RATIO = 1e-6  # a coordinate this close to an open end (relative to the point's scale) is "at" it
 
 
