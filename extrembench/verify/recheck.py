@@ -139,6 +139,22 @@ def _push_improves(model: Model, point: dict) -> str | None:
     return None
 
 
+def float_artifact(model: Model, x, claim: sympy.Expr) -> bool:
+    """Whether a float point that seems to beat the claim stops beating it once every coordinate is
+    projected onto the equality constraints at 50 digits and the objective is evaluated there: its
+    float value was rounding (x^3 + p*x + q = 0 at x ~ 1e6 cancels 18 digits, and the objective
+    with it), not a counterexample. False when the projected point is not feasible at 50 digits or
+    the value is undefined there: then nothing is known and the point stays a candidate."""
+    point = mp_point(model, [float(v) for v in x], "numeric")
+    if point is None or not _recheck_feasible(model, point):
+        return False
+    value = hp_value(model.parsed.objective, point)
+    if value is None:
+        return False
+    claim_value = sympy.N(claim, HP_DIGITS)
+    return bool(model.sign * (value - claim_value) >= -EXACT_TOL * (1 + abs(claim_value)))
+
+
 def _recheck_feasible(model: Model, point: dict) -> bool:
     for s in model.symbols:
         if not model.parsed.domains[s].contains(point[s]):
