@@ -127,13 +127,18 @@ def measure_whole_set() -> dict:
 
 
 def whole_set_counts(problems) -> dict:
-    """Statuses and certificate kinds of a problem table: what tests/test_shipped_certificates.py
-    computes again and compares with the record."""
+    """Statuses and certificate kinds of a problem table, counted and per file: what
+    tests/test_shipped_certificates.py computes again and compares with the record, and what
+    tests/test_metamorphic.py compares each changed file's verdict with."""
     confirmed = problems[problems["status"] == "confirmed"]
+    kinds = problems["certificate_kind"].where(problems["status"] == "confirmed", None)
     return {
         "problems": len(problems),
         "statuses": dict(sorted(Counter(problems["status"]).items())),
         "certificates": dict(sorted(Counter(confirmed["certificate_kind"]).items())),
+        "verdicts": {
+            pid: [status, kind] for pid, status, kind in sorted(zip(problems["problem_id"], problems["status"], kinds))
+        },
     }
 
 
