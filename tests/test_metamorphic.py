@@ -43,14 +43,14 @@ def _checked_form(problem) -> tuple:
 
 
 @pytest.fixture(scope="module")
-def shipped_verdicts() -> dict[str, tuple]:
+def shipped_verdicts() -> dict[str, list]:
     """Every shipped file's (status, certificate kind) through the pipeline's stage functions, as
     recorded by `python benchmarks/figures.py measure --whole-set` (tests/test_readme_figures.py
     holds that the record was made on this checkout's code and files, and
     tests/test_shipped_certificates.py measures it again): the as-shipped run is not repeated here."""
     recorded = figures.load_record()["whole-set"]["verdicts"]
     assert sorted(recorded) == sorted(Path(p).stem for p in SHIPPED)
-    return {pid: tuple(verdict) for pid, verdict in recorded.items()}
+    return {pid: list(verdict) for pid, verdict in recorded.items()}  # verdicts() gives lists too
 
 
 @pytest.mark.slow  # ~10 s: every shipped file canonicalised twice
