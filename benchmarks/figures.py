@@ -113,14 +113,21 @@ def _validate_part(part: int, out: str) -> str:
     return str(folder / "problems.parquet")
 
 
+def validate_whole_set(out: str) -> list[str]:
+    """The problems tables of every shipped file, validated in HALVES spawned processes (spawn, not
+    fork: a test process may hold threads, and a forked child can wait on a lock one of them held);
+    run from the checkout, which the stage functions record paths relative to."""
+    with ProcessPoolExecutor(HALVES, mp_context=multiprocessing.get_context("spawn")) as pool:
+        return list(pool.map(_validate_part, range(HALVES), [out] * HALVES))
+
+
 def measure_whole_set() -> dict:
     import pandas as pd
 
     os.chdir(REPO)  # the stage functions record problem paths relative to the checkout
     with tempfile.TemporaryDirectory() as out:
         started = time.perf_counter()
-        with ProcessPoolExecutor(HALVES, mp_context=multiprocessing.get_context("spawn")) as pool:
-            tables = list(pool.map(_validate_part, range(HALVES), [out] * HALVES))
+        tables = validate_whole_set(out)
         seconds = time.perf_counter() - started
         problems = pd.concat(pd.read_parquet(t) for t in tables)
     return {"seconds": round(seconds), **whole_set_counts(problems)}

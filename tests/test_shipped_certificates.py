@@ -5,20 +5,14 @@ re-checks what they hold, where each spec is read back from its row (variables i
 from __future__ import annotations
 
 import json
-import multiprocessing
 import subprocess
 import sys
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
-from extrembench.core.config import Validation
-from extrembench.sources.convert import convert_shard
-from extrembench.sources.translate import translate_shard
 from extrembench.verify.certificates.verify import verify
-from extrembench.verify.stage import validate_shard
 from extrembench.verify.validate import check_problem
 
 REPO = Path(__file__).resolve().parents[1]
@@ -26,33 +20,13 @@ sys.path.append(str(REPO / "benchmarks"))  # benchmarks/figures.py and the scrip
 import figures  # noqa: E402
 
 SHIPPED = sorted(str(p.relative_to(REPO)) for p in (REPO / "data" / "problems").glob("*.yaml"))
-HALVES = 2  # one validate job per core
-
-
-def _validate_part(part: int, out: str) -> str:
-    files = SHIPPED[part::HALVES]
-    folder = Path(out) / f"part-{part}"
-    translate_shard(files, folder / "translate.parquet", benchmark="extrem", dag_node="t")
-    convert_shard(files, folder / "translate.parquet", folder / "convert.parquet", benchmark="extrem", dag_node="c")
-    validate_shard(
-        files,
-        folder / "convert.parquet",
-        folder / "problems.parquet",
-        benchmark="extrem",
-        dag_node="v",
-        settings=Validation(),
-    )
-    return str(folder / "problems.parquet")
 
 
 @pytest.mark.slow  # the whole shipped set validated with certificates: ~5 min on 2 cores for 184 problems
 @pytest.mark.timeout(2400)  # the one test allowed past the suite's 20-minute watchdog
 def test_every_shipped_certificate_verifies_after_a_real_validate_run(tmp_path, monkeypatch):
     monkeypatch.chdir(REPO)  # the jobs record problem paths relative to the checkout, as under Snakemake
-    # spawn, not fork: earlier tests leave threads in this process (grading pools, HTTP clients),
-    # and a child forked while one of them holds a lock can wait on it forever
-    with ProcessPoolExecutor(HALVES, mp_context=multiprocessing.get_context("spawn")) as pool:
-        tables = list(pool.map(_validate_part, range(HALVES), [str(tmp_path)] * HALVES))
+    tables = figures.validate_whole_set(str(tmp_path))  # what the figures' record was measured with
     result = subprocess.run(
         [sys.executable, "-m", "extrembench.cli", "verify-certificate", *tables],
         capture_output=True,
