@@ -37,7 +37,7 @@ from pathlib import Path
 
 from _verdict import run, verdict
 
-from extrembench.problems.problem import Problem, ProblemError, load_problem, parse_problem
+from extrembench.problems.problem import Problem, ProblemError, canonical_problem, load_problem, parse_problem
 from extrembench.verify.refutation import verify_refutation
 from extrembench.verify.validate import check_problem
 
@@ -132,7 +132,7 @@ def certify_one(path: str) -> dict:
     }
     if result.status != "confirmed":
         return out
-    problem = load_problem(path)
+    problem = canonical_problem(load_problem(path))  # the order check_problem certified
     started, cpu = time.perf_counter(), time.process_time()
     again = certify(problem, result.witness, result.reason)
     out["certify_s"], out["certify_cpu"] = time.perf_counter() - started, time.process_time() - cpu

@@ -204,7 +204,7 @@ def test_zero_equals_zero_needs_a_strict_row():
         pytest.param(
             pos("ab"),
             ["a + b = 1", "a*b = 1"],
-            "b**2 - b + 1 = 0, which has no real root",
+            "a**2 - a + 1 = 0, which has no real root",
             marks=pytest.mark.slow,  # ~1.5 s
         ),
         (real("xy"), ["(x-1)^2 + y^2 <= -1"], "<= -1 alone"),

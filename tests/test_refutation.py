@@ -320,3 +320,23 @@ def test_effort_is_counted_not_timed():
     assert check_problem(problem, effort=Effort(starts=2)) == check_problem(problem, effort=Effort(starts=2))
     capped = check_problem(problem, effort=Effort(time_cap_s=1e-9))
     assert capped.status == "inconclusive" and capped.reason.startswith("time cap")
+
+
+@pytest.mark.parametrize("transform", ["as-written", "reversed-variables", "reversed-constraints"])
+def test_a_refutation_verifies_against_the_problem_in_any_order(transform):
+    """The check refutes the canonical order (problem.canonical_problem); a reader re-checks the
+    certificate with the file as written, or reordered, and must get the same answer. ineq-0181's
+    sos refutation of a claim 1 % high once failed against the file's own order."""
+    from dataclasses import replace
+
+    from support.metamorphic import ORDER_ONLY
+
+    from extrembench.problems.problem import load_problem
+
+    problem = load_problem(ROOT / "data" / "problems" / "ineq-0181.yaml")
+    wrong = replace(problem, answer="101/25", source=None, statement=None)
+    result = check_problem(wrong)
+    assert result.status == "refuted" and result.certificate["method"] == "sos", result.reason
+    reader = wrong if transform == "as-written" else ORDER_ONLY[transform](wrong)
+    ok, why = verify_refutation(result.certificate, reader)
+    assert ok, why

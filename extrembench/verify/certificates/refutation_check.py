@@ -39,7 +39,14 @@ import sympy
 from mpmath.libmp import to_str
 
 from extrembench.problems.expr import ExpressionError, parse_expression
-from extrembench.problems.problem import ParsedProblem, Problem, min_form_sign, parse_problem, problem_from_dict
+from extrembench.problems.problem import (
+    ParsedProblem,
+    Problem,
+    canonical_problem,
+    min_form_sign,
+    parse_problem,
+    problem_from_dict,
+)
 from extrembench.verify.certificates.bound import replay_plan
 from extrembench.verify.certificates.document import route_of
 from extrembench.verify.certificates.interval import (
@@ -231,12 +238,14 @@ def _parsed(spec: Any, claim: str):
     """ParsedProblem of a spec given as a Problem, a ParsedProblem or a spec dict (spec_json form)."""
 
     if isinstance(spec, ParsedProblem):
-        return spec
-    if isinstance(spec, Problem):
-        return parse_problem(spec)
-    data = {k: spec[k] for k in ("sense", "variables", "constraints", "objective") if k in spec}
-    data.update(id=str(spec.get("id", "spec")), answer=str(spec.get("answer", claim)))
-    return parse_problem(problem_from_dict(data))
+        return spec  # the checker's own, already in canonical order
+    if not isinstance(spec, Problem):
+        data = {k: spec[k] for k in ("sense", "variables", "constraints", "objective") if k in spec}
+        data.update(id=str(spec.get("id", "spec")), answer=str(spec.get("answer", claim)))
+        spec = problem_from_dict(data)
+    # the check refutes the canonical order and a certificate's identity names constraints and
+    # variables by position: a reader's file in its own order must verify the same
+    return parse_problem(canonical_problem(spec))
 
 
 def verify_refutation(certificate: dict, spec: Any) -> tuple[bool, str]:
