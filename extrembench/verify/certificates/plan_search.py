@@ -37,7 +37,10 @@ def choose_plan(
     ):
         plan.append({"op": "normalize"})
         equalities = [sympy.Add(*symbols) - 1]
-    names = sorted((s.name for s in symbols), key=lambda n: (-abs(float(witness.get(n, 0))), n))
+    # a tie goes to the canonical position (problem.canonical_problem), never the name: renamed
+    # variables must pick the same elimination (ineq-0463: three values of size 1)
+    position = {s.name: i for i, s in enumerate(symbols)}
+    names = sorted(position, key=lambda n: (-abs(float(witness.get(n, 0))), position[n]))
     for left in range(len(equalities), 0, -1):
         tried = (
             plan + [{"op": "eliminate", "var": n, "constraint": k}]
