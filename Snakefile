@@ -17,6 +17,10 @@ include: "rules/compare.smk"
 include: "rules/end_of_run.smk"
 
 
+# `snakemake --report` opens on this run's leaderboard (aggregate writes it), else on report/workflow.rst
+report: report_front_page()
+
+
 rule all:
     input:
         all_targets(),

@@ -220,6 +220,8 @@ LEADERBOARD = {
     "md": f"{RESULTS}/leaderboard.md",
     # sha256 of the three files above, rechecked by `extrembench audit`
     "checksums": f"{RESULTS}/leaderboard.sha256",
+    # the HTML report's first screen (Snakefile `report:`), reStructuredText
+    "front_page": f"{RESULTS}/report_front_page.rst",
 }
 TABLES = {
     "difficulty": f"{RESULTS}/tables/difficulty.csv",
@@ -349,3 +351,10 @@ def generate_env(wildcards):
     """Conda env of a generate job: SGLang's CUDA stack only where a model needs it."""
     backend = CONFIG.models[wildcards.model].backend
     return {"sglang": "../envs/sglang.yaml", "llamacpp": "../envs/llamacpp.yaml"}.get(backend, "../envs/pipeline.yaml")
+
+
+def report_front_page() -> str:
+    """The HTML report's description: this run's leaderboard when aggregate has written it (a
+    report is built after the run), else the static page that says how to get one."""
+    front = Path(LEADERBOARD["front_page"]).resolve()
+    return str(front) if front.exists() else "report/workflow.rst"

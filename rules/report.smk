@@ -16,6 +16,7 @@ rule aggregate:
         ),
         md=LEADERBOARD["md"],
         checksums=LEADERBOARD["checksums"],
+        front_page=LEADERBOARD["front_page"],
         difficulty=report(
             TABLES["difficulty"],
             caption="../report/difficulty.rst",

@@ -249,3 +249,28 @@ def test_every_confirmed_problem_carries_a_certificate_that_verifies(workdir, tm
     capsys.readouterr()
     assert cli.main(["verify-certificate", str(bad)]) == 1
     assert row["problem_id"] in capsys.readouterr().err
+
+
+def test_the_report_opens_on_the_leaderboard_table_in_headless_chromium(workdir):
+    """Issue 37: the report opened on the rule graph, the leaderboard a link to a 45-column CSV.
+    Its first screen (1280 x 800) now shows this run's leaderboard table, every model a row."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+    from support.browser import headless_chromium
+
+    report = workdir / "results" / "report.html"
+    result = run_snakemake(workdir, "--report", "results/report.html")
+    assert result.returncode == 0, result.stderr[-3000:]
+    board = pd.read_parquet(workdir / "results" / "leaderboard.parquet")
+    with headless_chromium(1280, 800) as browser:
+        browser.get(report.as_uri())
+        table = WebDriverWait(browser, 60).until(lambda b: b.find_element(By.CSS_SELECTOR, "table.leaderboard"))
+        screen = browser.execute_script("return window.innerHeight")
+        top = browser.execute_script("return arguments[0].getBoundingClientRect().top", table)
+        assert 0 <= top < screen / 2, f"the leaderboard table starts at {top} px of a {screen} px first screen"
+        rows = table.find_elements(By.CSS_SELECTOR, "tbody tr")
+        cells = [[c.text.replace("\n", "") for c in row.find_elements(By.TAG_NAME, "td")] for row in rows]
+    assert sorted((c[0], c[1]) for c in cells) == sorted(zip(board["benchmark"], board["model"]))
+    for c in cells:
+        row = board[(board["benchmark"] == c[0]) & (board["model"] == c[1])].iloc[0]
+        assert c[2].startswith(f"{100 * row['accuracy_mean']:.1f} ±"), c

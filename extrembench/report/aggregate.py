@@ -15,6 +15,7 @@ from extrembench.core.artifacts import file_record, read_artifact, write_artifac
 from extrembench.core.config import Config, config_hash
 from extrembench.core.files import sha256_file, write_bytes_atomic
 from extrembench.grading.guarded import GuardedEquivalence
+from extrembench.report.front_page import write_front_page
 from extrembench.report.leaderboard import (
     apply_ungraded_policy,
     build_correlations,
@@ -131,6 +132,8 @@ def _aggregate(grade_files, outputs, final, config, published_dir, seed, generat
             outputs["checksums"],
             names=[final["parquet"], final["csv"], final["md"]],
         )
+    if "front_page" in outputs:
+        write_front_page(board, outputs["front_page"])
     write_csv(build_difficulty(grades), outputs["difficulty"])
     write_csv(build_technique_table(grades), outputs["techniques"])
     write_csv(build_correlations(board, seed=seed), outputs["correlations"])
