@@ -14,6 +14,7 @@ from sympy.polys.matrices import DomainMatrix
 from sympy.polys.matrices.ddm import DDM
 from sympy.polys.matrices.dense import ddm_ilu_solve
 
+from extrembench.core.native_stderr import native_panics_quiet
 from extrembench.problems.problem import min_form_sign
 from extrembench.verify.certificates.sos import (
     SosFailure,
@@ -269,7 +270,8 @@ def _solve_numeric(rows, goal, pairs, n_vars):
     settings.max_threads = 1  # one thread: the same float operations in the same order
     cones = [clarabel.ZeroConeT(m), clarabel.NonnegativeConeT(2)] + [clarabel.PSDTriangleConeT(r) for r in sizes]
     try:
-        solution = clarabel.DefaultSolver(P, q, A, np.array(rhs), cones, settings).solve()
+        with native_panics_quiet("clarabel"):
+            solution = clarabel.DefaultSolver(P, q, A, np.array(rhs), cones, settings).solve()
     except BaseException as exc:  # a Rust panic (an eigen-solver failure) is a BaseException, not an Exception
         if isinstance(exc, (KeyboardInterrupt, SystemExit)):
             raise
