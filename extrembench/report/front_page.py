@@ -38,6 +38,8 @@ def front_page(leaderboard: pd.DataFrame) -> str:
     table = [".. list-table:: Leaderboard", "   :header-rows: 1", "   :class: leaderboard", ""]
     for row in rows:
         table += [f"   * - {row[0]}"] + [f"     - {cell}" for cell in row[1:]]
+    if leaderboard.empty:
+        table = ["No benchmark of this run had a problem to ask (the end-of-run summary names why)."]
     body = [
         TITLE,
         "=" * len(TITLE),
@@ -53,8 +55,6 @@ def front_page(leaderboard: pd.DataFrame) -> str:
         "Trace a row to its samples, problems and code with ``extrembench audit --benchmark B --model M``.",
         "",
     ]
-    if leaderboard.empty:
-        body[3:4] = ["No benchmark of this run had a problem to ask (the end-of-run summary names why).", ""]
     return "\n".join(body)
 
 
