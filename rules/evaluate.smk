@@ -53,6 +53,7 @@ rule grade:
     params:
         code=CODE["grade"],
         settings=lambda wc: settings_json(grading=CONFIG.grading),
+        reasons=lambda wc: CONFIG.models[wc.model].reasons,  # the cut-off rule (grading/shard.py)
     resources:
         mem_mb=cpu_resource("mem_mb"),
         runtime=cpu_resource("runtime"),

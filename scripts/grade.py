@@ -23,6 +23,7 @@ try:
         timeout_s=settings.timeout_s,
         judge=judge,
         scope=settings.scope,
+        reasons=config.models[smk.wildcards.model].reasons,
     )
 finally:
     if judge is not None:

@@ -260,7 +260,7 @@ def test_main_figure_with_the_papers_published_numbers(tmp_path):
                 "q4b": {"backend": "sglang", "hf_id": "Qwen/Qwen3-4B-Thinking-2507", "size_class": "gpu1"},
                 "oss120": {"backend": "sglang", "hf_id": "openai/gpt-oss-120b", "size_class": "gpu1"},
             },
-            "evaluate": {"models": ["q4b", "oss120"], "benchmarks": ["extremal", "aime25"]},
+            "evaluate": {"models": ["q4b", "oss120"], "benchmarks": ["extremal", "aime25"], "unpinned_weights": True},
             "resources": {"cpu": {}, "gpu1": {"gpu": 1}},
         }
     )

@@ -321,6 +321,7 @@ def sglang_config(tmp_path: Path, version: str = "0.5.23") -> dict:
                 "m": {
                     "backend": "sglang",
                     "hf_id": "org/fake-model",
+                    "revision": "3c6e1c5b0f1d2a4e5f60718293a4b5c6d7e8f901",
                     "size_class": "gpu1",
                     "context_length": 4096,
                     "concurrency": 1,

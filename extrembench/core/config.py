@@ -25,6 +25,7 @@ from pydantic_core import PydanticCustomError
 from extrembench.core.errors import InputError
 from extrembench.core.untrusted_yaml import StrictModel, UniqueKeyLoader, shown
 
+COMMIT_PATTERN = r"[0-9a-f]{40}"  # a Hugging Face Hub commit: a branch or tag name would move
 KINDS = ("extremal", "ingested", "formalized", "variants")
 BACKENDS = (
     "sglang",
@@ -253,6 +254,12 @@ class SolverSettings(Section):
 class ModelBase(Section):
     hf_id: str | None = None
     revision: str | None = Field(None, description="pinned model revision (commit sha) recorded in provenance")
+    reasons: bool = Field(
+        False,
+        description="the model thinks before it answers: a reply cut off by max_tokens (finish_reason "
+        "'length') with no closing think tag and no separated reasoning counts as cut off inside its "
+        "reasoning, whatever split the server made (docs/grading.md)",
+    )
     size_class: Name = Field("cpu", description="key into `resources`")
     context_length: int = Field(4096, ge=256)
     system_prompt: str | None = None
@@ -363,6 +370,12 @@ class Evaluate(Section):
 
     models: list[Name] = Field(min_length=1)
     benchmarks: list[Name] = Field(min_length=1)
+    unpinned_weights: bool = Field(
+        False,
+        description="allow sglang models without a `revision` (a Hub commit): a repository updated "
+        "upstream then changes answers under the same cache key, so numbers from such a run are not "
+        "reproducible; say so explicitly or pin every model",
+    )
 
     @field_validator("models", "benchmarks")
     @classmethod
@@ -610,8 +623,31 @@ class Config(Section):
                 problems.append(f"{stage}: {chosen!r} is not in the model registry; known: {sorted(models)}")
         if "cpu" not in self.resources:
             problems.append("resources.cpu: required (the resources of every non-GPU rule)")
+        problems += self._unpinned_weights()
         if problems:
             raise _invalid("\n  ".join(problems))
+
+    def _unpinned_weights(self) -> list[str]:
+        """Every sglang model the run uses names its weights by a Hub commit, unless the experiment
+        says `evaluate.unpinned_weights: true`."""
+        used = [*self.evaluate.models, self.translate.model, self.convert.model, self.grading.judge_model]
+        problems = []
+        for name in dict.fromkeys(n for n in used if n is not None):
+            model = self.models.get(name)
+            if not isinstance(model, SglangModel):
+                continue
+            if model.revision is not None and not re.fullmatch(COMMIT_PATTERN, model.revision):
+                problems.append(
+                    f"models.{name}.revision: {shown(model.revision)} is not a commit; pin the weights by "
+                    "the 40-hex-digit Hub commit (a branch or tag moves)"
+                )
+            elif model.revision is None and not self.evaluate.unpinned_weights:
+                problems.append(
+                    f"models.{name}.revision: not set, so the weights of {model.hf_id} are whatever the Hub "
+                    "serves on the day; set it to the 40-hex-digit Hub commit you evaluate, or set "
+                    "evaluate.unpinned_weights: true to run unpinned on purpose"
+                )
+        return problems
 
 
 def _invalid(message: str) -> PydanticCustomError:

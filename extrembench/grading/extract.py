@@ -50,6 +50,11 @@ def final_content(response: str) -> tuple[str | None, str]:
     return response, "no-think"
 
 
+def closes_thinking(response: str) -> bool:
+    """Whether `response` holds a closing think tag."""
+    return _THINK_CLOSE.search(response) is not None
+
+
 def _braced_group(text: str, open_index: int) -> tuple[str, int] | None:
     """Content of the brace group opening at text[open_index] == '{', and the index after it."""
     depth = 0

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from extrembench.core.artifacts import read_artifact, write_artifact
 from extrembench.grading import GRADER_NAME, GRADER_VERSION, GradeResult
-from extrembench.grading.extract import reasoning_answer
+from extrembench.grading.extract import closes_thinking, reasoning_answer
 from extrembench.grading.grade import grade_all_modes, grade_many, modes_disagree
 from extrembench.llm.judge import JudgeFailed, LLMJudge, judge_record_json
 
@@ -24,6 +24,7 @@ def grade_shard(
     timeout_s: float,
     judge: LLMJudge | None = None,
     scope: str = "final",
+    reasons: bool = False,
 ) -> None:
     """Grade the final content in every mode; the row's verdict is `mode`'s, and the other modes'
     verdicts are kept so disagreements are counted, not hidden. A sample whose final section states
@@ -31,11 +32,14 @@ def grade_shard(
     `correct_anywhere`, and the row's verdict when `scope` is 'anywhere' (docs/grading.md). The mode,
     timeout and scope are recorded in the file's metadata, so `extrembench audit` can grade it again,
     and so is the judge (model, sampling, votes), so audit re-derives its verdicts from the recorded
-    votes. Too many failed judge votes fail the job (JudgeFailed, naming the first error)."""
+    votes. Too many failed judge votes fail the job (JudgeFailed, naming the first error). `reasons`
+    is the model's registry field (cut_off_in_reasoning), recorded for audit too."""
 
     by_id = {p["problem_id"]: p for p in read_artifact(problems, "problems").to_pylist()}
     samples = read_artifact(generations, "generations").to_pylist()
-    rows = grade_samples(samples, by_id, dag_node=dag_node, mode=mode, timeout_s=timeout_s, judge=judge, scope=scope)
+    rows = grade_samples(
+        samples, by_id, dag_node=dag_node, mode=mode, timeout_s=timeout_s, judge=judge, scope=scope, reasons=reasons
+    )
     failure = judge.failure() if judge is not None else None
     if failure is not None:
         log.error("%s", failure)  # into the rule's log too, not only the traceback on stderr
@@ -58,10 +62,29 @@ def grade_shard(
             "grading_mode": mode,
             "grading_timeout_s": repr(float(timeout_s)),
             "grading_scope": scope,
+            "model_reasons": "true" if reasons else "false",
             "judge": judge_record_json(judge),
         },
     )
     log.info("graded %d samples: %d correct", len(rows), sum(bool(r["correct"]) for r in rows))
+
+
+def cut_off_in_reasoning(sample: dict) -> bool:
+    """A reasoning model's reply stopped by max_tokens that shows no sign its reasoning ended: no
+    closing think tag in the content and nothing split off as reasoning. Whatever the server's
+    parser did with it (a parser that expects an opening tag the chat template put in the prompt
+    hands the whole unfinished thought over as content), it is a thought, not an answer."""
+    content = sample["content"]
+    return (
+        sample["finish_reason"] == "length"
+        and not sample["reasoning_content"]
+        and content is not None
+        and not closes_thinking(content)
+    )
+
+
+def _as_cut_off(sample: dict) -> dict:
+    return {**sample, "content": None, "reasoning_content": sample["content"], "cut_off": True}
 
 
 def grade_samples(
@@ -73,9 +96,12 @@ def grade_samples(
     timeout_s: float,
     judge=None,
     scope: str = "final",
+    reasons: bool = False,
 ) -> list[dict]:
     """The grade rows of generation rows `samples` against problem rows `by_id` (by problem_id):
     what grade_shard writes, and what audit recomputes to compare with it."""
+    if reasons:
+        samples = [_as_cut_off(s) if cut_off_in_reasoning(s) else s for s in samples]
     # A sample without final content (cut off inside its reasoning, an engine error, an abstaining
     # solver) is no answer: nothing to extract, and never sent to the judge.
     answered = [i for i, sample in enumerate(samples) if sample["content"] is not None]
@@ -128,7 +154,11 @@ def grade_samples(
                 correct=False,
                 extracted=None,
                 status="no_answer",
-                reason=f"no content (finish_reason={sample['finish_reason']})",
+                reason=(
+                    "cut off inside the reasoning (finish_reason=length, no closing think tag)"
+                    if sample.get("cut_off")
+                    else f"no content (finish_reason={sample['finish_reason']})"
+                ),
             )
             disagree, math_verify, amo_official = False, False, False
         correct_final = correct_anywhere = result.correct

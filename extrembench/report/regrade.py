@@ -76,6 +76,7 @@ def regrade_file(path: Path, cache_dir: Path | None = None) -> Regraded:
         return result
     timeout_s = float(metadata.get("extrembench.grading_timeout_s", "5.0"))
     scope = metadata.get("extrembench.grading_scope", "final")
+    reasons = metadata.get("extrembench.model_reasons", "false") == "true"
     recorded = read_artifact(path, "grades").to_pylist()
     graders = sorted({f"{r['grader']} {r['grader_version']}" for r in recorded})
     if graders and graders != [f"{GRADER_NAME} {GRADER_VERSION}"]:
@@ -104,7 +105,9 @@ def regrade_file(path: Path, cache_dir: Path | None = None) -> Regraded:
         return result
     judge = recorded_judge(judge_value, cache_dir) if cache_dir is not None else None
     # without a judge a descriptive answer comes back ungraded ("no-judge") and is skipped below
-    again = grade_samples(samples, by_id, dag_node=dag_node, mode=mode, timeout_s=timeout_s, judge=judge, scope=scope)
+    again = grade_samples(
+        samples, by_id, dag_node=dag_node, mode=mode, timeout_s=timeout_s, judge=judge, scope=scope, reasons=reasons
+    )
     result.votes_read = judge.read if judge is not None else 0
     ours = {(r["problem_id"], r["trial"]): r for r in again}
     theirs = {(r["problem_id"], r["trial"]): r for r in recorded}
