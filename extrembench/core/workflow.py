@@ -15,13 +15,18 @@ def start_job(smk) -> str:
     """Log to the job's log file and stderr; return its DAG node name."""
     log_file = smk.log.get("job") if hasattr(smk.log, "get") and smk.log.get("job") else smk.log[0]
     handlers = [logging.FileHandler(log_file, mode="w", encoding="utf-8"), logging.StreamHandler(sys.stderr)]
+    node = dag_node(smk.rule, dict(smk.wildcards.items()))
+    # the job's name on every line: jobs run side by side and their lines interleave on the console
     logging.basicConfig(
-        level=logging.INFO, handlers=handlers, force=True, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+        level=logging.INFO,
+        handlers=handlers,
+        force=True,
+        format=f"%(asctime)s %(levelname)s [{node.replace('%', '%%')}] %(name)s: %(message)s",
     )
     # httpx logs every request at INFO: too much for thousands of requests.
     logging.getLogger("httpx").setLevel(logging.WARNING)
     _log_uncaught_exceptions()
-    return dag_node(smk.rule, dict(smk.wildcards.items()))
+    return node
 
 
 def _log_uncaught_exceptions() -> None:

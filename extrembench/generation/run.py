@@ -28,6 +28,7 @@ from extrembench.cluster.ledger import JobMeter, response_cost, shares
 from extrembench.core.artifacts import read_artifact, write_artifact
 from extrembench.core.config import Config, Model
 from extrembench.core.files import write_bytes_atomic
+from extrembench.core.progress import eta_text
 from extrembench.generation import boundary, constant, reference, symmetric
 from extrembench.generation.requests import PlannedSample, plan_samples, sampling_json
 from extrembench.llm.backends import SOLVER_BACKENDS, Endpoint, chat_client, open_endpoint
@@ -63,14 +64,17 @@ class Progress:
         if now - self.last_report > 5 or self.sent + self.cached == self.total:
             self.last_report = now
             elapsed = max(now - self.started, 1e-9)
+            # the pace of sent requests: cached ones cost nothing and say nothing about the rest
+            eta = eta_text(self.sent, self.total - self.cached, elapsed)
             log.info(
-                "progress %d/%d done (cached %d, sent %d, failed %d) %.1f tok/s",
+                "progress %d/%d done (cached %d, sent %d, failed %d) %.1f tok/s%s",
                 self.cached + self.sent,
                 self.total,
                 self.cached,
                 self.sent,
                 self.failed,
                 self.tokens / elapsed,
+                f", {eta}" if eta else "",
             )
 
 

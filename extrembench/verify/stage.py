@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -12,6 +13,7 @@ import pyarrow.parquet as pq
 
 from extrembench.core.artifacts import read_artifact, write_artifact
 from extrembench.core.config import Validation
+from extrembench.core.progress import eta_text
 from extrembench.problems.failures import problem_failure, stage_stopping_errors
 from extrembench.problems.statement import gold_text, render_statement
 from extrembench.verify.blas import numeric_stack
@@ -67,7 +69,9 @@ def validate_shard(
     effort = Effort.from_settings(settings)
     infrastructure = stage_stopping_errors()
     rows = []
-    for conv in read_artifact(conversions, "conversions").to_pylist():
+    conversions_rows = read_artifact(conversions, "conversions").to_pylist()
+    started = time.monotonic()
+    for number, conv in enumerate(conversions_rows, 1):
         spec, certificate = None, None
         try:
             status, reason, best, witness, spec, certificate = _validate_one(conv, effort=effort, seed=seed)
@@ -84,7 +88,16 @@ def validate_shard(
                 conv["answer"],
             )
             certificate = None
-        log.info("%s: %s %s", conv["problem_id"], status, "" if status == "confirmed" else reason)
+        eta = eta_text(number, len(conversions_rows), time.monotonic() - started)
+        log.info(
+            "[%d/%d] %s: %s%s%s",
+            number,
+            len(conversions_rows),
+            conv["problem_id"],
+            status,
+            "" if status == "confirmed" else f" {reason}",
+            f" ({eta})" if eta else "",
+        )
         rows.append(
             {
                 "benchmark": benchmark,
