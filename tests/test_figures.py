@@ -131,6 +131,8 @@ def house2_leaderboard() -> pd.DataFrame:
                     wall_hours=hours,
                     gpu_hours=0.0,
                     cost=float("nan"),
+                    n_problems=48 if benchmark == "extrem" else 110,
+                    n_trials=2 if model == "gemma3-270m" else 1,
                 )
             )
     return pd.DataFrame(rows)
@@ -182,21 +184,22 @@ def test_no_text_overlaps_another_or_leaves_the_figure(draw, monkeypatch, tmp_pa
         assert not a.overlaps(b), f"{text_a!r} overlaps {text_b!r}"
 
 
-def test_tokens_figure_with_one_llm_says_why_instead_of_a_plot(monkeypatch, tmp_path):
+def test_tokens_figure_with_one_llm_plots_it_and_names_the_rest(monkeypatch, tmp_path):
+    """Issue 37: the figure was a text-only placeholder when one model reported tokens."""
     figure = drawn_figure(monkeypatch, figures.plot_accuracy_vs_tokens, house2_leaderboard(), tmp_path)
-    assert not figure.axes[0].axison  # no axis: a log axis over 41.8–42.8 tokens said nothing
+    assert figure.axes[0].axison
     text = " ".join(t for t, _ in visible_texts(figure))
-    assert "Only gemma3-270m reports output tokens" in text
-    assert "extrem: 42.8 tokens/sample, 79 % truncated, accuracy 1.0 %" in text
-    assert "No token counts: reference-solver, symmetric-guess." in text
+    assert text.count("79 % cut off") == 2  # both benchmarks' points, labelled
+    assert "not shown, no token counts: reference-solver, symmetric-guess" in " ".join(text.split())
+    assert "n = 48 problems × 1–2 trials" in text and "two-level bootstrap" in text
 
 
 @pytest.mark.parametrize(
     ("models_with_tokens", "message_starts"),
     [
-        ([], "No model in this run reports output tokens."),
-        (["a"], "Only a reports output tokens"),
-        (["a", "b"], None),  # two models: a plot
+        ([], "No model in this run reports output tokens"),
+        (["a"], None),  # one model: a plot
+        (["a", "b"], None),
     ],
 )
 def test_tokens_message(models_with_tokens, message_starts):

@@ -10,6 +10,7 @@ Every function works with one model and one benchmark (the tiny default run).
 from __future__ import annotations
 
 import functools
+import textwrap
 from pathlib import Path
 
 import matplotlib
@@ -85,6 +86,23 @@ def _percent(series) -> np.ndarray:
     return 100.0 * np.asarray(series, dtype=float)
 
 
+# How every interval on the figures is computed (extrembench/report/metrics.py, docs/metrics.md).
+INTERVAL = "95 % two-level bootstrap CI"
+
+
+def value_label(value: float) -> str:
+    """A bar's printed value in percent; a missing bar says so."""
+    return "n/a" if np.isnan(value) else f"{value:.1f}"
+
+
+def sample_size(leaderboard: pd.DataFrame, benchmark: str) -> str:
+    """'n = 48 problems × 1 trial' for a benchmark ('1–2 trials' when its models differ)."""
+    rows = leaderboard[leaderboard["benchmark"] == benchmark]
+    problems, fewest, most = int(rows["n_problems"].max()), int(rows["n_trials"].min()), int(rows["n_trials"].max())
+    trials = str(most) if fewest == most else f"{fewest}–{most}"
+    return f"n = {problems} problems × {trials} trial{'s' if most != 1 else ''}"
+
+
 def _whiskers(value: float, low: float, high: float) -> list[list[float]]:
     """errorbar's [[below], [above]] for a value in percent and its interval in fractions."""
     return [[max(0.0, value - 100 * low)], [max(0.0, 100 * high - value)]]
@@ -149,18 +167,20 @@ def plot_main(
         if kind == "reproduced":
             low, high = _percent(rows["low"]), _percent(rows["high"])
             errors = np.vstack([np.clip(values - low, 0, None), np.clip(high - values, 0, None)])
-            axes.bar(
+            drawn = axes.bar(
                 x + offset,
                 values,
                 width,
                 color=colours[benchmark],
-                label=f"{benchmark} (this run, 95 % CI)",
+                label=f"{benchmark} (this run, {sample_size(leaderboard, benchmark)})",
                 yerr=errors,
                 capsize=2,
                 error_kw={"elinewidth": 0.8, "ecolor": "#333333"},
             )
+            # every bar says its value, so a 0 % bar is a labelled 0, not a gap
+            axes.bar_label(drawn, labels=[value_label(v) for v in values], padding=2, fontsize=6)
         else:
-            axes.bar(
+            drawn = axes.bar(
                 x + offset,
                 values,
                 width,
@@ -170,14 +190,15 @@ def plot_main(
                 linewidth=0.8,
                 label=f"{benchmark} (published)",
             )
+            axes.bar_label(drawn, labels=[value_label(v) for v in values], padding=2, fontsize=6)
     sort_by = sort_by or benchmarks[0]
     axes.set_xticks(x, models, rotation=30, ha="right")
     axes.xaxis.grid(False)  # vertical lines through the bar groups only add clutter
     axes.set(
         ylabel="Accuracy (%)",
         xlabel=f"Model (sorted by accuracy on {sort_by})",
-        ylim=(0, 105),
-        title="Accuracy per model and benchmark",
+        ylim=(0, 112),
+        title=f"Accuracy per model and benchmark\n(whiskers: {INTERVAL})",
     )
     # below the plot, not beside it: beside, a narrow figure squeezed the axes and cut the title
     figure.legend(loc="outside lower center", ncols=1, frameon=False)
@@ -269,9 +290,9 @@ def plot_scatter(
     axes.set(
         xlim=(-2, 102),  # a model at 0 % or 100 % (the reference solver) is not cut by the frame
         ylim=(-2, 102),
-        xlabel=f"Accuracy on {x_benchmark} (%)",
-        ylabel=f"Accuracy on {y_benchmark} (%)",
-        title=title,
+        xlabel=f"Accuracy on {x_benchmark} (%, {sample_size(leaderboard, x_benchmark)})",
+        ylabel=f"Accuracy on {y_benchmark} (%, {sample_size(leaderboard, y_benchmark)})",
+        title=f"{title}\n(whiskers: {INTERVAL})",
     )
     axes.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), frameon=False)
     return save_figure(figure, out_png)
@@ -289,14 +310,23 @@ def _model_markers(models) -> dict[str, str]:
     return {m: MARKERS[i % len(MARKERS)] for i, m in enumerate(sorted(models))}
 
 
-def _model_and_benchmark_legend(axes, markers: dict[str, str], colours: dict[str, str]) -> None:
-    """One legend beside the axes: marker = model, colour = benchmark. Replaces a text label at
-    each point, which overlapped when two points lie close (a model on two benchmarks)."""
+def _model_and_benchmark_legend(
+    axes, markers: dict[str, str], colours: dict[str, str], leaderboard: pd.DataFrame
+) -> None:
+    """One legend beside the axes: marker = model, colour = benchmark (with its n). Replaces a
+    text label at each point, which overlapped when two points lie close (a model on two benchmarks)."""
     for model, marker in markers.items():
         axes.plot([], [], marker, color="#555555", label=model)
     for benchmark, colour in colours.items():
-        axes.plot([], [], "s", color=colour, label=benchmark)
+        axes.plot([], [], "s", color=colour, label=f"{benchmark} ({sample_size(leaderboard, benchmark)})")
     axes.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), frameon=False)
+
+
+def _not_shown(axes, why: str, models: list[str]) -> None:
+    """A legend line naming the models left off the plot (drawn with the legend that follows)."""
+    if models:
+        text = textwrap.fill(f"not shown, {why}: {', '.join(models)}", 44, break_on_hyphens=False)
+        axes.plot([], [], " ", label=text)
 
 
 def _points(axes, rows: pd.DataFrame, column: str, markers: dict[str, str], colours: dict[str, str]) -> None:
@@ -322,37 +352,19 @@ def _scale_x(axes, values, label: str, *, span: float) -> str:
 
 
 def tokens_message(leaderboard: pd.DataFrame) -> str | None:
-    """Why the tokens figure draws no plot (None: it draws one): accuracy against output length
-    compares models, so it needs at least two models with token counts. The message gives the
-    numbers the plot would have shown."""
-    usable = leaderboard[leaderboard["output_tokens_mean"] > 0]
-    models = sorted(usable["model"].unique())
-    if len(models) >= 2:
+    """Why the tokens figure draws no plot (None: it draws one): no model of the run reports
+    output tokens (non-LLM baselines do not)."""
+    if (leaderboard["output_tokens_mean"] > 0).any():
         return None
-    skipped = sorted(set(leaderboard["model"]) - set(models))
-    lines = []
-    if not models:
-        lines.append("No model in this run reports output tokens.")
-    else:
-        lines.append(f"Only {models[0]} reports output tokens: nothing to compare its length with.")
-        for row in usable.sort_values("benchmark").itertuples(index=False):
-            truncated = getattr(row, "truncation_rate", float("nan"))
-            share = "" if pd.isna(truncated) else f", {100 * truncated:.0f} % truncated"
-            lines.append(
-                f"{row.benchmark}: {row.output_tokens_mean:.1f} tokens/sample{share}, "
-                f"accuracy {100 * row.accuracy_mean:.1f} %"
-            )
-    if skipped:
-        lines.append(f"No token counts: {', '.join(skipped)}.")
-    return "\n".join(lines)
+    return f"No model in this run reports output tokens ({', '.join(sorted(leaderboard['model'].unique()))})."
 
 
 @styled
 def plot_accuracy_vs_tokens(leaderboard: pd.DataFrame, out_png: str | Path) -> tuple[Path, Path]:
     """Accuracy against mean output tokens (reasoning + answer), one marker per model, one colour
     per benchmark; log x when the points span more than 10×. Rows without positive token counts
-    (e.g. a non-LLM baseline) are listed in the title instead of plotted; with fewer than two
-    models with token counts the figure says why there is no plot (tokens_message)."""
+    (e.g. a non-LLM baseline) are listed in the title instead of plotted; a run where no model
+    reports tokens says so (tokens_message). Each point is labelled with its truncation share."""
     title = "Accuracy vs output length"
     message = tokens_message(leaderboard)
     if message is not None:
@@ -365,14 +377,24 @@ def plot_accuracy_vs_tokens(leaderboard: pd.DataFrame, out_png: str | Path) -> t
     figure = _new_figure(6.4, 3.8)
     axes = figure.add_subplot()
     _points(axes, usable, "output_tokens_mean", markers, colours)
+    for row in usable.itertuples(index=False):
+        if pd.notna(row.truncation_rate):
+            axes.annotate(
+                f"{100 * row.truncation_rate:.0f} % cut off",
+                (row.output_tokens_mean, 100 * row.accuracy_mean),
+                xytext=(4, 4 + 9 * list(colours).index(row.benchmark)),  # stacked: points may coincide
+                textcoords="offset points",
+                fontsize=6,
+            )
     label = _scale_x(axes, usable["output_tokens_mean"], "Mean output tokens per sample (reasoning + answer)", span=10)
     axes.set(
-        ylim=(0, 105),
+        ylim=(-2, 105),
         xlabel=label,
         ylabel="Accuracy (%)",
-        title=title + (f"\n(not shown, no token counts: {', '.join(skipped)})" if skipped else ""),
+        title=f"{title}\n(whiskers: {INTERVAL})",
     )
-    _model_and_benchmark_legend(axes, markers, colours)
+    _not_shown(axes, "no token counts", skipped)
+    _model_and_benchmark_legend(axes, markers, colours, leaderboard)
     return save_figure(figure, out_png)
 
 
@@ -396,25 +418,37 @@ def plot_pass_at_k(leaderboard: pd.DataFrame, out_png: str | Path) -> tuple[Path
             axes.plot(
                 ks, values, marker=MARKERS[index % len(MARKERS)], color=OKABE_ITO[index % len(OKABE_ITO)], label=model
             )
+        # only the k this benchmark's trials allow: an axis running past them is an empty panel
+        present = rows[k_columns].notna().any(axis=0)
+        ks = [int(c.rsplit("_", 1)[1]) for c in k_columns if present[c]] or [1]
         axes.set_xscale("log", base=2)
-        all_ks = [int(c.rsplit("_", 1)[1]) for c in k_columns]
-        axes.set_xticks(all_ks, [str(k) for k in all_ks])
-        axes.set(xlim=(0.8, max(all_ks) * 1.25), ylim=(0, 105), title=benchmark, xlabel="k (samples per problem)")
+        axes.set_xticks(ks, [str(k) for k in ks])
+        axes.set(
+            xlim=(ks[0] / 1.25, ks[-1] * 1.25),
+            ylim=(-2, 105),
+            title=f"{benchmark}\n({sample_size(leaderboard, benchmark)})",
+            xlabel="k (samples per problem)",
+        )
     panels[0].set_ylabel("pass@k (%)")
     panels[-1].legend(loc="lower right", frameon=False)
     return save_figure(figure, out_png)
 
 
 @styled
-def plot_heatmap(grades: pd.DataFrame, out_png: str | Path, *, max_labelled_problems: int = 40) -> tuple[Path, Path]:
+def plot_heatmap(grades: pd.DataFrame, out_png: str | Path) -> tuple[Path, Path]:
     """Per benchmark, a models × problems grid of solve rates (share of graded trials correct);
-    problems sorted from easiest to hardest across models, models from strongest to weakest.
-    White cells: no graded sample."""
+    problems sorted from easiest to hardest across models, models from strongest to weakest, each
+    column labelled with its problem id (the figure widens with the count). White cells: no
+    graded sample."""
     rates = build_problem_model_rates(grades)
     extremal = grades.groupby("benchmark")["sense"].agg(lambda s: s.isin(("min", "max")).any())
     benchmarks = sorted(rates["benchmark"].unique(), key=lambda b: (not extremal.get(b, False), b))
     n_models = rates["model"].nunique()
-    figure = _new_figure(7.0, max(2.2, (0.35 * n_models + 1.2) * len(benchmarks)))
+    widest = int(rates.groupby("benchmark")["problem_id"].nunique().max())
+    longest = int(rates["problem_id"].str.len().max())
+    figure = _new_figure(
+        max(7.0, 2.4 + 0.1 * widest), max(2.2, (0.35 * n_models + 1.2 + 0.07 * longest) * len(benchmarks))
+    )
     panels = figure.subplots(len(benchmarks), 1, squeeze=False)[:, 0]
     image = None
     for axes, benchmark in zip(panels, benchmarks):
@@ -432,10 +466,7 @@ def plot_heatmap(grades: pd.DataFrame, out_png: str | Path, *, max_labelled_prob
             interpolation="nearest",
         )
         axes.set_yticks(range(len(model_order)), list(model_order))
-        if len(problem_order) <= max_labelled_problems:
-            axes.set_xticks(range(len(problem_order)), list(problem_order), rotation=90, fontsize=6)
-        else:
-            axes.set_xticks([])
+        axes.set_xticks(range(len(problem_order)), list(problem_order), rotation=90, fontsize=5)
         axes.grid(False)
         axes.set(title=f"{benchmark}: {len(problem_order)} problems, easiest left", xlabel="Problem")
     figure.colorbar(image, ax=list(panels), label="Solve rate (share of trials correct)")
@@ -453,18 +484,16 @@ def plot_original_vs_variant(
     title = "Original vs variant problems, one point per model"
     if memorization.empty:
         return _message_figure(out_png, title, "No confirmed variants were evaluated in this run.")
-    figure = _new_figure(8.6, 4.4)  # room for the legend: one entry per model and kind
+    figure = _new_figure(7.6, 4.4)
     axes = figure.add_subplot()
     axes.plot([0, 100], [0, 100], color="#999999", linewidth=0.8, linestyle="--", label="equal accuracy")
     models = sorted(memorization["model"].unique())
     for index, model in enumerate(models):
         colour, marker = OKABE_ITO[index % len(OKABE_ITO)], MARKERS[index % len(MARKERS)]
-        for row in memorization[memorization["model"] == model].sort_values("kind").itertuples(index=False):
+        mine = memorization[memorization["model"] == model]
+        for row in mine.sort_values("kind").itertuples(index=False):
             xv, yv = 100 * row.accuracy_original, 100 * row.accuracy_variant
             main = row.kind == kind
-            label = f"{model} ({row.kind}, Δ = {100 * row.difference:+.1f} pts" + (
-                ", p_holm < 0.05)" if row.significant else ")"
-            )
             axes.errorbar(
                 xv,
                 yv,
@@ -472,23 +501,35 @@ def plot_original_vs_variant(
                 yerr=_whiskers(yv, row.variant_low, row.variant_high),
                 fmt=marker,
                 color=colour,
-                elinewidth=0.7,
-                capsize=2,
+                elinewidth=0.7 if main else 0.5,
+                capsize=2 if main else 0,
                 markerfacecolor=colour if main else "none",
                 markersize=6 if main else 4,
-                alpha=1.0 if main else 0.6,
-                label=label,
+                alpha=1.0 if main else 0.5,
             )
+        # one legend entry per model: its difference on the main kind (the controls are drawn only)
+        shift = mine[mine["kind"] == kind]
+        text = "no variants" if shift.empty else variant_difference(shift.iloc[0])
+        axes.plot([], [], marker, color=colour, label=f"{model}: {text}")
+    axes.plot([], [], "o", color="#555555", label=f"filled: {kind} variants")
+    axes.plot(
+        [], [], "o", color="#555555", markerfacecolor="none", alpha=0.5, label="hollow: rename / rephrase (controls)"
+    )
     axes.set(
         xlim=(-2, 102),
         ylim=(-2, 102),
         aspect="equal",
         xlabel="Accuracy on the original problems (%)",
         ylabel="Accuracy on their variants (%)",
-        title=title,
+        title=f"{title}\n(Δ = variant − original accuracy; whiskers: {INTERVAL})",
     )
-    axes.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), frameon=False)
+    axes.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), frameon=False, fontsize=7)
     return save_figure(figure, out_png)
+
+
+def variant_difference(row) -> str:
+    """'Δ = +2.6 pts' (and the Holm-adjusted significance when it holds) of one memorisation row."""
+    return f"Δ = {100 * row.difference:+.1f} pts" + (", p_holm < 0.05" if row.significant else "")
 
 
 def cost_axis(leaderboard: pd.DataFrame) -> tuple[str, str]:
@@ -510,6 +551,8 @@ def plot_accuracy_vs_cost(leaderboard: pd.DataFrame, out_png: str | Path) -> tup
     if "wall_hours" not in leaderboard:
         return _message_figure(out_png, title, "The leaderboard has no cost ledger columns.")
     column, label = cost_axis(leaderboard)
+    # the title names what is measured: a CPU box's wall-hours are time, not a price
+    title = {"cost": title, "gpu_hours": "Accuracy vs GPU-hours"}.get(column, "Accuracy vs compute time")
     usable = leaderboard[leaderboard[column].fillna(0) > 0]
     skipped = sorted(set(leaderboard["model"]) - set(usable["model"]))
     if usable.empty:
@@ -524,7 +567,8 @@ def plot_accuracy_vs_cost(leaderboard: pd.DataFrame, out_png: str | Path) -> tup
         ylim=(0, 105),
         xlabel=label,
         ylabel="Accuracy (%)",
-        title=title + (f"\n(not shown, no recorded cost: {', '.join(skipped)})" if skipped else ""),
+        title=f"{title}\n(whiskers: {INTERVAL})",
     )
-    _model_and_benchmark_legend(axes, markers, colours)
+    _not_shown(axes, "nothing recorded", skipped)
+    _model_and_benchmark_legend(axes, markers, colours, leaderboard)
     return save_figure(figure, out_png)
