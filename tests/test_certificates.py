@@ -704,8 +704,8 @@ def test_face_step_needs_constraints_that_grow_towards_the_face(objective, box, 
     reduced = Reduced((x, y), ((Fraction(-1), Fraction(1)),) * 2, sympy.sympify(objective), ((1 - x - y, False),))
     comp = bound.compile_reduced(reduced)
     box = [(Fraction(lo), Fraction(hi)) for lo, hi in box]
-    at = bound._ivbox(comp, box)
-    assert bound._face_ok(comp, box, at, i, side, bound._safe(at, comp.grad[i])) is holds
+    at = bound.ivbox(comp, box)
+    assert bound.face_ok(comp, box, at, i, side, bound.safe_eval(at, comp.grad[i])) is holds
 
 
 @pytest.mark.parametrize(
@@ -731,7 +731,7 @@ def test_tail_sign_by_taylor_shift_at_the_finite_end(expr, box, strict, holds):
     syms = (x, y)[: len(box)]
     bounds = tuple((None if lo is None else Fraction(lo), None if hi is None else Fraction(hi)) for lo, hi in box)
     comp = bound.compile_reduced(Reduced(syms, bounds, sympy.Integer(0), ()))
-    at = bound._ivbox(comp, list(bounds))
+    at = bound.ivbox(comp, list(bounds))
     assert bound._tail_sign(comp, at, sympy.sympify(expr, locals={"x": x, "y": y}), strict) is holds
 
 

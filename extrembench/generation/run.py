@@ -242,7 +242,7 @@ def generation_row(
     }
 
 
-def _plan(problems_path: Path, *, benchmark: str, model: str, config: Config) -> list[PlannedSample]:
+def plan_job_samples(problems_path: Path, *, benchmark: str, model: str, config: Config) -> list[PlannedSample]:
     """The samples of one generate job: every asked problem of the shard × the benchmark's trials."""
     problems = read_artifact(problems_path, "problems").to_pylist()
     model_cfg = config.models[model]
@@ -259,7 +259,7 @@ def _plan(problems_path: Path, *, benchmark: str, model: str, config: Config) ->
 
 def count_missing(problems_path: Path, *, benchmark: str, model: str, config: Config) -> int:
     """How many of this job's requests the cache cannot serve (0 → the job needs no GPU)."""
-    planned = _plan(problems_path, benchmark=benchmark, model=model, config=config)
+    planned = plan_job_samples(problems_path, benchmark=benchmark, model=model, config=config)
     cache = GenerationCache(Path(config.cache_dir))
     return sum(s.key not in cache for s in planned)
 
@@ -276,7 +276,7 @@ def generate_shard(
     server_log: Path,
 ) -> dict[str, int]:
     model_cfg = config.models[model]
-    planned = _plan(problems_path, benchmark=benchmark, model=model, config=config)
+    planned = plan_job_samples(problems_path, benchmark=benchmark, model=model, config=config)
     cache_dir = Path(config.cache_dir)
     cache = GenerationCache(cache_dir)
     entries = {s.key: cache.get(s.key) for s in planned}

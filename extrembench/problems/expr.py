@@ -182,7 +182,7 @@ def check_number_sizes(expr: sympy.Expr) -> None:
         )
 
 
-class _Parser:
+class ExpressionParser:
     def __init__(self, text: str, variables: Iterable[str], functions: dict | None = None):
         self.text = text
         self.functions = functions or FUNCTIONS
@@ -389,9 +389,9 @@ class _Parser:
 def parse_expression(text: str, variables: Iterable[str], functions: dict | None = None) -> sympy.Expr:
     """Parse plain math text into a sympy expression over the given variable names; `functions`
     replaces the table FUNCTIONS (exact witnesses may also use acos and asin)."""
-    return _Parser(text, variables, functions).parse_expression_only()
+    return ExpressionParser(text, variables, functions).parse_expression_only()
 
 
 def parse_relation(text: str, variables: Iterable[str]) -> tuple[sympy.Expr, str, sympy.Expr]:
     """Parse 'lhs OP rhs' with OP one of =, >=, <=, >, < (also ==, ≥, ≤); returns (lhs, op, rhs)."""
-    return _Parser(text, variables).parse_relation()
+    return ExpressionParser(text, variables).parse_relation()

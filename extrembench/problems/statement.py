@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 import sympy
 
-from extrembench.problems.expr import ExpressionError, _Parser, parse_expression, parse_relation, symbol
+from extrembench.problems.expr import ExpressionError, ExpressionParser, parse_expression, parse_relation, symbol
 from extrembench.problems.problem import ExtremalSpec, Problem, parse_domain
 
 _LATEX_OPS = {"=": "=", ">=": r"\geq", "<=": r"\leq", ">": ">", "<": "<"}
@@ -64,7 +64,7 @@ def source_order_latex(text: str, names: list[str]) -> str:
     )
 
 
-class _SourceOrderParser(_Parser):
+class _SourceOrderParser(ExpressionParser):
     """The safe parser's grammar, with sums, products and negations built unevaluated so they keep
     their written order (sympy sorts evaluated ones, and distributes -(a + b)). Only used on text
     that already passed parse_expression, whose limit checks stay in the base class."""

@@ -18,8 +18,8 @@ from extrembench.core.artifacts import SCHEMAS, read_artifact, write_csv
 from extrembench.core.config import Config
 from extrembench.report import paired
 from extrembench.report.figures import plot_original_vs_variant
-from extrembench.report.leaderboard import _graded_flags, group_seed
-from extrembench.report.leaderboard import _problem_mean_accuracy as _accuracy
+from extrembench.report.leaderboard import graded_flags, group_seed
+from extrembench.report.leaderboard import problem_mean_accuracy as _accuracy
 from extrembench.report.metrics import correlation_note
 from extrembench.report.published import published_for_run
 
@@ -29,7 +29,7 @@ ALPHA = 0.05
 def _trials_by_problem(frame: pd.DataFrame) -> dict[str, np.ndarray]:
     """problem_id → that problem's trial outcomes (1, 0, NaN = ungraded), ordered by trial."""
     ordered = frame.sort_values(["problem_id", "trial"], kind="stable")
-    flags = _graded_flags(ordered).to_numpy()
+    flags = graded_flags(ordered).to_numpy()
     return {problem: flags[index] for problem, index in ordered.groupby("problem_id").indices.items()}
 
 
@@ -182,7 +182,7 @@ def _single_ci(rows, n_boot: int, seed: int) -> tuple[float, float]:
 
 def _rate_matrix(grades: pd.DataFrame, benchmark: str, models: list[str]) -> np.ndarray:
     """models × problems of per-problem solve rates on one benchmark (NaN: not answered)."""
-    frame = grades[grades["benchmark"] == benchmark].assign(_flag=lambda f: _graded_flags(f))
+    frame = grades[grades["benchmark"] == benchmark].assign(_flag=lambda f: graded_flags(f))
     wide = frame.groupby(["model", "problem_id"])["_flag"].mean().unstack("problem_id")
     return wide.reindex(models).to_numpy(dtype=float)
 

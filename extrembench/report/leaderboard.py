@@ -111,7 +111,7 @@ def judge_decided(frame: pd.DataFrame) -> pd.Series:
     return frame["reason"].map(lambda r: isinstance(r, str) and r.removeprefix("reasoning-").startswith("judge:"))
 
 
-def _graded_flags(frame: pd.DataFrame) -> pd.Series:
+def graded_flags(frame: pd.DataFrame) -> pd.Series:
     """correct as float: 1.0, 0.0, or NaN for ungraded."""
     return frame["correct"].map(lambda v: np.nan if v is None or pd.isna(v) else float(bool(v))).astype(float)
 
@@ -119,7 +119,7 @@ def _graded_flags(frame: pd.DataFrame) -> pd.Series:
 def correctness_by_problem(frame: pd.DataFrame) -> list[np.ndarray]:
     """Per problem (sorted by id), its trials' correctness ordered by trial (NaN = ungraded)."""
     ordered = frame.sort_values(["problem_id", "trial"])
-    flags = _graded_flags(ordered).to_numpy()
+    flags = graded_flags(ordered).to_numpy()
     groups = ordered.groupby("problem_id").indices  # positions into `ordered`
     return [flags[groups[problem]] for problem in sorted(groups)]
 
@@ -170,7 +170,7 @@ class AnswerEquivalence:
 def _mean_maj_at_k(frame: pd.DataFrame, k: int, equivalence: AnswerEquivalence) -> float:
     """Mean over problems with at least k graded samples of maj@k."""
     ordered = frame.sort_values(["problem_id", "trial"])
-    flags = _graded_flags(ordered).to_numpy()
+    flags = graded_flags(ordered).to_numpy()
     answers = [None if pd.isna(a) else str(a) for a in ordered["extracted"]]
     answer_types = ordered["answer_type"].tolist() if "answer_type" in ordered.columns else None
     values = []
@@ -187,7 +187,7 @@ def _mean_maj_at_k(frame: pd.DataFrame, k: int, equivalence: AnswerEquivalence) 
     return float(np.mean(values)) if values else float("nan")
 
 
-def _problem_mean_accuracy(per_problem: list[np.ndarray]) -> float:
+def problem_mean_accuracy(per_problem: list[np.ndarray]) -> float:
     rates = [np.nanmean(f) for f in per_problem if np.any(~np.isnan(f))]
     return float(np.mean(rates)) if rates else float("nan")
 
@@ -197,11 +197,11 @@ def _sense_accuracy(frame: pd.DataFrame, sense: str) -> tuple[int, float]:
     if subset.empty:
         return 0, float("nan")
     per_problem = correctness_by_problem(subset)
-    return len(per_problem), _problem_mean_accuracy(per_problem)
+    return len(per_problem), problem_mean_accuracy(per_problem)
 
 
 def _trial_accuracies(frame: pd.DataFrame) -> np.ndarray:
-    flags = frame.assign(_flag=_graded_flags(frame))
+    flags = frame.assign(_flag=graded_flags(frame))
     per_trial = flags.groupby("trial", sort=True)["_flag"].mean()  # mean skips NaN: ungraded left out
     return per_trial.dropna().to_numpy(dtype=float)
 
@@ -223,7 +223,7 @@ def accuracy_summary(benchmark: str, model: str, frame: pd.DataFrame, seed: int)
     per_problem = correctness_by_problem(frame)
     trial_acc = _trial_accuracies(frame)
     ci_low, ci_high = metrics.bootstrap_ci(per_problem, seed=group_seed(seed, benchmark, model))
-    verdicts = frame["status"] != "ungraded" if "status" in frame.columns else _graded_flags(frame).notna()
+    verdicts = frame["status"] != "ungraded" if "status" in frame.columns else graded_flags(frame).notna()
     return {
         "n_problems": int(frame["problem_id"].nunique()),
         "n_trials": int(frame["trial"].nunique()),
@@ -231,7 +231,7 @@ def accuracy_summary(benchmark: str, model: str, frame: pd.DataFrame, seed: int)
         "n_graded": int(verdicts.sum()),
         "accuracy_mean": float(trial_acc.mean()) if trial_acc.size else float("nan"),
         "accuracy_std": float(trial_acc.std(ddof=1)) if trial_acc.size > 1 else 0.0,
-        "avg_at_k": _problem_mean_accuracy(per_problem),
+        "avg_at_k": problem_mean_accuracy(per_problem),
         "ci_low": ci_low,
         "ci_high": ci_high,
     }
@@ -403,7 +403,7 @@ def with_run_settings(board: pd.DataFrame, grade_files: Sequence[str | Path]) ->
 def build_problem_model_rates(grades: pd.DataFrame) -> pd.DataFrame:
     """One row per (benchmark, problem_id, model): graded samples, correct samples, solve rate."""
     _check_columns(grades, ("benchmark", "model", "problem_id", "correct"))
-    flags = grades.assign(_flag=_graded_flags(grades))
+    flags = grades.assign(_flag=graded_flags(grades))
     table = (
         flags.groupby(["benchmark", "problem_id", "model"], sort=True)["_flag"]
         .agg(n_graded="count", n_correct="sum")

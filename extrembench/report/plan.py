@@ -118,11 +118,11 @@ def plan_cost(gpu_hours: float | None, output_tokens: float, model_cfg: Model, c
 def recorded_tokens(problems_path: Path, *, benchmark: str, model: str, config: Config, budget: int) -> list[int]:
     """completion_tokens of up to `budget` of the shard's requests already in the cache."""
     # the generate job's own planning helper: the same samples, keys and order as the job
-    from extrembench.generation.run import _plan
+    from extrembench.generation.run import plan_job_samples
 
     cache = GenerationCache(Path(config.cache_dir))
     found: list[int] = []
-    for sample in _plan(problems_path, benchmark=benchmark, model=model, config=config):
+    for sample in plan_job_samples(problems_path, benchmark=benchmark, model=model, config=config):
         if len(found) >= budget:
             break
         entry = cache.get(sample.key)

@@ -7,7 +7,7 @@ a part of the set to search, restricted to that closed orthant. Patterns that an
 the problem maps onto each other hold the same values, so one pattern per orbit is searched:
 symmetries are a sign flip of one variable or of all the free ones at once, a transposition of
 two interchangeable variables, and the cyclic shift of all variables in their declared order, each
-checked on the expanded objective and the multiset of constraints (symmetry._constraint forms).
+checked on the expanded objective and the multiset of constraints (symmetry.canonical_constraint forms).
 Pure and bounded: at most MAX_FREE sign-free variables are enumerated (2^MAX_FREE patterns)."""
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import sympy
 
 from extrembench.problems.problem import ParsedProblem
-from extrembench.verify.certificates.symmetry import _constraint
+from extrembench.verify.certificates.symmetry import canonical_constraint
 from extrembench.verify.certificates.symmetry_search import groups
 
 MAX_FREE = 12  # 4096 sign patterns: the orbits are enumerated pattern by pattern
@@ -48,9 +48,11 @@ def sign_free(parsed: ParsedProblem) -> list[sympy.Symbol]:
     return out
 
 
-def _forms(parsed: ParsedProblem, put: dict) -> tuple:
+def canonical_forms(parsed: ParsedProblem, put: dict) -> tuple:
     objective = sympy.expand(parsed.objective.xreplace(put))
-    constraints = Counter(_constraint(lhs.xreplace(put), op, rhs.xreplace(put)) for lhs, op, rhs in parsed.constraints)
+    constraints = Counter(
+        canonical_constraint(lhs.xreplace(put), op, rhs.xreplace(put)) for lhs, op, rhs in parsed.constraints
+    )
     return objective, constraints
 
 
@@ -62,7 +64,7 @@ def _symmetry(parsed: ParsedProblem, base: tuple, put: dict) -> bool:
             return False
         if not isinstance(image, sympy.Symbol) and not _symmetric_domain(parsed.domains[s]):
             return False
-    return _forms(parsed, put) == base
+    return canonical_forms(parsed, put) == base
 
 
 def _symmetric_domain(domain) -> bool:
@@ -104,7 +106,7 @@ def _order_pairs(parsed: ParsedProblem, free: list) -> list[tuple[int, int]]:
 
 def _generators(parsed: ParsedProblem, free: list) -> list:
     """The problem's exact symmetries, as functions on sign patterns (tuples of +1/-1 over free)."""
-    base = _forms(parsed, {})
+    base = canonical_forms(parsed, {})
     index = {s: i for i, s in enumerate(free)}
     out = []
     for s in free:
@@ -127,7 +129,10 @@ def _generators(parsed: ParsedProblem, free: list) -> list:
     symbols = list(parsed.symbols)
     if len(symbols) > 2 and len(free) == len(symbols):
         shift = {s: symbols[(k + 1) % len(symbols)] for k, s in enumerate(symbols)}
-        if all(parsed.domains[s] == parsed.domains[symbols[0]] for s in symbols) and _forms(parsed, shift) == base:
+        if (
+            all(parsed.domains[s] == parsed.domains[symbols[0]] for s in symbols)
+            and canonical_forms(parsed, shift) == base
+        ):
             out.append(lambda p: p[-1:] + p[:-1])
     return out
 

@@ -23,8 +23,8 @@ from extrembench.verify.certificates.plan_search import choose_plan
 from extrembench.verify.certificates.reduce import PlanError, apply_plan, homogeneity_degree
 from extrembench.verify.certificates.refutation_check import (
     PATH_PARAMETER,
-    _at_level,
-    _beyond,
+    at_level,
+    beyond_level,
     check_point,
     verify_refutation,
 )
@@ -259,7 +259,7 @@ def _level(parsed, claim: sympy.Expr, best_value: float | Fraction) -> Fraction 
         c, v = Fraction(c), Fraction(v)  # exact from here: a float middle rounds onto a short decimal
     for digits in range(1, 13):  # the shortest decimal in [c + gap/16, c + gap/4]
         level = Fraction(math.ceil((c + (v - c) / 16) * 10**digits), 10**digits)
-        if level <= c + (v - c) / 4 and _beyond(parsed, sign * level, claim):
+        if level <= c + (v - c) / 4 and beyond_level(parsed, sign * level, claim):
             return sign * level
     return None
 
@@ -268,7 +268,7 @@ def _snapped_value(parsed, claim: sympy.Expr, best_value: float) -> Fraction | N
     """The best value snapped to a short rational past the claim (the exact extremum, usually)."""
     for denominator in (12, 1000):
         level = Fraction(best_value).limit_denominator(denominator)
-        if abs(float(level) - best_value) <= 1e-9 * (1 + abs(best_value)) and _beyond(parsed, level, claim):
+        if abs(float(level) - best_value) <= 1e-9 * (1 + abs(best_value)) and beyond_level(parsed, level, claim):
             return level
     return None
 
@@ -383,7 +383,7 @@ def level_certificate(
 
 def _sos_at(parsed, base: dict, level: Fraction) -> tuple[dict | None, str]:
 
-    body, why = sos_attempt(_at_level(parsed, level), None)
+    body, why = sos_attempt(at_level(parsed, level), None)
     if body is None:
         return None, why
     certificate = {**base, "method": "sos", "level": str(level), "body": body}

@@ -82,7 +82,7 @@ class _Compiled:
     aux: list  # (handle of the solved form, of its numerator, of its denominator, Domain)
     n: int
     exact: dict  # (point, handle) -> exact value there (`_exact`)
-    reduced: Reduced | None = None  # over real symbols: the cleared form (`_cleared`) derives from it
+    reduced: Reduced | None = None  # over real symbols: the cleared form (`cleared_form`) derives from it
 
 
 class _At:
@@ -197,7 +197,7 @@ def _end(value):
     return compile_enclosure(value, [])([])
 
 
-def _ivbox(comp: _Compiled, box: Box) -> _At:
+def ivbox(comp: _Compiled, box: Box) -> _At:
     return _At(comp, _with_aux(comp, [interval(lo, hi) for lo, hi in box]))
 
 
@@ -224,16 +224,16 @@ def _raw(comp: _Compiled, xs: list) -> _At | None:
     return _At(comp, out)
 
 
-def _raw_of(comp: _Compiled, at: _At) -> _At | None:
+def raw_of(comp: _Compiled, at: _At) -> _At | None:
     """`_raw` of a box already evaluated: the same evaluation when nothing is eliminated."""
     return at if not comp.aux else _raw(comp, at.xs[: comp.n])
 
 
-def _ivpoint(comp: _Compiled, values: list[Fraction]) -> _At | None:
+def ivpoint(comp: _Compiled, values: list[Fraction]) -> _At | None:
     return _raw(comp, [point(v) for v in values])
 
 
-def _finite(box: Box) -> bool:
+def box_finite(box: Box) -> bool:
     return all(lo is not None and hi is not None for lo, hi in box)
 
 
@@ -242,22 +242,22 @@ def _ge(value, target) -> bool:
     return value.a >= target.b
 
 
-def _safe(at: _At, handle: int):
-    return _value(at.run, handle)
+def safe_eval(at: _At, handle: int):
+    return run_value(at.run, handle)
 
 
-def _value(run, handle: int):
+def run_value(run, handle: int):
     try:
         return run.value(handle)
     except _ERRORS:
         return None
 
 
-def _infeasible(comp: _Compiled, at: _At, only: int | None = None) -> str | None:
+def infeasible_at(comp: _Compiled, at: _At, only: int | None = None) -> str | None:
     for j, (c, strict) in enumerate(comp.cons):
         if only is not None and j != only:
             continue
-        v = _safe(at, c)
+        v = safe_eval(at, c)
         if v is not None and (v.b < 0 or (strict and v.b <= 0)):
             return f"x{j}"
         if (
@@ -313,7 +313,7 @@ def _tail_sign(comp: _Compiled, at: _At, expr, strict: bool) -> bool:
     return all(v.a >= 0 for v in total.values()) and (constant.a > 0 or (not strict and constant.a >= 0))
 
 
-def _tail_range(comp: _Compiled, at: _At, target) -> bool:
+def tail_range(comp: _Compiled, at: _At, target) -> bool:
     """The objective N/D >= target on an unbounded box, by `_tail_sign` on D and N - t*D (t the
     target's upper end, an exact rational)."""
     if all(map(_bounded, at.xs)):
@@ -330,35 +330,35 @@ def _constraints_hold(comp: _Compiled, at: _At) -> bool:
     # strict constraints strictly: the face a monotone step moves to is then feasible too, so
     # nothing below it may be discarded as infeasible on a boundary the box only touched
     for c, strict in comp.cons:
-        v = _safe(at, c)
+        v = safe_eval(at, c)
         if v is None or v.a < 0 or (strict and not v.a > 0):
             return False
     return True
 
 
-def _range(comp, at, target) -> bool:
-    v = _safe(at, comp.f)
+def value_at_least(comp, at, target) -> bool:
+    v = safe_eval(at, comp.f)
     return v is not None and _ge(v, target)
 
 
-def _midpoint(box: Box) -> list[Fraction]:
+def midpoint(box: Box) -> list[Fraction]:
     return [(lo + hi) / 2 for lo, hi in box]
 
 
-def _gradient(comp, at) -> list:
-    return [_safe(at, g) for g in comp.grad]
+def gradient_at(comp, at) -> list:
+    return [safe_eval(at, g) for g in comp.grad]
 
 
-def _mean_value(comp, box, at, target, grads=None) -> bool:
-    if not _finite(box):
+def mean_value(comp, box, at, target, grads=None) -> bool:
+    if not box_finite(box):
         return False
-    grads = grads if grads is not None else _gradient(comp, at)
+    grads = grads if grads is not None else gradient_at(comp, at)
     if any(g is None for g in grads):
         return False
-    pts = _ivpoint(comp, _midpoint(box))
+    pts = ivpoint(comp, midpoint(box))
     if pts is None:
         return False
-    fc = _safe(pts, comp.f)
+    fc = safe_eval(pts, comp.f)
     if fc is None:
         return False
     total = fc
@@ -367,7 +367,7 @@ def _mean_value(comp, box, at, target, grads=None) -> bool:
     return _ge(total, target)
 
 
-def _free(box: Box) -> list[int]:
+def free_axes(box: Box) -> list[int]:
     return [i for i, (lo, hi) in enumerate(box) if lo != hi]
 
 
@@ -403,10 +403,10 @@ def _tangent_bound(comp, box, at, target, ref, entry, linear, program: Program |
     active-face split (local.split_plane): the plane in the remaining directions alone. `linear(get)`
     gives F(ref) and grad F(ref) from the handles' values there: floats first, exact when floats
     only just miss. `program`: the one the handles belong to (default the objective's)."""
-    if not _finite(box):
+    if not box_finite(box):
         return False
     program = program or comp.program
-    free = _free(box)
+    free = free_axes(box)
     rows = [[entry(i, k) for k in free[: a + 1]] for a, i in enumerate(free)]
     if any(h is None or not _bounded(h) for row in rows for h in row):
         return False
@@ -418,9 +418,9 @@ def _tangent_bound(comp, box, at, target, ref, entry, linear, program: Program |
             quadratic = quadratic + rows[a][a] * d[i] ** 2 / 2
             for b, k in enumerate(free[:a]):
                 quadratic = quadratic + rows[a][b] * d[i] * d[k]
-    pts = _ivpoint(comp, ref)
+    pts = ivpoint(comp, ref)
     run = None if pts is None else pts.run if program is comp.program else program.run(pts.xs)
-    for get in ((lambda h: _value(run, h)) if run is not None else None, _exact(comp, ref, program)):
+    for get in ((lambda h: run_value(run, h)) if run is not None else None, _exact(comp, ref, program)):
         terms = linear(get) if get is not None else None
         if terms is None or any(t is None for t in terms[1]):
             continue
@@ -444,19 +444,17 @@ def _tangent_bound(comp, box, at, target, ref, entry, linear, program: Program |
     return False
 
 
-def _convex(comp, box, at, target, ref: list[Fraction]) -> bool:
+def convex_along(comp, box, at, target, ref: list[Fraction]) -> bool:
     if comp.hess is None:
         return False
 
     def linear(get):
         return get(comp.f), [get(g) for g in comp.grad]
 
-    return _tangent_bound(comp, box, at, target, ref, lambda i, k: _safe(at, comp.hess[i][k]), linear)
+    return _tangent_bound(comp, box, at, target, ref, lambda i, k: safe_eval(at, comp.hess[i][k]), linear)
 
 
-def _lagrangian(
-    comp, box, at, target, j: int, mu: Fraction, rho: Fraction, hbar: Fraction, ref: list[Fraction]
-) -> bool:
+def lagrangian(comp, box, at, target, j: int, mu: Fraction, rho: Fraction, hbar: Fraction, ref: list[Fraction]) -> bool:
     """Constraint j (H >= 0) cuts the box, with H <= hbar on it. For feasible x in the box
     0 <= H <= hbar, so  g >= L = g - mu*H - rho*H*(hbar - H)  (mu, rho >= 0; of any sign when
     hbar = 0, as H = 0 on every feasible point then), and L is closed by
@@ -464,16 +462,16 @@ def _lagrangian(
     mu + rho*hbar."""
     if comp.hess is None or comp.cons_hess[j] is None or (hbar != 0 and (mu < 0 or rho < 0)):
         return False
-    h_enc = _safe(at, comp.cons[j][0])
+    h_enc = safe_eval(at, comp.cons[j][0])
     if h_enc is None or not h_enc.b <= point(hbar).a:
         return False
     mu_i, rho_i, hbar_i = point(mu), point(rho), point(hbar)
-    grad_h = [_safe(at, g) for g in comp.cons_grad[j]]
+    grad_h = [safe_eval(at, g) for g in comp.cons_grad[j]]
     if any(g is None for g in grad_h):
         return False
 
     def entry(i, k):
-        hg, hh = _safe(at, comp.hess[i][k]), _safe(at, comp.cons_hess[j][i][k])
+        hg, hh = safe_eval(at, comp.hess[i][k]), safe_eval(at, comp.cons_hess[j][i][k])
         # d2/dxi dxk of  g - (mu + rho*hbar) H + rho H^2
         return (
             None
@@ -509,7 +507,7 @@ class _Cleared:
     t: sympy.Rational
 
 
-def _cleared(comp, target) -> _Cleared | None:
+def cleared_form(comp, target) -> _Cleared | None:
     """The cleared form at t = the target's upper end (an exact rational: a float), or None when
     the objective has no variable denominator or no enclosure. N/D >= t wherever D > 0 and P >= 0;
     a feasible point where the objective is defined has D != 0 (together only puts the objective's
@@ -538,20 +536,20 @@ def _compile_cleared(reduced: Reduced, level: Fraction) -> _Cleared | None:
     return _Cleared(program, p, d, grad, _hessian(program, grads, syms, reduced.aux), num, den, t)
 
 
-def _cleared_range(comp, at, target) -> bool:
+def cleared_range(comp, at, target) -> bool:
     """q:r: D >= 0 and P >= 0 on the box (enclosures cut to the auxiliaries' domains)."""
-    cleared = _cleared(comp, target)
+    cleared = cleared_form(comp, target)
     if cleared is None:
         return False
     run = cleared.program.run(at.xs)
-    d, p = _value(run, cleared.d), _value(run, cleared.p)
+    d, p = run_value(run, cleared.d), run_value(run, cleared.p)
     return d is not None and p is not None and d.a >= 0 and p.a >= 0
 
 
-def _cleared_tail(comp, at, target) -> bool:
+def cleared_tail(comp, at, target) -> bool:
     """q:t: on an unbounded box, D >= 0 and P >= 0 by `_tail_sign` (D may vanish at the box's
     finite ends, where the objective is undefined)."""
-    cleared = _cleared(comp, target)
+    cleared = cleared_form(comp, target)
     if cleared is None or all(map(_bounded, at.xs)):
         return False
     return _tail_sign(comp, at, cleared.den, False) and _tail_sign(
@@ -559,13 +557,13 @@ def _cleared_tail(comp, at, target) -> bool:
     )
 
 
-def _cleared_tangent(comp, box, at, target, ref) -> bool:
+def cleared_tangent(comp, box, at, target, ref) -> bool:
     """q:c:<p>: D >= 0 on the box, and P's Taylor form at p (`_tangent_bound`, target 0)."""
-    cleared = _cleared(comp, target)
+    cleared = cleared_form(comp, target)
     if cleared is None or cleared.hess is None:
         return False
     run = cleared.program.run(at.xs)
-    d = _value(run, cleared.d)
+    d = run_value(run, cleared.d)
     if d is None or not d.a >= 0:
         return False
 
@@ -573,42 +571,42 @@ def _cleared_tangent(comp, box, at, target, ref) -> bool:
         return get(cleared.p), [get(g) for g in cleared.grad]
 
     return _tangent_bound(
-        comp, box, at, point(0), ref, lambda i, k: _value(run, cleared.hess[i][k]), linear, cleared.program
+        comp, box, at, point(0), ref, lambda i, k: run_value(run, cleared.hess[i][k]), linear, cleared.program
     )
 
 
-def _face_ok(comp, box, at, i: int, side: str, gi) -> bool:
+def face_ok(comp, box, at, i: int, side: str, gi) -> bool:
     """The objective is monotone towards the face, and along variable i towards it every constraint
     holds throughout or only grows: each feasible point of the box then has a feasible point on the
     face at most as high."""
     if gi is None or box[i][0] == box[i][1] or box[i][0 if side == "lo" else 1] is None:
         return False
-    if not (gi.a >= 0 if side == "lo" else gi.b <= 0) or _safe(at, comp.f) is None:
+    if not (gi.a >= 0 if side == "lo" else gi.b <= 0) or safe_eval(at, comp.f) is None:
         return False
     for (c, strict), grads in zip(comp.cons, comp.cons_grad):
-        v = _safe(at, c)
+        v = safe_eval(at, c)
         if v is not None and (v.a > 0 or (not strict and v.a >= 0)):
             continue
-        d = _safe(at, grads[i])
+        d = safe_eval(at, grads[i])
         if d is None or not (d.b <= 0 if side == "lo" else d.a >= 0):
             return False
     return True
 
 
-def _concave(comp, box, at, i: int) -> bool:
+def concave_along(comp, box, at, i: int) -> bool:
     """The objective is concave along variable i on the box, which lies inside the feasible set."""
     if box[i][0] is None or box[i][1] is None or box[i][0] == box[i][1] or comp.hess is None:
         return False
-    h = _safe(at, comp.hess[i][i])
-    return h is not None and h.b <= 0 and _constraints_hold(comp, at) and _safe(at, comp.f) is not None
+    h = safe_eval(at, comp.hess[i][i])
+    return h is not None and h.b <= 0 and _constraints_hold(comp, at) and safe_eval(at, comp.f) is not None
 
 
-def _face(box: Box, i: int, side: str) -> Box:
+def box_face(box: Box, i: int, side: str) -> Box:
     end = box[i][0] if side == "lo" else box[i][1]
     return [(end, end) if k == i else b for k, b in enumerate(box)]
 
 
-def _inside(ref, box) -> bool:
+def point_inside(ref, box) -> bool:
     return ref is not None and all((lo is None or lo <= r) and (hi is None or r <= hi) for r, (lo, hi) in zip(ref, box))
 
 
@@ -629,14 +627,14 @@ def replay(reduced: Reduced, target, tokens: list[str]) -> None:  # noqa: C901 â
         token = tokens[position]
         position += 1
         try:
-            xs = _ivbox(comp, box)
+            xs = ivbox(comp, box)
         except Infeasible as exc:
             if token != str(exc):
                 fail(f"box is infeasible by {exc}, not by {token}")
             return
         head, _, arg = token.partition(":")
         # derivative tests need enclosures over the whole box
-        raw = _raw_of(comp, xs) if head[:1] in ("e", "f", "l", "m", "c") else None
+        raw = raw_of(comp, xs) if head[:1] in ("e", "f", "l", "m", "c") else None
         if head[:1] in ("e", "f", "l", "m", "c") and raw is None:
             fail("an eliminated variable is undefined somewhere on the box")
         if head.startswith("s"):
@@ -651,61 +649,61 @@ def replay(reduced: Reduced, target, tokens: list[str]) -> None:  # noqa: C901 â
             if (
                 not 0 <= i < comp.n
                 or arg not in ("lo", "hi")
-                or not _face_ok(comp, box, raw, i, arg, _safe(raw, comp.grad[i]))
+                or not face_ok(comp, box, raw, i, arg, safe_eval(raw, comp.grad[i]))
             ):
                 fail(f"objective not monotone towards the {arg} face of variable {i}, or a constraint shrinks that way")
-            check(_face(box, i, arg), depth + 1)
+            check(box_face(box, i, arg), depth + 1)
         elif head.startswith("e"):
             i = int(head[1:])
-            if not 0 <= i < comp.n or not _concave(comp, box, raw, i):
+            if not 0 <= i < comp.n or not concave_along(comp, box, raw, i):
                 fail(f"objective not concave along variable {i} on a feasible box")
-            check(_face(box, i, "lo"), depth + 1)
-            check(_face(box, i, "hi"), depth + 1)
+            check(box_face(box, i, "lo"), depth + 1)
+            check(box_face(box, i, "hi"), depth + 1)
         elif head.startswith("l"):
             parts = token.split(":")
             if len(parts) != 5:
                 fail("malformed Lagrangian token")
             j, mu, rho, hbar = int(parts[0][1:]), Fraction(parts[1]), Fraction(parts[2]), Fraction(parts[3])
             ref = [Fraction(v) for v in parts[4].split(",")]
-            if not 0 <= j < len(comp.cons) or len(ref) != comp.n or not _inside(ref, box):
+            if not 0 <= j < len(comp.cons) or len(ref) != comp.n or not point_inside(ref, box):
                 fail("Lagrangian step names no constraint or an anchor outside the box")
-            if not _lagrangian(comp, box, raw, target, j, mu, rho, hbar, ref):
+            if not lagrangian(comp, box, raw, target, j, mu, rho, hbar, ref):
                 fail("Lagrangian bound not above the target")
         elif head.startswith("v"):
             fail("auxiliary variable's range is not empty on the box")
         elif head.startswith("x"):
-            if _infeasible(comp, xs, only=int(head[1:])) is None:
+            if infeasible_at(comp, xs, only=int(head[1:])) is None:
                 fail("constraint not negative on the whole box")
         elif head == "u":
-            if _safe(xs, comp.f) is not None:
+            if safe_eval(xs, comp.f) is not None:
                 fail("objective is defined on the box")
         elif head == "r":
-            if not (_range(comp, xs, target) or _tail_range(comp, xs, target)):
+            if not (value_at_least(comp, xs, target) or tail_range(comp, xs, target)):
                 fail("enclosure not above the target")
         elif head == "m":
-            if not _mean_value(comp, box, raw, target):
+            if not mean_value(comp, box, raw, target):
                 fail("mean-value bound not above the target")
         elif head == "q":
             test, _, anchor = arg.partition(":")
             if test == "r":
-                ok = _cleared_range(comp, xs, target)
+                ok = cleared_range(comp, xs, target)
             elif test == "t":
-                ok = _cleared_tail(comp, xs, target)
+                ok = cleared_tail(comp, xs, target)
             elif test == "c":
                 ref = [Fraction(v) for v in anchor.split(",")] if anchor else []
-                if len(ref) != comp.n or not _inside(ref, box):
+                if len(ref) != comp.n or not point_inside(ref, box):
                     fail("cleared-form anchor outside the box")
-                raw = _raw_of(comp, xs)
-                ok = raw is not None and _cleared_tangent(comp, box, raw, target, ref)
+                raw = raw_of(comp, xs)
+                ok = raw is not None and cleared_tangent(comp, box, raw, target, ref)
             else:
                 fail(f"unknown cleared-form test {test!r}")
             if not ok:
                 fail("the cleared form N - t*D is not proven >= 0 with D >= 0")
         elif head == "c":
             ref = [Fraction(v) for v in arg.split(",")] if arg else []
-            if len(ref) != comp.n or not _inside(ref, box):
+            if len(ref) != comp.n or not point_inside(ref, box):
                 fail("convexity anchor outside the box")
-            if not _convex(comp, box, raw, target, ref):
+            if not convex_along(comp, box, raw, target, ref):
                 fail("convexity bound not above the target")
         else:
             fail(f"unknown token {token!r}")

@@ -15,32 +15,32 @@ from extrembench.verify.certificates.bound import (
     BoundFailure,
     Box,
     Infeasible,
-    _cleared,
-    _cleared_range,
-    _cleared_tail,
-    _cleared_tangent,
-    _concave,
-    _convex,
-    _face,
-    _face_ok,
-    _finite,
-    _free,
-    _gradient,
-    _infeasible,
-    _inside,
-    _ivbox,
-    _ivpoint,
-    _lagrangian,
-    _mean_value,
-    _midpoint,
-    _range,
-    _raw_of,
-    _safe,
-    _tail_range,
-    _value,
+    box_face,
+    box_finite,
+    cleared_form,
+    cleared_range,
+    cleared_tail,
+    cleared_tangent,
     compile_reduced,
+    concave_along,
+    convex_along,
     extra_point_holds,
+    face_ok,
+    free_axes,
+    gradient_at,
+    infeasible_at,
+    ivbox,
+    ivpoint,
+    lagrangian,
+    mean_value,
+    midpoint,
+    point_inside,
+    raw_of,
+    run_value,
+    safe_eval,
+    tail_range,
     target_interval,
+    value_at_least,
 )
 from extrembench.verify.certificates.document import EPSILON
 from extrembench.verify.certificates.interval import Program, Unsupported, point
@@ -78,25 +78,25 @@ def _multiplier(g: list, h: list, ref: list, box: Box) -> float:
 
 def _lagrangian_choice(comp, box, at, target, ref) -> str | None:
     """Try each constraint that cuts the box with the KKT multiplier at the anchor."""
-    pts = _ivpoint(comp, ref)
+    pts = ivpoint(comp, ref)
     if pts is None:
         return None
     tried = 0
     for j, (c, _) in enumerate(comp.cons):
-        h = _safe(at, c)
+        h = safe_eval(at, c)
         if h is None or not (h.a < 0 <= h.b) or tried == MAX_CUTS:
             continue
         tried += 1
         # the multiplier from the free directions only: a fixed one contributes nothing to the plane
-        gh = [_safe(pts, comp.cons_grad[j][i]) for i in _free(box)]
-        gg = [_safe(pts, comp.grad[i]) for i in _free(box)]
+        gh = [safe_eval(pts, comp.cons_grad[j][i]) for i in free_axes(box)]
+        gg = [safe_eval(pts, comp.grad[i]) for i in free_axes(box)]
         if any(v is None for v in gh + gg):
             continue
         gh_f, gg_f = [float(v.mid) for v in gh], [float(v.mid) for v in gg]
         norm = sum(v * v for v in gh_f)
         if not 0 < norm < float("inf") or not all(abs(v) < float("inf") for v in gg_f):
             continue
-        multiplier = _multiplier(gg_f, gh_f, [ref[i] for i in _free(box)], [box[i] for i in _free(box)])
+        multiplier = _multiplier(gg_f, gh_f, [ref[i] for i in free_axes(box)], [box[i] for i in free_axes(box)])
         if not abs(multiplier) < float("inf") or not float(h.b) < float("inf"):
             continue
         if h.b <= 0:
@@ -126,7 +126,7 @@ def _lagrangian_choice(comp, box, at, target, ref) -> str | None:
         else:
             continue
         for mu, rho, hbar in choices:
-            if _lagrangian(comp, box, at, target, j, mu, rho, hbar, ref):
+            if lagrangian(comp, box, at, target, j, mu, rho, hbar, ref):
                 return f"l{j}:{mu}:{rho}:{hbar}:" + ",".join(str(v) for v in ref)
     return None
 
@@ -138,39 +138,39 @@ def _cleared_choice(comp, box: Box, cut, raw, target, refs) -> str | None:
     """A leaf on the cleared form N - t*D where the box touches D = 0 (a 0/0 or 0 * inf corner):
     its enclosure, its tail expansion, or its Taylor form anchored at a box corner where D vanishes
     (the corner where the objective is singular) or at the witness."""
-    cleared = _cleared(comp, target)
+    cleared = cleared_form(comp, target)
     if cleared is None:
         return None
-    d = _value(cleared.program.run(cut.xs), cleared.d)
+    d = run_value(cleared.program.run(cut.xs), cleared.d)
     if d is None or d.a != 0:
         return None  # D < 0 somewhere (not this test), or bounded away from 0 (the quotient's tests)
-    if _cleared_range(comp, cut, target):
+    if cleared_range(comp, cut, target):
         return "q:r"
-    if _cleared_tail(comp, cut, target):
+    if cleared_tail(comp, cut, target):
         return "q:t"
-    if raw is None or not _finite(box):
+    if raw is None or not box_finite(box):
         return None
-    free = _free(box)
+    free = free_axes(box)
     corners = []
     for k in range(min(2 ** len(free), MAX_CORNERS)):
         corner = [lo for lo, _ in box]
         for bit, i in enumerate(free):
             if k >> bit & 1:
                 corner[i] = box[i][1]
-        at = _ivpoint(comp, corner)
-        value = None if at is None else _value(cleared.program.run(at.xs), cleared.d)
+        at = ivpoint(comp, corner)
+        value = None if at is None else run_value(cleared.program.run(at.xs), cleared.d)
         if value is not None and value.a <= 0:
             corners.append(corner)
     for anchor in dict.fromkeys(map(tuple, corners + ([_anchor(refs, box)] if refs else []))):
-        if _cleared_tangent(comp, box, raw, target, list(anchor)):
+        if cleared_tangent(comp, box, raw, target, list(anchor)):
             return "q:c:" + ",".join(str(v) for v in anchor)
     return None
 
 
 def _monotone_face(comp, box, at, grads=None) -> tuple[int, str] | None:
-    grads = grads if grads is not None else _gradient(comp, at)
+    grads = grads if grads is not None else gradient_at(comp, at)
     return next(
-        ((i, side) for i, gi in enumerate(grads) for side in ("lo", "hi") if _face_ok(comp, box, at, i, side, gi)), None
+        ((i, side) for i, gi in enumerate(grads) for side in ("lo", "hi") if face_ok(comp, box, at, i, side, gi)), None
     )
 
 
@@ -212,10 +212,10 @@ def _uphill(comp, box: Box, at) -> list:
     with an anchor there)."""
     out = []
     for (c, _), grads in zip(comp.cons, comp.cons_grad):
-        h = _safe(at, c)
+        h = safe_eval(at, c)
         if h is None or not h.a < 0 <= h.b:
             continue
-        signs = [_safe(at, g) for g in grads]
+        signs = [safe_eval(at, g) for g in grads]
         if all(g is not None and (g.a >= 0 or g.b <= 0) for g in signs):
             out.append([hi if g.a >= 0 else lo for g, (lo, hi) in zip(signs, box)])
     return out
@@ -224,7 +224,7 @@ def _uphill(comp, box: Box, at) -> list:
 def _anchor(refs: list, box: Box) -> list[Fraction]:
     """The reference point inside the box, else the one nearest to it clamped into it."""
     if not refs:
-        return _midpoint(box)
+        return midpoint(box)
     ends = [(float(lo), float(hi)) for lo, hi in box]
     best = min(refs, key=lambda ref: sum(max(lo - float(r), 0.0, float(r) - hi) ** 2 for r, (lo, hi) in zip(ref, ends)))
     return [min(max(r, lo), hi) for r, (lo, hi) in zip(best, box)]
@@ -234,11 +234,11 @@ def _second_order(comp, box: Box, cut, raw, target, refs, depth: int) -> str | N
     """A leaf by second-order tests: tangent planes of the objective or of a Lagrangian, then the
     cleared form where the box touches a zero of the objective's denominator."""
     # the Hessian test is the costly one: near the witness, or once boxes are small
-    if raw is not None and _finite(box) and (any(_inside(r, box) for r in refs) or depth >= CONVEX_DEPTH):
+    if raw is not None and box_finite(box) and (any(point_inside(r, box) for r in refs) or depth >= CONVEX_DEPTH):
         anchor = _anchor(refs, box)
-        for candidate in dict.fromkeys(map(tuple, [anchor, _midpoint(box)] + _uphill(comp, box, raw)[:1])):
+        for candidate in dict.fromkeys(map(tuple, [anchor, midpoint(box)] + _uphill(comp, box, raw)[:1])):
             candidate = list(candidate)
-            if _convex(comp, box, raw, target, candidate):
+            if convex_along(comp, box, raw, target, candidate):
                 return "c:" + ",".join(str(v) for v in candidate)
             token = _lagrangian_choice(comp, box, raw, target, candidate)
             if token is not None:
@@ -260,28 +260,28 @@ def search(
         if len(tokens) > max_nodes:
             raise BoundFailure(f"more than {max_nodes} boxes")
         try:
-            xs = _ivbox(comp, box)
+            xs = ivbox(comp, box)
         except Infeasible as exc:
             tokens.append(str(exc))
             return
-        if (token := _infeasible(comp, xs)) is not None:
+        if (token := infeasible_at(comp, xs)) is not None:
             tokens.append(token)
             return
-        if _safe(xs, comp.f) is None:
+        if safe_eval(xs, comp.f) is None:
             tokens.append("u")
             return
-        if _range(comp, xs, target) or _tail_range(comp, xs, target):
+        if value_at_least(comp, xs, target) or tail_range(comp, xs, target):
             tokens.append("r")
             return
-        cut, xs = xs, _raw_of(comp, xs)
-        grads = _gradient(comp, xs) if xs is not None else None
-        if xs is not None and _mean_value(comp, box, xs, target, grads):
+        cut, xs = xs, raw_of(comp, xs)
+        grads = gradient_at(comp, xs) if xs is not None else None
+        if xs is not None and mean_value(comp, box, xs, target, grads):
             tokens.append("m")
             return
         face = _monotone_face(comp, box, xs, grads) if xs is not None else None
         if face is not None:
             tokens.append(f"f{face[0]}:{face[1]}")
-            close(_face(box, *face), depth + 1)
+            close(box_face(box, *face), depth + 1)
             return
         # only where a face is a domain face: two faces at inner split points double the work
         concave = (
@@ -289,7 +289,7 @@ def search(
                 (
                     i
                     for i in range(comp.n)
-                    if (box0[i][0] == box[i][0] or box0[i][1] == box[i][1]) and _concave(comp, box, xs, i)
+                    if (box0[i][0] == box[i][0] or box0[i][1] == box[i][1]) and concave_along(comp, box, xs, i)
                 ),
                 None,
             )
@@ -298,8 +298,8 @@ def search(
         )
         if concave is not None:
             tokens.append(f"e{concave}")
-            close(_face(box, concave, "lo"), depth + 1)
-            close(_face(box, concave, "hi"), depth + 1)
+            close(box_face(box, concave, "lo"), depth + 1)
+            close(box_face(box, concave, "hi"), depth + 1)
             return
         token = _second_order(comp, box, cut, xs, target, refs, depth)
         if token is not None:

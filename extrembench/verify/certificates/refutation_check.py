@@ -376,7 +376,7 @@ def point_floats(point: dict) -> dict[str, float]:
     return floats
 
 
-def _beyond(parsed, level: Fraction, claim: sympy.Expr) -> bool:
+def beyond_level(parsed, level: Fraction, claim: sympy.Expr) -> bool:
     """The level lies strictly between the claim and the feasible values, i.e. past the claim in the
     direction no feasible point reaches (min: level > claim), decided exactly."""
 
@@ -384,7 +384,7 @@ def _beyond(parsed, level: Fraction, claim: sympy.Expr) -> bool:
     return sign(min_form_sign(parsed.sense) * gap) == 1
 
 
-def _at_level(parsed, level: Fraction):
+def at_level(parsed, level: Fraction):
     """The problem with its answer replaced by the level (what the sos identity is about)."""
 
     return replace(parsed, answer=sympy.Rational(level.numerator, level.denominator))
@@ -395,11 +395,11 @@ def _verify_level(certificate: dict, parsed, claim: sympy.Expr) -> tuple[bool, s
     level is strictly past the claim, so no feasible point reaches the claim."""
 
     level = _fraction(certificate["level"])
-    if not _beyond(parsed, level, claim):
+    if not beyond_level(parsed, level, claim):
         return False, f"the level {level} is not strictly past the claim {claim}"
     word = "at least" if parsed.sense == "min" else "at most"
     if certificate["method"] == "sos":
-        ok, detail = verify_sos({"body": certificate["body"]}, _at_level(parsed, level), Fraction(0))
+        ok, detail = verify_sos({"body": certificate["body"]}, at_level(parsed, level), Fraction(0))
         if not ok:
             return False, detail
         return True, f"every feasible value is {word} {level}, past the claim {claim} ({detail.split(';')[0]})"

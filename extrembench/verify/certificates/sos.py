@@ -147,7 +147,7 @@ def at_level(parsed, level):
     return dataclasses.replace(parsed, answer=sympy.Rational(Fraction(level)))
 
 
-def _polys(  # noqa: C901 — the polynomial form of each objective shape (plain, squared, Polya-multiplied, signed denominator) side by side, so prover and checker share one translation
+def polynomial_forms(  # noqa: C901 — the polynomial form of each objective shape (plain, squared, Polya-multiplied, signed denominator) side by side, so prover and checker share one translation
     parsed,
     squares: tuple[str, ...] = (),
     polya: int = 0,
@@ -291,19 +291,19 @@ def _polys(  # noqa: C901 — the polynomial form of each objective shape (plain
         if lift:  # 1 + the sum: >= 1 everywhere, so no condition at the origin
             total[(0,) * len(syms)] = Fraction(1)
         for _ in range(polya):
-            target = _mul(target, total)
+            target = poly_mul(target, total)
     return syms, target, eqs, ineqs
 
 
-def _add(a, b):
+def add_exponents(a, b):
     return tuple(x + y for x, y in zip(a, b))
 
 
-def _mul(p: dict, q: dict) -> dict:
+def poly_mul(p: dict, q: dict) -> dict:
     out = {}
     for a, x in p.items():
         for b, y in q.items():
-            m = _add(a, b)
+            m = add_exponents(a, b)
             out[m] = out.get(m, 0) + x * y
     return {m: c for m, c in out.items() if c}
 
@@ -343,7 +343,7 @@ def _gram_form(syms, block, n: int):
     for i, a in enumerate(basis):
         for j, b in enumerate(basis):
             if G[i][j]:
-                m = _add(a, b)
+                m = add_exponents(a, b)
                 form[m] = form.get(m, 0) + G[i][j]
     return form, ""
 
@@ -358,7 +358,7 @@ def verify(doc: dict, parsed, epsilon) -> tuple[bool, str]:  # noqa: C901 — th
     polya = body.get("polya", 0)
     if not isinstance(polya, int) or not 0 <= polya <= 4:
         return False, "sos: polya must be an integer from 0 to 4"
-    square = body.get("square")  # any (a, K) is sound: _polys checks the answer is a +- sqrt(K)
+    square = body.get("square")  # any (a, K) is sound: polynomial_forms checks the answer is a +- sqrt(K)
     parsed = in_recorded_order(parsed, body.get("variables"))
     try:
         level = body.get("level")
@@ -368,7 +368,7 @@ def verify(doc: dict, parsed, epsilon) -> tuple[bool, str]:  # noqa: C901 — th
             ok, why = verify({"body": level}, at_level(parsed, square[0]), 0)
             if not ok:
                 return False, f"sos: objective on the answer's side of {square[0]}: {why}"
-        syms, target, eqs, ineqs = _polys(
+        syms, target, eqs, ineqs = polynomial_forms(
             parsed,
             tuple(squares),
             polya,
@@ -395,7 +395,7 @@ def verify(doc: dict, parsed, epsilon) -> tuple[bool, str]:  # noqa: C901 — th
         if form is None:
             return False, f"sos: {why}"
         for i in factors:
-            form = _mul(form, ineqs[i])
+            form = poly_mul(form, ineqs[i])
         for m, c in form.items():
             total[m] = total.get(m, 0) + c
     if len(body["multipliers"]) != len(eqs):
@@ -407,7 +407,7 @@ def verify(doc: dict, parsed, epsilon) -> tuple[bool, str]:  # noqa: C901 — th
             if len(m) != n or min(m, default=0) < 0:
                 return False, "sos: malformed multiplier"
             lam[m] = lam.get(m, 0) + Fraction(c)
-        for m, c in _mul(lam, h).items():
+        for m, c in poly_mul(lam, h).items():
             total[m] = total.get(m, 0) + c
     if {m: c for m, c in total.items() if c} != target:
         return False, "sos: the identity does not hold exactly"

@@ -18,11 +18,11 @@ from extrembench.core.native_stderr import native_panics_quiet
 from extrembench.problems.problem import min_form_sign
 from extrembench.verify.certificates.sos import (
     SosFailure,
-    _add,
-    _mul,
-    _polys,
+    add_exponents,
     at_level,
     pieces_of,
+    poly_mul,
+    polynomial_forms,
     psd_exact,
     square_of,
 )
@@ -78,7 +78,7 @@ def _setup(n, target, eqs, ineqs, extra: int = 0):  # noqa: C901 — the block s
     for factors in [()] + singles + pairs:
         g = one
         for i in factors:
-            g = _mul(g, ineqs[i])
+            g = poly_mul(g, ineqs[i])
         d = _degree(g)
         if exact is not None and _homogeneous(g):
             if d > exact or (exact - d) % 2:
@@ -143,16 +143,16 @@ def _prune(blocks, target, eqs, multipliers):
     blocks past MAX_ENTRIES are left out, products of two inequalities only."""
     free = set(target)
     for h, monos in zip(eqs, multipliers):
-        free.update(_add(m, e) for m in monos for e in h)
+        free.update(add_exponents(m, e) for m in monos for e in h)
     off, diagonal = {}, {}  # monomial -> number of off-diagonal products; -> its diagonal terms
     for k, (_, g, basis) in enumerate(blocks):
         for a, b in itertools.combinations(basis, 2):
             for e in g:
-                mono = _add(_add(a, b), e)
+                mono = add_exponents(add_exponents(a, b), e)
                 off[mono] = off.get(mono, 0) + 1
         for m in basis:
             for e, c in g.items():
-                diagonal.setdefault(_add(_add(m, m), e), set()).add((k, m, c > 0))
+                diagonal.setdefault(add_exponents(add_exponents(m, m), e), set()).add((k, m, c > 0))
     alive = [set(basis) for _, _, basis in blocks]
     queue = sorted(diagonal)
     while queue:
@@ -164,9 +164,9 @@ def _prune(blocks, target, eqs, multipliers):
             alive[k].discard(m)
             g = blocks[k][1]
             for e in g:  # fewer products: other monomials may now be diagonal-only
-                queue.append(_add(_add(m, m), e))
+                queue.append(add_exponents(add_exponents(m, m), e))
                 for b in alive[k]:
-                    other = _add(_add(m, b), e)
+                    other = add_exponents(add_exponents(m, b), e)
                     off[other] -= 1
                     if not off[other]:
                         queue.append(other)
@@ -201,14 +201,14 @@ def _coefficient_equations(blocks, Bs, multipliers, eqs, target):
                     columns[k][m] = c
         for v, (k, j) in enumerate(block_pairs):
             factor = 1 if k == j else 2
-            for mono, c in _mul(_mul(columns[k], columns[j]), g).items():
+            for mono, c in poly_mul(poly_mul(columns[k], columns[j]), g).items():
                 entry = row(mono)
                 entry[offset + v] = entry.get(offset + v, 0) + factor * c
         offset += len(block_pairs)
     for h, monos in zip(eqs, multipliers):
         for m in monos:
             for hm, hc in h.items():
-                entry = row(_add(m, hm))
+                entry = row(add_exponents(m, hm))
                 entry[offset] = entry.get(offset, 0) + hc
             offset += 1
     for tm in target:
@@ -427,10 +427,10 @@ def attempt(  # noqa: C901 — the order of the attempts: each loop level is one
     """(body, "") or (None, why not): every variable free, then the nonnegative ones as squares;
     each first without the inequalities (a smaller SDP, usually better conditioned), then with;
     then all of it once more at a degree 2 higher when an SDP found no certificate. `squared`:
-    the target K - (objective - a)^2 of an answer a +- sqrt(K) (see _polys).
+    the target K - (objective - a)^2 of an answer a +- sqrt(K) (see polynomial_forms).
 
     `extended` (issue 26; the "sos, extended" route, tried after every other route so each
-    certificate they give keeps its bytes): sos._polys's wider translation (no `strict`), a
+    certificate they give keeps its bytes): sos.polynomial_forms's wider translation (no `strict`), a
     denominator of no sign (`denominator`), a Max objective by weighted pieces, far-side square
     answers (`level`), a failed SDP solved again on independent equations and a failed face cut
     again with a coarser rounding, then every attempt again scaled by the witness, and last the
@@ -499,7 +499,7 @@ def attempt(  # noqa: C901 — the order of the attempts: each loop level is one
 
 
 def _attempt_lifted(parsed, solve, square, at, denominator, far, nonneg) -> tuple[dict | None, str]:
-    """Last of all: the target times 1 + the sum of the squared variables (sos._polys `lift`; plain
+    """Last of all: the target times 1 + the sum of the squared variables (sos.polynomial_forms `lift`; plain
     and inhomogeneous targets too), free, then the nonnegative variables as squares (ineq-0513's
     Hoelder bound), each without and with the inequalities, so every identity found before it
     keeps its bytes."""
@@ -522,7 +522,7 @@ MAX_PIECE_TRIES = 3  # pieces tried as the one of weight 1: the first active one
 
 def _attempt_pieces(parsed, pieces, witness, solve, nonneg) -> tuple[dict | None, str]:
     """A min-form objective Max(p_1, ..., p_k) >= answer: sum_i w_i (p_i - answer) >= 0 with
-    w >= 0 (sos._polys `weights`), the w found by the SDP with one piece's weight fixed to 1 (each
+    w >= 0 (sos.polynomial_forms `weights`), the w found by the SDP with one piece's weight fixed to 1 (each
     other weight a 1x1 Gram block). The piece fixed is one at the answer at the witness: one with
     w > 0 in some certificate is (complementary slackness), so the first few of those are tried."""
     answer = min_form_sign(parsed.sense) * parsed.answer
@@ -568,12 +568,12 @@ def _witness_scale(parsed, witness) -> tuple[Fraction, ...] | None:
 
 
 def _signed_denominator(parsed):
-    """How the objective's denominator D gets its sign (see sos._polys): None when its
+    """How the objective's denominator D gets its sign (see sos.polynomial_forms): None when its
     coefficients give it one; (c, s) when D = c * s^2 with c a nonzero rational and s a polynomial
     (a product of even powers: (x - y)^2 (y - z)^2 (z - x)^2), proven by a rank-one Gram block;
     else "cleared" (the target multiplied by D). A string other than "cleared" is why not."""
     try:
-        _polys(parsed)
+        polynomial_forms(parsed)
         return None
     except SosFailure as exc:
         if "denominator of the objective" not in str(exc):
@@ -739,11 +739,11 @@ def _attempt(  # noqa: C901 — one solve attempt: each exit is a named decline
         denominator = _denominator_block(list(parsed.symbols), squares, *denominator)
     if piece:  # (c, k): target piece c's, each other piece i as a 1x1 block mu_i * (-t_i) (see _attempt_pieces)
         c, k = piece
-        parts = [_polys(parsed, squares, polya, weights=[int(i == j) for j in range(k)]) for i in range(k)]
+        parts = [polynomial_forms(parsed, squares, polya, weights=[int(i == j) for j in range(k)]) for i in range(k)]
         syms, target, eqs, ineqs = parts[c]
         others = [(i, {m: -v for m, v in parts[i][1].items()}) for i in range(k) if i != c]
     else:
-        syms, target, eqs, ineqs = _polys(
+        syms, target, eqs, ineqs = polynomial_forms(
             parsed, squares, polya, square, denominator, far, lift=lift, strict=not extended
         )
     if polya and not lift and not _homogeneous(target):

@@ -19,7 +19,7 @@ from extrembench.problems.problem import ParsedProblem
 FLIP = {"<=": ">=", "<": ">"}
 
 
-def _constraint(lhs, op, rhs) -> tuple:
+def canonical_constraint(lhs, op, rhs) -> tuple:
     """(op, expanded expression) with op one of >=, >, = and expression OP 0; an equality's sign
     is the canonical one of +-expression."""
     e = sympy.expand(rhs - lhs if op in FLIP else lhs - rhs)
@@ -28,19 +28,21 @@ def _constraint(lhs, op, rhs) -> tuple:
     return FLIP.get(op, op), e
 
 
-def _forms(parsed: ParsedProblem) -> tuple:
-    return sympy.expand(parsed.objective), Counter(_constraint(*c) for c in parsed.constraints)
+def canonical_forms(parsed: ParsedProblem) -> tuple:
+    return sympy.expand(parsed.objective), Counter(canonical_constraint(*c) for c in parsed.constraints)
 
 
-def _invariant(parsed: ParsedProblem, a: sympy.Symbol, b: sympy.Symbol, base: tuple | None = None) -> bool:
+def swap_invariant(parsed: ParsedProblem, a: sympy.Symbol, b: sympy.Symbol, base: tuple | None = None) -> bool:
     """Whether swapping a and b leaves the domains, the objective and the set of constraints
     unchanged: equal canonical expanded forms (exact; a form it cannot match is no symmetry)."""
     if parsed.domains[a] != parsed.domains[b]:
         return False
     put = {a: b, b: a}
-    objective, constraints = base or _forms(parsed)
+    objective, constraints = base or canonical_forms(parsed)
     # the constraints first: usually cheaper than rebuilding the objective's Max/Min
-    moved = Counter(_constraint(lhs.xreplace(put), op, rhs.xreplace(put)) for lhs, op, rhs in parsed.constraints)
+    moved = Counter(
+        canonical_constraint(lhs.xreplace(put), op, rhs.xreplace(put)) for lhs, op, rhs in parsed.constraints
+    )
     return moved == constraints and sympy.expand(parsed.objective.xreplace(put)) == objective
 
 
@@ -95,5 +97,5 @@ def checked(parsed: ParsedProblem, body: dict) -> ParsedProblem:
 def symmetric(parsed: ParsedProblem, chain) -> bool:
     """Every adjacent transposition of `chain` (symbols) leaves the problem unchanged, so every
     permutation of it does."""
-    base = _forms(parsed)
-    return all(_invariant(parsed, a, b, base) for a, b in zip(chain, chain[1:]))
+    base = canonical_forms(parsed)
+    return all(swap_invariant(parsed, a, b, base) for a, b in zip(chain, chain[1:]))

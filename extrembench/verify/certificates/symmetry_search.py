@@ -6,17 +6,17 @@ from __future__ import annotations
 import sympy
 
 from extrembench.problems.problem import ParsedProblem
-from extrembench.verify.certificates.symmetry import _forms, _invariant
+from extrembench.verify.certificates.symmetry import canonical_forms, swap_invariant
 
 
 def groups(parsed: ParsedProblem) -> list[list[str]]:
     """The classes (2 or more variables) of "the transposition (a b) is a symmetry": an equivalence
     (if (a c) and (b c) are symmetries so is (a b) = (a c)(b c)(a c)), so one comparison with each
     class's first member places a variable."""
-    base = _forms(parsed)
+    base = canonical_forms(parsed)
     classes: list[list[sympy.Symbol]] = []
     for s in parsed.symbols:
-        home = next((c for c in classes if _invariant(parsed, s, c[0], base)), None)
+        home = next((c for c in classes if swap_invariant(parsed, s, c[0], base)), None)
         if home is None:
             classes.append([s])
         else:

@@ -17,7 +17,7 @@ from extrembench.problems.expr import FUNCTIONS, ExpressionError, parse_expressi
 from extrembench.problems.problem import ParsedProblem
 from extrembench.verify.certificates.interval import Interval, compile_enclosure, enclose_mp
 
-_PROBE = sympy.Symbol("probe")
+PROBE = sympy.Symbol("probe")
 # a witness angle may be acos(r) or asin(r): cos(3*acos(r)) is then a polynomial in r (expand_trig)
 _FUNCTIONS = {**FUNCTIONS, "acos": (sympy.acos, 1, 1), "asin": (sympy.asin, 1, 1)}
 _INVERSE = (sympy.acos, sympy.asin)
@@ -39,7 +39,7 @@ def _inverse(atom: sympy.Expr) -> Interval:
     middle = float(mpmath.acos(r.mid) if acos else mpmath.asin(r.mid))
     lo, hi = (0.0, 3.141592653) if acos else (-1.570796326, 1.570796326)  # floats inside the range
     lo, hi = max(lo, middle - 1e-9), min(hi, middle + 1e-9)
-    forward = compile_enclosure(sympy.cos(_PROBE) if acos else -sympy.sin(_PROBE), [_PROBE])
+    forward = compile_enclosure(sympy.cos(PROBE) if acos else -sympy.sin(PROBE), [PROBE])
     if not (
         forward([Interval(lo, lo)]).a >= (r.b if acos else -r.a)
         and forward([Interval(hi, hi)]).b <= (r.a if acos else -r.b)
@@ -86,7 +86,7 @@ def is_zero(expr: sympy.Expr) -> bool:
     if reduced.free_symbols:
         return False
     try:
-        return sympy.minimal_polynomial(reduced, _PROBE) == _PROBE
+        return sympy.minimal_polynomial(reduced, PROBE) == PROBE
     except (NotImplementedError, sympy.polys.polyerrors.NotAlgebraic, ValueError):
         return False
 

@@ -14,7 +14,7 @@ from extrembench.problems.problem import ParsedProblem, min_form_sign
 from extrembench.verify.certificates.plan_search import choose_plan
 from extrembench.verify.certificates.reduce import PlanError, apply_plan
 from extrembench.verify.certificates.witness import (
-    _PROBE,
+    PROBE,
     check_witness,
 )
 
@@ -179,7 +179,7 @@ def _closed_forms(value: float, angle: bool) -> list[sympy.Expr]:
     out = [sympy.Rational(short.numerator, short.denominator)]
     poly = mpmath.findpoly(value, 2, maxcoeff=1000, tol=_TOL) if abs(value) > _TOL else None
     if poly and len(poly) == 3:
-        roots = [r for r in sympy.roots(sympy.Poly(poly, _PROBE)) if r.is_real]
+        roots = [r for r in sympy.roots(sympy.Poly(poly, PROBE)) if r.is_real]
         out += sorted(roots, key=lambda r: abs(float(r) - value))[:1]
     if angle:
         turn = Fraction(value / math.pi).limit_denominator(12)
