@@ -29,10 +29,10 @@ def run_problems():
 def print_end_of_run(succeeded):
     """Requests sent and cached, every problem (and benchmark) not confirmed; after a successful
     run also the leaderboard rows, how models missed, and the paths of the results and the report."""
-    from extrembench.llm.backends import SOLVER_BACKENDS
+    from extrembench.generation.solvers import SOLVERS
     from extrembench.report.run_summary import request_summary, result_lines, unconfirmed_lines
 
-    llm_models = {name for name, model in CONFIG.models.items() if model.backend not in SOLVER_BACKENDS}
+    llm_models = {name for name, model in CONFIG.models.items() if model.backend not in SOLVERS}
     lines = request_summary(Path(RESULTS), Path(CONFIG.cache_dir), RUN_START[0], llm_models)
     lines += unconfirmed_lines(run_problems(), set(VALIDATED), REVIEW)
     if succeeded:

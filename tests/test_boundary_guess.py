@@ -101,7 +101,7 @@ def test_planned_like_symmetric_guess():
     """A non-LLM backend: its requests carry the spec, its engine version hashes its own code, and
     its sampling record names only what determines the answer."""
     from extrembench.generation.requests import plan_samples, sampling_json, solver_version
-    from extrembench.llm.backends import SOLVER_BACKENDS
+    from extrembench.generation.solvers import SOLVERS
 
     row = {
         "problem_id": "p1",
@@ -111,7 +111,7 @@ def test_planned_like_symmetric_guess():
     }
     model_cfg = model_entry({"backend": "boundary-guess", "reference": {"digits": 8}})
     planned = plan_samples([row], benchmark="extrem", model="boundary-guess", model_cfg=model_cfg, trials=2)
-    assert "boundary-guess" in SOLVER_BACKENDS
+    assert "boundary-guess" in SOLVERS
     assert [p.identity["engine"] for p in planned] == ["boundary-guess"] * 2
     assert planned[0].key != planned[1].key
     assert "messages" not in planned[0].identity and planned[0].identity["spec_json"] == row["spec_json"]

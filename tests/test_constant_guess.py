@@ -146,7 +146,7 @@ def test_planned_like_the_other_guesses():
     """A non-LLM backend: its requests carry the spec and the set's constant (part of the cache
     key), its engine version hashes its own code, its sampling record names what determines it."""
     from extrembench.generation.requests import plan_samples, sampling_json, solver_version
-    from extrembench.llm.backends import SOLVER_BACKENDS
+    from extrembench.generation.solvers import SOLVERS
 
     row = {
         "problem_id": "p1",
@@ -159,7 +159,7 @@ def test_planned_like_the_other_guesses():
         [row], benchmark="extrem", model="constant-guess", model_cfg=model_cfg, trials=2, constant="1"
     )
     other = plan_samples([row], benchmark="extrem", model="constant-guess", model_cfg=model_cfg, trials=2, constant="2")
-    assert "constant-guess" in SOLVER_BACKENDS
+    assert "constant-guess" in SOLVERS
     assert [p.identity["engine"] for p in planned] == ["constant-guess"] * 2
     assert planned[0].key != planned[1].key
     assert planned[0].key != other[0].key  # another set answer is another request

@@ -115,7 +115,7 @@ def test_planned_like_the_reference_solver(backend, engine_fields):
     """Registered as a non-LLM backend: its requests carry the spec (not a prompt), its engine
     version hashes its own code, and its sampling record names only what determines the answer."""
     from extrembench.generation.requests import plan_samples, sampling_json
-    from extrembench.llm.backends import SOLVER_BACKENDS
+    from extrembench.generation.solvers import SOLVERS
 
     row = {
         "problem_id": "p1",
@@ -125,7 +125,7 @@ def test_planned_like_the_reference_solver(backend, engine_fields):
     }
     model_cfg = model_entry({"backend": backend, "reference": {"starts": 4, "digits": 8}})
     planned = plan_samples([row], benchmark="extrem", model=backend, model_cfg=model_cfg, trials=2)
-    assert backend in SOLVER_BACKENDS
+    assert backend in SOLVERS
     assert [p.identity["engine"] for p in planned] == [backend, backend]
     assert planned[0].key != planned[1].key  # one request per trial, as for every model
     assert "messages" not in planned[0].identity and planned[0].identity["spec_json"] == row["spec_json"]

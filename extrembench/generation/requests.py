@@ -18,6 +18,7 @@ from extrembench import __version__
 from extrembench.core.config import Model
 from extrembench.core.provenance import stage_code_hash
 from extrembench.core.seeds import name_digest
+from extrembench.generation.solvers import SOLVERS
 from extrembench.llm.cache import cache_key
 from extrembench.llm.requests import chat_engine_version, chat_identity
 
@@ -39,24 +40,16 @@ def sample_seed(model: str, benchmark: str, problem_id: str, trial: int) -> int:
     return int.from_bytes(digest[:4], "big") & 0x7FFFFFFF
 
 
-SOLVER_MODULES = {
-    "reference-solver": "extrembench/generation/reference.py",
-    "symmetric-guess": "extrembench/generation/symmetric.py",
-    "boundary-guess": "extrembench/generation/boundary.py",
-    "constant-guess": "extrembench/generation/constant.py",
-}
-
-
 @functools.cache  # the code cannot change within one process; the Snakefile asks once per job
 def solver_version(backend: str) -> str:
     """The package version + the code hash of everything a baseline's module imports (computed from
     its import statements): editing the solver or its answer formatting invalidates cached answers."""
     root = Path(__file__).resolve().parents[2]
-    return f"{__version__}+{stage_code_hash([SOLVER_MODULES[backend]], base=root)}"
+    return f"{__version__}+{stage_code_hash([SOLVERS[backend].path], base=root)}"
 
 
 def engine_version(model_cfg: Model) -> str:
-    if model_cfg.backend in SOLVER_MODULES:
+    if model_cfg.backend in SOLVERS:
         return solver_version(model_cfg.backend)
     return chat_engine_version(model_cfg)
 
@@ -89,31 +82,18 @@ def plan_samples(
             continue
         for trial in range(trials):
             seed = sample_seed(model, benchmark, problem["problem_id"], trial)
-            if model_cfg.backend == "reference-solver":
-                identity = {
-                    "engine": "reference-solver",
-                    "engine_version": version,
-                    "spec_json": problem["spec_json"],
-                    "seed": seed,
+            if model_cfg.backend in SOLVERS:
+                known = {
                     "starts": model_cfg.reference.starts,
                     "digits": model_cfg.reference.digits,
+                    "constant": constant,
                 }
-            elif model_cfg.backend in ("symmetric-guess", "boundary-guess"):
                 identity = {
                     "engine": model_cfg.backend,
                     "engine_version": version,
                     "spec_json": problem["spec_json"],
                     "seed": seed,
-                    "digits": model_cfg.reference.digits,
-                }
-            elif model_cfg.backend == "constant-guess":
-                identity = {
-                    "engine": "constant-guess",
-                    "engine_version": version,
-                    "spec_json": problem["spec_json"],
-                    "seed": seed,
-                    "digits": model_cfg.reference.digits,
-                    "constant": constant,
+                    **{name: known[name] for name in SOLVERS[model_cfg.backend].settings},
                 }
             else:
                 identity = chat_identity(
@@ -127,12 +107,8 @@ def plan_samples(
 
 def sampling_json(sample: PlannedSample) -> str:
     identity = sample.identity
-    if identity["engine"] == "reference-solver":
-        fields = {k: identity[k] for k in ("seed", "starts", "digits")}
-    elif identity["engine"] in ("symmetric-guess", "boundary-guess"):
-        fields = {k: identity[k] for k in ("seed", "digits")}
-    elif identity["engine"] == "constant-guess":
-        fields = {k: identity[k] for k in ("seed", "digits", "constant")}
+    if identity["engine"] in SOLVERS:
+        fields = {k: identity[k] for k in ("seed", *SOLVERS[identity["engine"]].settings)}
     else:
         fields = {**identity["sampling"], "seed": identity["seed"]}
     return json.dumps(fields, sort_keys=True)

@@ -29,9 +29,10 @@ from extrembench.core.artifacts import read_artifact, write_artifact
 from extrembench.core.config import Config, Model
 from extrembench.core.files import write_bytes_atomic
 from extrembench.core.progress import eta_text
-from extrembench.generation import boundary, constant, reference, symmetric
+from extrembench.generation import constant
 from extrembench.generation.requests import PlannedSample, plan_samples, sampling_json
-from extrembench.llm.backends import SOLVER_BACKENDS, Endpoint, chat_client, open_endpoint
+from extrembench.generation.solvers import SOLVERS
+from extrembench.llm.backends import Endpoint, chat_client, open_endpoint
 from extrembench.llm.cache import GenerationCache
 from extrembench.llm.client import ChatRequest, is_client_error
 from extrembench.llm.requests import chat_payload, produced_by
@@ -184,15 +185,10 @@ def _serve_missing(
 ) -> None:
     """Answer every missing sample; each answer is cached the moment it arrives and also lands in
     `outcomes` (with the failures), so the rows need not read it back."""
-    if model_cfg.backend in SOLVER_BACKENDS:
-        solve = {
-            "reference-solver": reference.answer,
-            "symmetric-guess": symmetric.answer,
-            "boundary-guess": boundary.answer,
-            "constant-guess": constant.answer,
-        }[model_cfg.backend]
+    if model_cfg.backend in SOLVERS:
+        solver = SOLVERS[model_cfg.backend]
         for sample in missing:
-            response = solve(sample.identity)
+            response = solver.answer(sample.identity)
             outcomes[sample.key] = cache.put(
                 sample.key, sample.identity, response, produced_by(model_cfg.backend, sample.identity["engine_version"])
             )
@@ -331,7 +327,7 @@ def generate_shard(
             )
         )
     write_artifact(rows, output, "generations", inputs=[problems_path])
-    is_llm = model_cfg.backend not in SOLVER_BACKENDS
+    is_llm = model_cfg.backend not in SOLVERS
     stats = {
         "benchmark": benchmark,
         "model": model,

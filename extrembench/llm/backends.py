@@ -17,9 +17,7 @@ from extrembench.llm import llamacpp, sglang
 from extrembench.llm.client import ChatClient
 from extrembench.llm.server import ManagedServer, free_port
 
-CHAT_BACKENDS = ("openai", "llamacpp", "sglang")
-# non-LLM baselines computed in-process
-SOLVER_BACKENDS = ("reference-solver", "symmetric-guess", "boundary-guess", "constant-guess")
+CHAT_BACKENDS = ("openai", "llamacpp", "sglang")  # the non-LLM baselines: extrembench.generation.solvers
 
 
 class Endpoint(NamedTuple):

@@ -35,7 +35,7 @@ from extrembench.core.files import read_jsonl
 from extrembench.core.shards import shard_of, take
 from extrembench.generation.requests import ASKED_STATUSES
 from extrembench.generation.run import count_missing
-from extrembench.llm.backends import SOLVER_BACKENDS
+from extrembench.generation.solvers import SOLVERS
 from extrembench.llm.cache import GenerationCache
 from extrembench.sources.ingest import load_benchmark, local_root
 
@@ -138,7 +138,7 @@ def plan_pair(benchmark: str, model: str, config: Config, workdir: Path) -> Plan
     size_class = model_cfg.size_class
     size = config.resources[size_class]
 
-    is_llm = model_cfg.backend not in SOLVER_BACKENDS  # the baselines compute answers, no tokens
+    is_llm = model_cfg.backend not in SOLVERS  # the baselines compute answers, no tokens
     max_tokens = model_cfg.sampling.max_tokens if is_llm else 0
     per_shard: dict[int, tuple[int, int]] = {}  # shard -> (planned, missing)
     unbuilt = None
