@@ -89,6 +89,7 @@ COMPETITIONS: tuple[Competition, ...] = (
     Competition("turkey", NATIONAL, ("Turkey National Mathematical Olympiad", "Turkey MO")),
     Competition("thailand", NATIONAL, ("Thailand Mathematical Olympiad", "Thailand MO")),
     # Sweden's national olympiad (Skolornas matematiktävling), its final round
+    Competition("romania-nmo", NATIONAL, ("Romanian National Mathematical Olympiad", "Romanian NMO")),
     Competition("sweden", NATIONAL, ("Swedish Mathematical Competition", "Swedish MO")),
     Competition("ireland", NATIONAL, ("Irish Mathematical Olympiad", "Irish Math Olympiad", "Irish MO")),
     Competition("china-tst", TST, ("China TST", "China Team Selection Test", "国家集训队")),
