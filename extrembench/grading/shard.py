@@ -105,16 +105,7 @@ def grade_samples(
     # A sample without final content (cut off inside its reasoning, an engine error, an abstaining
     # solver) is no answer: nothing to extract, and never sent to the judge.
     answered = [i for i, sample in enumerate(samples) if sample["content"] is not None]
-    cases = [
-        {
-            "id": f"{samples[i]['problem_id']}#{samples[i]['trial']}",
-            "gold": by_id[samples[i]["problem_id"]]["answer"],
-            "response": samples[i]["content"],
-            "answer_type": by_id[samples[i]["problem_id"]]["answer_type"],
-            "question": by_id[samples[i]["problem_id"]]["statement"],
-        }
-        for i in answered
-    ]
+    cases = [_case(samples[i], by_id, samples[i]["content"], with_id=True) for i in answered]
     verdicts = dict(zip(answered, grade_all_modes(cases, timeout=timeout_s, judge=judge)))
     in_reasoning = {
         i: found
@@ -123,15 +114,7 @@ def grade_samples(
         and (i not in verdicts or verdicts[i][mode].status == "no_answer")
         and (found := reasoning_answer(sample["content"], sample["reasoning_content"])) is not None
     }
-    reasoning_cases = [
-        {
-            "gold": by_id[samples[i]["problem_id"]]["answer"],
-            "response": f"\\boxed{{{found}}}",
-            "answer_type": by_id[samples[i]["problem_id"]]["answer_type"],
-            "question": by_id[samples[i]["problem_id"]]["statement"],
-        }
-        for i, found in in_reasoning.items()
-    ]
+    reasoning_cases = [_case(samples[i], by_id, f"\\boxed{{{found}}}") for i, found in in_reasoning.items()]
     reasoning_verdicts = dict(
         zip(
             in_reasoning,
@@ -140,64 +123,85 @@ def grade_samples(
     )
     rows = []
     for index, sample in enumerate(samples):
-        problem = by_id[sample["problem_id"]]
-        if index in verdicts:
-            by_mode = verdicts[index]
-            result, disagree = by_mode[mode], modes_disagree(by_mode)
-            math_verify, amo_official = by_mode["math-verify"].correct, by_mode["amo-official"].correct
-        elif sample["finish_reason"] == "failed":
-            # The request failed (endpoint error), the model never answered: left out of accuracy.
-            result = GradeResult(correct=None, extracted=None, status="failed", reason=sample["error"])
-            disagree, math_verify, amo_official = False, None, None
-        else:
-            result = GradeResult(
-                correct=False,
-                extracted=None,
-                status="no_answer",
-                reason=(
-                    "cut off inside the reasoning (finish_reason=length, no closing think tag)"
-                    if sample.get("cut_off")
-                    else f"no content (finish_reason={sample['finish_reason']})"
-                ),
-            )
-            disagree, math_verify, amo_official = False, False, False
+        result, disagree, math_verify, amo_official = _final_verdict(sample, verdicts.get(index), mode)
         correct_final = correct_anywhere = result.correct
         if index in reasoning_verdicts:
             correct_anywhere = reasoning_verdicts[index].correct
             if scope == "anywhere":
                 boxed = reasoning_verdicts[index]
                 result = GradeResult(boxed.correct, boxed.extracted, boxed.status, f"reasoning-{boxed.reason}")
-        rows.append(
-            {
-                "benchmark": sample["benchmark"],
-                "model": sample["model"],
-                "problem_id": sample["problem_id"],
-                "trial": sample["trial"],
-                "source_sha256": sample["source_sha256"],
-                "cache_key": sample["cache_key"],
-                "gold": problem["answer"],
-                "answer_type": problem["answer_type"],
-                "sense": problem["sense"],
-                "technique": problem["technique"],
-                "difficulty": problem["difficulty"],
-                "certificate_kind": problem["certificate_kind"],
-                "extracted": result.extracted,
-                "correct": result.correct,
-                "status": result.status,
-                "reason": result.reason,
-                "correct_math_verify": math_verify,
-                "correct_amo_official": amo_official,
-                "modes_disagree": disagree,
-                "finish_reason": sample["finish_reason"],
-                "prompt_tokens": sample["prompt_tokens"],
-                "completion_tokens": sample["completion_tokens"],
-                "grader": GRADER_NAME,
-                "grader_version": GRADER_VERSION,
-                "scope": scope,
-                "correct_final": correct_final,
-                "correct_anywhere": correct_anywhere,
-                "reasoning_answer": in_reasoning.get(index),
-                "dag_node": dag_node,
-            }
+        row = grade_row(sample, by_id[sample["problem_id"]], result, dag_node=dag_node, scope=scope)
+        row.update(
+            correct_math_verify=math_verify,
+            correct_amo_official=amo_official,
+            modes_disagree=disagree,
+            correct_final=correct_final,
+            correct_anywhere=correct_anywhere,
+            reasoning_answer=in_reasoning.get(index),
         )
+        rows.append(row)
     return rows
+
+
+def _case(sample: dict, by_id: dict[str, dict], response: str, *, with_id: bool = False) -> dict:
+    """One grading case: the sample's problem's gold, answer type and statement, and `response`."""
+    problem = by_id[sample["problem_id"]]
+    case = {
+        "gold": problem["answer"],
+        "response": response,
+        "answer_type": problem["answer_type"],
+        "question": problem["statement"],
+    }
+    return {"id": f"{sample['problem_id']}#{sample['trial']}", **case} if with_id else case
+
+
+def _final_verdict(sample: dict, by_mode: dict | None, mode: str) -> tuple[GradeResult, bool, bool | None, bool | None]:
+    """(the row's verdict in `mode`, whether the modes disagree, Math-Verify's and AMO's verdicts)
+    of a sample graded in every mode (`by_mode`), or of one with no final content (None)."""
+    if by_mode is not None:
+        return by_mode[mode], modes_disagree(by_mode), by_mode["math-verify"].correct, by_mode["amo-official"].correct
+    if sample["finish_reason"] == "failed":
+        # The request failed (endpoint error), the model never answered: left out of accuracy.
+        return GradeResult(correct=None, extracted=None, status="failed", reason=sample["error"]), False, None, None
+    reason = (
+        "cut off inside the reasoning (finish_reason=length, no closing think tag)"
+        if sample.get("cut_off")
+        else f"no content (finish_reason={sample['finish_reason']})"
+    )
+    return GradeResult(correct=False, extracted=None, status="no_answer", reason=reason), False, False, False
+
+
+def grade_row(sample: dict, problem: dict, result: GradeResult, *, dag_node: str, scope: str) -> dict:
+    """A GRADES row (core/artifacts.py) of one generation row and its problem row, with the verdict
+    `result`; the per-mode columns and the reasoning reading are filled by grade_samples."""
+    return {
+        "benchmark": sample["benchmark"],
+        "model": sample["model"],
+        "problem_id": sample["problem_id"],
+        "trial": sample["trial"],
+        "source_sha256": sample["source_sha256"],
+        "cache_key": sample["cache_key"],
+        "gold": problem["answer"],
+        "answer_type": problem["answer_type"],
+        "sense": problem["sense"],
+        "technique": problem["technique"],
+        "difficulty": problem["difficulty"],
+        "certificate_kind": problem["certificate_kind"],
+        "extracted": result.extracted,
+        "correct": result.correct,
+        "status": result.status,
+        "reason": result.reason,
+        "correct_math_verify": None,
+        "correct_amo_official": None,
+        "modes_disagree": False,
+        "finish_reason": sample["finish_reason"],
+        "prompt_tokens": sample["prompt_tokens"],
+        "completion_tokens": sample["completion_tokens"],
+        "grader": GRADER_NAME,
+        "grader_version": GRADER_VERSION,
+        "scope": scope,
+        "correct_final": None,
+        "correct_anywhere": None,
+        "reasoning_answer": None,
+        "dag_node": dag_node,
+    }
