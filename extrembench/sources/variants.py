@@ -675,68 +675,10 @@ def vary_shard(
         witness = json.loads(parent_row["witness_json"]) if parent_row["witness_json"] else None
         candidates = variants_of(parent, settings, check=check, search=search, parent_witness=witness)
         for c in candidates:
-            problem = c.problem
-            spec = (
-                None
-                if problem is None
-                else {
-                    "id": c.variant_id,
-                    "sense": problem.sense,
-                    "variables": problem.variables,
-                    "constraints": list(problem.constraints),
-                    "objective": problem.objective,
-                }
-            )
-            row = {
-                "benchmark": benchmark,
-                "variant_benchmark": variant_benchmark,
-                "problem_id": c.variant_id,
-                "parent_id": parent.id,
-                "parent_source_path": parent_row["source_path"],
-                "parent_sha256": parent_row["source_sha256"],
-                "kind": c.kind,
-                "technique": c.technique,
-                "transformation": c.transformation_text(),
-                "transformation_json": json.dumps(c.transformation, sort_keys=True, ensure_ascii=False),
-                "content_sha256": content_hash(problem) if problem is not None else None,
-                "statement": problem.statement if problem is not None else None,
-                "answer": problem.answer if problem is not None else None,
-                "sense": parent.sense,
-                "spec_json": json.dumps(spec, sort_keys=True) if spec else None,
-                "status": c.status,
-                "drop_reason": c.drop_reason,
-                "validation_status": c.validation_status,
-                "validation_reason": c.validation_reason,
-                "best_value": c.best_value,
-                "witness_json": json.dumps(c.witness, sort_keys=True) if c.witness is not None else None,
-                "seed": seed,
-                "dag_node": dag_node,
-            }
-            rows.append(row)
+            row = variant_row(c, parent, parent_row, benchmark=benchmark, variant_benchmark=variant_benchmark)
+            rows.append({**row, "seed": seed, "dag_node": dag_node})
             if c.status == "confirmed":
-                asked.append(
-                    {
-                        "benchmark": variant_benchmark,
-                        "problem_id": c.variant_id,
-                        "source_path": parent_row["source_path"],
-                        "source_sha256": row["content_sha256"],
-                        "statement": problem.statement,
-                        "answer": gold_text(problem.answer, "confirmed"),
-                        "answer_type": "number",
-                        "sense": parent.sense,
-                        "technique": list(parent.technique),
-                        "difficulty": parent.difficulty,
-                        "spec_json": row["spec_json"],
-                        "status": "confirmed",
-                        "reason": f"{c.kind} variant of {parent.id} ({c.technique}): {c.transformation_text()}",
-                        "best_value": c.best_value,
-                        "witness_json": row["witness_json"],
-                        "certificate": certificate_json(c.certificate),
-                        "certificate_kind": c.certificate["kind"] if c.certificate else None,
-                        "certificate_verifier": VERIFIER_VERSION if c.certificate else None,
-                        "dag_node": dag_node,
-                    }
-                )
+                asked.append(asked_row(c, parent, parent_row, row, benchmark=variant_benchmark, dag_node=dag_node))
         counts = Counter((c.kind, c.status) for c in candidates)
         log.info(
             "[%d/%d] %s: %s",
@@ -748,3 +690,70 @@ def vary_shard(
     write_artifact(rows, outputs["variants"], "variants", inputs=[parent_problems, *problem_files])
     write_artifact(asked, outputs["problems"], "problems", inputs=[outputs["variants"]])
     log.info("vary: %d candidates, %d confirmed variants", len(rows), len(asked))
+
+
+def variant_row(c, parent: Problem, parent_row: dict, *, benchmark: str, variant_benchmark: str) -> dict:
+    """A VARIANTS row (core/artifacts.py) of one candidate, confirmed or dropped with why; the
+    caller adds the seed and the DAG node."""
+    problem = c.problem
+    spec = (
+        None
+        if problem is None
+        else {
+            "id": c.variant_id,
+            "sense": problem.sense,
+            "variables": problem.variables,
+            "constraints": list(problem.constraints),
+            "objective": problem.objective,
+        }
+    )
+    return {
+        "benchmark": benchmark,
+        "variant_benchmark": variant_benchmark,
+        "problem_id": c.variant_id,
+        "parent_id": parent.id,
+        "parent_source_path": parent_row["source_path"],
+        "parent_sha256": parent_row["source_sha256"],
+        "kind": c.kind,
+        "technique": c.technique,
+        "transformation": c.transformation_text(),
+        "transformation_json": json.dumps(c.transformation, sort_keys=True, ensure_ascii=False),
+        "content_sha256": content_hash(problem) if problem is not None else None,
+        "statement": problem.statement if problem is not None else None,
+        "answer": problem.answer if problem is not None else None,
+        "sense": parent.sense,
+        "spec_json": json.dumps(spec, sort_keys=True) if spec else None,
+        "status": c.status,
+        "drop_reason": c.drop_reason,
+        "validation_status": c.validation_status,
+        "validation_reason": c.validation_reason,
+        "best_value": c.best_value,
+        "witness_json": json.dumps(c.witness, sort_keys=True) if c.witness is not None else None,
+    }
+
+
+def asked_row(c, parent: Problem, parent_row: dict, row: dict, *, benchmark: str, dag_node: str) -> dict:
+    """The PROBLEMS row (core/artifacts.py) of a confirmed variant, asked like any other problem
+    of the variants benchmark; `row` is its VARIANTS row."""
+    problem = c.problem
+    return {
+        "benchmark": benchmark,
+        "problem_id": c.variant_id,
+        "source_path": parent_row["source_path"],
+        "source_sha256": row["content_sha256"],
+        "statement": problem.statement,
+        "answer": gold_text(problem.answer, "confirmed"),
+        "answer_type": "number",
+        "sense": parent.sense,
+        "technique": list(parent.technique),
+        "difficulty": parent.difficulty,
+        "spec_json": row["spec_json"],
+        "status": "confirmed",
+        "reason": f"{c.kind} variant of {parent.id} ({c.technique}): {c.transformation_text()}",
+        "best_value": c.best_value,
+        "witness_json": row["witness_json"],
+        "certificate": certificate_json(c.certificate),
+        "certificate_kind": c.certificate["kind"] if c.certificate else None,
+        "certificate_verifier": VERIFIER_VERSION if c.certificate else None,
+        "dag_node": dag_node,
+    }
