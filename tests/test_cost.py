@@ -145,6 +145,8 @@ def test_accuracy_vs_cost_figure(tmp_path):
             "cost": [np.nan, np.nan],
             "gpu_hours": [0.0, 0.0],
             "wall_hours": [0.001, 0.01],
+            "n_problems": [48, 48],
+            "n_trials": [1, 1],
         }
     )
     png = tmp_path / "accuracy_vs_cost.png"

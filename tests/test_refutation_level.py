@@ -127,11 +127,12 @@ def test_the_level_lies_strictly_past_the_claim_and_leaves_most_of_the_gap(sense
 
     from extrembench.problems.expr import parse_expression
     from extrembench.problems.problem import parse_problem
-    from extrembench.verify.refutation import _beyond, _level
+    from extrembench.verify.certificates.refutation_check import beyond_level
+    from extrembench.verify.refutation import _level
 
     parsed = parse_problem(make(sense, real("x"), "x^2", claim))
     level = _level(parsed, parse_expression(claim, ()), best)
-    assert level is not None and _beyond(parsed, level, parse_expression(claim, ()))
+    assert level is not None and beyond_level(parsed, level, parse_expression(claim, ()))
     sign = 1 if sense == "min" else -1
     assert sign * (Fraction(best) - level) >= sign * (Fraction(best) - Fraction(claim)) * 3 / 4
 
