@@ -8,25 +8,23 @@ problems is still refuted."""
 from __future__ import annotations
 
 from dataclasses import replace
-from pathlib import Path
 
 import pytest
+from support.problems import shipped
 
 from extrembench.problems.problem import load_problem
 from extrembench.verify.validate import check_problem
-
-PROBLEMS = Path(__file__).resolve().parents[1] / "data" / "problems"
 
 
 @pytest.mark.slow  # ~5 s: two whole checks with certificates
 @pytest.mark.parametrize("problem_id", ["ineq-0428", "ineq-0467"])
 def test_a_point_beating_the_claim_only_in_floats_leaves_the_claim_confirmed(problem_id):
-    result = check_problem(PROBLEMS / f"{problem_id}.yaml")
+    result = check_problem(shipped(problem_id))
     assert result.status == "confirmed", result.reason
 
 
 @pytest.mark.slow  # ~5 s
 @pytest.mark.parametrize("problem_id, wrong", [("ineq-0428", "-1"), ("ineq-0467", "1/1000")])
 def test_a_wrong_claim_on_the_same_problems_is_still_refuted(problem_id, wrong):
-    problem = replace(load_problem(PROBLEMS / f"{problem_id}.yaml"), answer=wrong, source=None)
+    problem = replace(load_problem(shipped(problem_id)), answer=wrong, source=None)
     assert check_problem(problem, certify=False).status == "refuted"

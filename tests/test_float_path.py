@@ -45,7 +45,7 @@ def test_a_check_in_a_process_that_loaded_numpy_first_fails_loudly():
     code = (
         "import numpy\n"
         "from extrembench.verify.validate import check_problem\n"
-        "check_problem('data/problems/ineq-0100.yaml')\n"
+        "check_problem('data/problems/ineq-0007.yaml')\n"
     )
     result = _python(code)
     assert result.returncode != 0

@@ -56,7 +56,7 @@ def test_a_problems_table_records_the_numeric_stack_that_produced_it(tmp_path, m
     from extrembench.verify.stage import read_numeric_stack, validate_shard
 
     monkeypatch.chdir(ROOT)
-    files = ["data/problems/ineq-0100.yaml"]
+    files = ["data/problems/ineq-0007.yaml"]
     translate_shard(files, tmp_path / "t.parquet", benchmark="extrem", dag_node="t")
     convert_shard(files, tmp_path / "t.parquet", tmp_path / "c.parquet", benchmark="extrem", dag_node="c")
     validate_shard(
