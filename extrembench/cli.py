@@ -17,25 +17,28 @@ from extrembench.core.errors import InputError
 COMMANDS: dict[str, tuple[str, str]] = {
     "check": ("extrembench.verify.check", "validate problem files by computation"),
     "grade": ("extrembench.grading.cli", "grade model responses against gold answers"),
-    "audit": ("extrembench.report.audit", "trace an accuracy back to its inputs and recheck every hash"),
+    "audit": ("extrembench.report.audit.lineage", "trace an accuracy back to its inputs and recheck every hash"),
     "formalize": (
         "extrembench.sources.formalize_stage",
         "turn 'find the minimum of ...' statements into problem specs",
     ),
-    "plan": ("extrembench.report.plan", "jobs, missing requests, GPU-hours and cost of a grid, before submitting it"),
+    "plan": (
+        "extrembench.report.operations.plan",
+        "jobs, missing requests, GPU-hours and cost of a grid, before submitting it",
+    ),
     "verify-certificate": ("extrembench.verify.certificates.cli", "re-check the certificates in problem Parquet files"),
     "diff-runs": (
-        "extrembench.report.diff",
+        "extrembench.report.audit.diff",
         "compare two results folders: leaderboard rows and every problem's verdict and certificate",
     ),
     "schema": ("extrembench.problems.schema", "print the JSON Schema of config.yaml or of a problem file"),
     "export-rl": ("extrembench.rl.export", "write proven answers as RL training data (verl, trl, openrlhf, verifiers)"),
     "eval": (
-        "extrembench.report.eval",
+        "extrembench.report.operations.eval",
         "one model (an OpenAI-compatible URL or a registry name) on one benchmark, through the workflow",
     ),
     "show": (
-        "extrembench.report.show",
+        "extrembench.report.audit.show",
         "one sample (prompt, reasoning, response, answer, gold, verdict, miss class) or a model's misses",
     ),
 }

@@ -1,5 +1,5 @@
 # Paired comparisons: original vs variant per model, model vs model per benchmark, rank
-# correlations over problems and models (extrembench/report/comparisons, docs/metrics.md).
+# correlations over problems and models (extrembench/report/results/comparisons.py, docs/metrics.md).
 
 
 rule compare:

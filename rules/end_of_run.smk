@@ -1,13 +1,13 @@
 # The end of a run (Snakefile onstart/onsuccess/onerror): what it sent, what was not confirmed and,
 # after a successful run, its leaderboard rows, how models missed, and where to read on.
 
-# "This run" is what was written since the start marker (onstart; extrembench/report/run_summary):
+# "This run" is what was written since the start marker (onstart; extrembench/report/operations/run_summary.py):
 # its time comes from the file system's clock, as do the job files it is compared with.
 RUN_START = [workflow_start]
 
 
 def mark_run_start():
-    from extrembench.report.run_summary import start_marker
+    from extrembench.report.operations.run_summary import start_marker
 
     RUN_START[0] = start_marker(Path(RESULTS))
 
@@ -30,7 +30,7 @@ def print_end_of_run(succeeded):
     """Requests sent and cached, every problem (and benchmark) not confirmed; after a successful
     run also the leaderboard rows, how models missed, and the paths of the results and the report."""
     from extrembench.generation.solvers import SOLVERS
-    from extrembench.report.run_summary import request_summary, result_lines, unconfirmed_lines
+    from extrembench.report.operations.run_summary import request_summary, result_lines, unconfirmed_lines
 
     llm_models = {name for name, model in CONFIG.models.items() if model.backend not in SOLVERS}
     lines = request_summary(Path(RESULTS), Path(CONFIG.cache_dir), RUN_START[0], llm_models)

@@ -4,7 +4,7 @@ from pathlib import Path
 
 from extrembench.core.config import Config
 from extrembench.core.workflow import start_job
-from extrembench.report.aggregate import aggregate
+from extrembench.report.results.aggregate import aggregate
 
 start_job(snakemake)  # noqa: F821 (injected by Snakemake)
 smk = snakemake  # noqa: F821

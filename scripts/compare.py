@@ -5,7 +5,7 @@ from pathlib import Path
 
 from extrembench.core.config import Config
 from extrembench.core.workflow import start_job
-from extrembench.report.comparisons import compare
+from extrembench.report.results.comparisons import compare
 
 start_job(snakemake)  # noqa: F821 (injected by Snakemake)
 smk = snakemake  # noqa: F821

@@ -3,7 +3,7 @@
 from pathlib import Path
 
 from extrembench.core.workflow import start_job
-from extrembench.report.misses_stage import misses_shard
+from extrembench.report.misses.stage import misses_shard
 
 node = start_job(snakemake)  # noqa: F821 (injected by Snakemake)
 smk = snakemake  # noqa: F821

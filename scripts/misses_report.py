@@ -3,7 +3,7 @@
 from pathlib import Path
 
 from extrembench.core.workflow import start_job
-from extrembench.report.misses_table import write_misses_report
+from extrembench.report.misses.table import write_misses_report
 
 start_job(snakemake)  # noqa: F821 (injected by Snakemake)
 smk = snakemake  # noqa: F821

@@ -7,8 +7,8 @@ import pandas as pd
 from extrembench.core.artifacts import read_artifact
 from extrembench.core.config import Config
 from extrembench.core.workflow import start_job
-from extrembench.report import figures
-from extrembench.report.published import published_for_run
+from extrembench.report.results import figures
+from extrembench.report.results.published import published_for_run
 
 start_job(snakemake)  # noqa: F821 (injected by Snakemake)
 smk = snakemake  # noqa: F821

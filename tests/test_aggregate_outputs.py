@@ -15,7 +15,7 @@ import pytest
 
 from extrembench.core.artifacts import GRADES, write_artifact
 from extrembench.core.config import validate_config
-from extrembench.report.aggregate import aggregate
+from extrembench.report.results.aggregate import aggregate
 
 CONFIG = {
     "benchmarks": {"b": {"kind": "extremal", "problems": "problems", "shards": 1, "trials": 1}},

@@ -17,9 +17,9 @@ from extrembench.core.config import Validation, validate_config
 from extrembench.generation.run import generate_shard
 from extrembench.grading.shard import grade_shard
 from extrembench.llm.cache import GenerationCache, entry_digest
-from extrembench.report.aggregate import aggregate, write_checksums
-from extrembench.report.audit import audit
-from extrembench.report.leaderboard import SEED_PER_SAMPLE
+from extrembench.report.audit.lineage import audit
+from extrembench.report.results.aggregate import aggregate, write_checksums
+from extrembench.report.results.leaderboard import SEED_PER_SAMPLE
 from extrembench.sources.convert import convert_shard
 from extrembench.sources.translate import translate_shard
 from extrembench.verify.stage import validate_shard

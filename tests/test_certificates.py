@@ -16,7 +16,7 @@ from support.rows import problem_row
 from extrembench import cli
 from extrembench.core.artifacts import read_artifact, write_artifact
 from extrembench.problems.expr import parse_expression
-from extrembench.report.leaderboard import restrict_to_certified
+from extrembench.report.results.leaderboard import restrict_to_certified
 from extrembench.verify.certificates import bound, bound_search
 from extrembench.verify.certificates.bound import target_interval
 from extrembench.verify.certificates.certify import certify
@@ -342,7 +342,7 @@ def test_check_prints_a_certificate(tmp_path, capsys):
 
 
 def test_leaderboard_states_certified_counts_by_kind():
-    from extrembench.report.leaderboard import certified_counts, certified_summary
+    from extrembench.report.results.leaderboard import certified_counts, certified_summary
 
     grades = pd.DataFrame(
         {"problem_id": ["p0", "p0", "p1", "p2", "p3"], "certificate_kind": ["bound", "bound", "sos", "numeric", None]}
@@ -353,7 +353,7 @@ def test_leaderboard_states_certified_counts_by_kind():
 
 
 def test_audit_shows_certificate_kinds_and_verifier(tmp_path):
-    from extrembench.report.audit import AuditReport, _certificate_summary
+    from extrembench.report.audit.lineage import AuditReport, _certificate_summary
 
     path = write_artifact(_rows([BOUND_CASES[0], SOS_CASES[1]]), tmp_path / "problems.parquet", "problems")
     report = AuditReport()

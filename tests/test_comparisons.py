@@ -8,7 +8,7 @@ import math
 import pandas as pd
 import pytest
 
-from extrembench.report import comparisons, figures
+from extrembench.report.results import comparisons, figures
 
 
 def _grades(rows):

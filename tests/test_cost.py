@@ -18,7 +18,7 @@ from extrembench.cluster import ledger
 from extrembench.cluster.cost import cost_table, with_cost_columns
 from extrembench.core.artifacts import write_artifact
 from extrembench.core.config import Cluster, model_entry, validate_config
-from extrembench.report import figures
+from extrembench.report.results import figures
 
 
 @pytest.mark.parametrize(

@@ -9,9 +9,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from extrembench.report.aggregate import EMPTY_BOARD
-from extrembench.report.miss_classes import CLASSES, MISSED
-from extrembench.report.run_summary import (
+from extrembench.report.misses.classes import CLASSES, MISSED
+from extrembench.report.operations.run_summary import (
     MAX_PROBLEM_LINES,
     leaderboard_lines,
     misses_lines,
@@ -19,6 +18,7 @@ from extrembench.report.run_summary import (
     result_lines,
     unconfirmed_lines,
 )
+from extrembench.report.results.aggregate import EMPTY_BOARD
 
 BOARD = pd.DataFrame(
     {

@@ -18,7 +18,7 @@ from extrembench.core.artifacts import write_artifact
 from extrembench.core.config import validate_config
 from extrembench.llm import client as client_module
 from extrembench.llm.client import ChatClient, EndpointError
-from extrembench.report.run_summary import request_summary
+from extrembench.report.operations.run_summary import request_summary
 
 
 @pytest.fixture(autouse=True)

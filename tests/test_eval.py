@@ -17,7 +17,7 @@ from extrembench.core.config import layered_config, model_entry, name_error
 from extrembench.llm import llamacpp
 from extrembench.llm.backends import open_endpoint
 from extrembench.llm.server import ManagedServer, free_port
-from extrembench.report.eval import registry_key
+from extrembench.report.operations.eval import registry_key
 
 REPO = Path(__file__).resolve().parents[1]
 SERVED = "google/gemma-3-270m"

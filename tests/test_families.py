@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from extrembench.problems.problem import load_problem
-from extrembench.report.competitions import family_prefix
+from extrembench.report.problem_set.competitions import family_prefix
 
 REPO = Path(__file__).resolve().parents[1]
 PROBLEMS = sorted((REPO / "data/problems").glob("*.yaml"))

@@ -11,8 +11,8 @@ import pytest
 from test_figures import drawn_figure, house2_leaderboard, visible_texts
 from test_leaderboard import grade_row, grades_table
 
-from extrembench.report import figures
-from extrembench.report.leaderboard import build_leaderboard
+from extrembench.report.results import figures
+from extrembench.report.results.leaderboard import build_leaderboard
 
 
 def texts(figure) -> str:

@@ -14,9 +14,9 @@ from PIL import Image
 from test_leaderboard import grade_row, grades_table, mixed_rows
 
 from extrembench.core.config import validate_config
-from extrembench.report import figures
-from extrembench.report.leaderboard import build_leaderboard
-from extrembench.report.published import aliases_from_config, align_published, compare_published, load_published
+from extrembench.report.results import figures
+from extrembench.report.results.leaderboard import build_leaderboard
+from extrembench.report.results.published import aliases_from_config, align_published, compare_published, load_published
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 from docutils.core import publish_parts
 
-from extrembench.report.front_page import front_page
+from extrembench.report.results.front_page import front_page
 
 ROW = {
     "benchmark": "extrem",

@@ -187,7 +187,7 @@ def test_too_many_exhausted_retries_fail_the_job_but_keep_the_answers(tmp_path, 
 
 def test_failed_samples_are_graded_failed_and_left_out_of_accuracy(tmp_path, problems):
     from extrembench.grading.shard import grade_shard
-    from extrembench.report.leaderboard import build_leaderboard
+    from extrembench.report.results.leaderboard import build_leaderboard
 
     def decide(seed, headers):  # every answer is right ("1"), except the failing requests
         if seed % 3 == 0:

@@ -9,7 +9,7 @@ import pytest
 
 from extrembench.core.artifacts import GENERATIONS, PROBLEMS, read_artifact, write_artifact
 from extrembench.grading.shard import grade_shard
-from extrembench.report.leaderboard import build_leaderboard
+from extrembench.report.results.leaderboard import build_leaderboard
 
 # trial: (content, reasoning_content, finish_reason)
 SAMPLES = {

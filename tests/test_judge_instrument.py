@@ -22,10 +22,10 @@ from extrembench.core.config import validate_config
 from extrembench.grading.shard import grade_shard
 from extrembench.llm.calls import NAMESPACE
 from extrembench.llm.judge import JudgeFailed, judge_for
-from extrembench.report.aggregate import aggregate
-from extrembench.report.audit import audit
-from extrembench.report.leaderboard import SEED_PER_SAMPLE, build_leaderboard, run_settings
-from extrembench.report.regrade import regrade_file
+from extrembench.report.audit.lineage import audit
+from extrembench.report.audit.regrade import regrade_file
+from extrembench.report.results.aggregate import aggregate
+from extrembench.report.results.leaderboard import SEED_PER_SAMPLE, build_leaderboard, run_settings
 
 GOLD = "infinitely many"
 

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from extrembench.core.artifacts import read_artifact, write_artifact
-from extrembench.report.leaderboard import (
+from extrembench.report.results.leaderboard import (
     build_correlations,
     build_difficulty,
     build_leaderboard,

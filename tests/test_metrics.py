@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from extrembench.report.metrics import (
+from extrembench.report.results.metrics import (
     MIN_MODELS_FOR_CORRELATION,
     bootstrap_ci,
     correlation_note,

@@ -1,4 +1,4 @@
-"""How models miss (extrembench/report/misses.py, docs/metrics.md): tables of cases per class, the
+"""How models miss (extrembench/report/misses/classify.py, docs/metrics.md): tables of cases per class, the
 shard job on real Parquet files, the table's arithmetic, and byte-identical artifacts across runs."""
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ import pytest
 
 from extrembench.core.artifacts import read_artifact, write_artifact
 from extrembench.grading.extract import reasoning_answer
-from extrembench.report.miss_classes import CLASSES
-from extrembench.report.misses import Claim, classify_claim, problem_facts, read_claim
-from extrembench.report.misses_table import build_misses_table
+from extrembench.report.misses.classes import CLASSES
+from extrembench.report.misses.classify import Claim, classify_claim, problem_facts, read_claim
+from extrembench.report.misses.table import build_misses_table
 
 # min 1/x + 4/y + 9/z on x + y + z = 1 (x, y, z > 0): 36 at (1/6, 1/3, 1/2); all-equal point 42;
 # no maximum (the objective grows without bound).
@@ -274,7 +274,7 @@ def _run_shard_job(root: Path, env: dict[str, str]) -> None:
     """The job in `root` on relative paths, as Snakemake runs it (the paths enter the lineage)."""
     paths = [p.name for p in _shard_inputs(root)]
     code = (
-        "import sys; from pathlib import Path; from extrembench.report.misses_stage import misses_shard; "
+        "import sys; from pathlib import Path; from extrembench.report.misses.stage import misses_shard; "
         "misses_shard(*(Path(a) for a in sys.argv[1:4]), dag_node='misses')"
     )
     subprocess.run(

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from extrembench.report import paired
+from extrembench.report.results import paired
 
 # ---------------------------------------------------------------- exact tests (hand-computed)
 
@@ -205,7 +205,7 @@ def test_rank_correlation_two_level_perfect_agreement_and_too_few_models():
 def test_rank_correlation_two_level_interval_is_wider_than_models_only():
     """Resampling problems too can only add spread: with few problems per benchmark the interval
     is at least as wide as the models-only one."""
-    from extrembench.report.metrics import rank_correlation
+    from extrembench.report.results.metrics import rank_correlation
 
     rng = np.random.default_rng(4)
     skill = np.linspace(0.2, 0.8, 8)

@@ -16,7 +16,7 @@ import yaml
 from support.workflow import run_snakemake
 
 from extrembench.core.shards import shard_of
-from extrembench.report.miss_classes import CLASSES
+from extrembench.report.misses.classes import CLASSES
 
 pytestmark = pytest.mark.slow
 

@@ -18,7 +18,7 @@ from conftest import require_shared_data
 from support.workflow import run_snakemake
 
 from extrembench.core.config import Cluster, Resources, layered_config, model_entry
-from extrembench.report.plan import job_gpu_seconds, plan_cost
+from extrembench.report.operations.plan import job_gpu_seconds, plan_cost
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURES = REPO / "tests" / "fixtures" / "pipeline"

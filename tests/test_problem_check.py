@@ -9,7 +9,7 @@ import pyarrow.parquet as pq
 import pytest
 from conftest import require_shared_data
 
-from extrembench.report.problem_check import check_problem_table
+from extrembench.report.audit.problem_check import check_problem_table
 from extrembench.sources.ingest import ingest_shard, local_root
 
 pytestmark = pytest.mark.usefixtures("shared_datasets")

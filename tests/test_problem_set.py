@@ -8,8 +8,8 @@ import yaml
 from support.problems import make_problem
 
 from extrembench.generation.boundary import boundary_guess
-from extrembench.report.competitions import cite, proposed_family, source_type
-from extrembench.report.problem_set import (
+from extrembench.report.problem_set.competitions import cite, proposed_family, source_type
+from extrembench.report.problem_set.describe import (
     constraint_kind,
     describe,
     difficulty_mismatches,
@@ -58,7 +58,7 @@ REPO = Path(__file__).resolve().parents[1]
         ("classical (AM-GM)", "classical"),
         ("known result (uvw)", "classical"),
         ("Schur's inequality, t = 1", "classical"),
-        # not in the table: no keyword rule guesses it (add a row to extrembench/report/competitions.py)
+        # not in the table: no keyword rule guesses it (add a row to extrembench/report/problem_set/competitions.py)
         ("Vietnam National Olympiad 1996", "national-olympiad"),
         ("Sangaku Olympiad 2001 Problem 1", "other"),
         ("a textbook remark", "other"),

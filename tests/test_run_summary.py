@@ -8,7 +8,7 @@ import json
 import time
 from pathlib import Path
 
-from extrembench.report.run_summary import request_summary
+from extrembench.report.operations.run_summary import request_summary
 
 
 def write(path: Path, value) -> None:
@@ -110,7 +110,7 @@ def test_this_run_is_measured_on_the_file_system_clock(tmp_path):
     the run writes, on the same file system as the job files."""
     import os
 
-    from extrembench.report.run_summary import start_marker
+    from extrembench.report.operations.run_summary import start_marker
 
     results, cache = tmp_path / "results", tmp_path / "cache"
     start = start_marker(results)

@@ -10,7 +10,7 @@ import pytest
 from extrembench.cli import main
 from extrembench.core.artifacts import SCHEMAS, read_artifact, write_artifact
 from extrembench.llm.cache import GenerationCache, cache_key
-from extrembench.report.show import answer_or_tail, safe_text
+from extrembench.report.audit.show import answer_or_tail, safe_text
 
 BENCH, MODEL = "extrem", "my-model"
 ESC = "\x1b"

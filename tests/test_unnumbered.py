@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from extrembench.problems.problem import load_problem
-from extrembench.report.competitions import COMPETITION_TYPES, cite
+from extrembench.report.problem_set.competitions import COMPETITION_TYPES, cite
 from extrembench.verify.validate import check_problem
 
 REPO = Path(__file__).resolve().parents[1]

@@ -184,7 +184,7 @@ VARIANTS = _schema(
     "dag_node",
 )
 
-# How each graded sample of an extremal benchmark missed (report/misses.py, docs/metrics.md "How
+# How each graded sample of an extremal benchmark missed (report/misses/classify.py, docs/metrics.md "How
 # models miss"): one row per grade row that is not `failed`, exactly one class each.
 MISSES = _schema(
     "benchmark",

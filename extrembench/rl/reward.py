@@ -72,7 +72,7 @@ def miss_of(result: dict, facts: dict) -> dict:
     # deferred: the claim reader and sympy are worker-side only
     import sympy
 
-    from extrembench.report.misses import read_claim  # deferred: worker-side only, as above
+    from extrembench.report.misses.classify import read_claim  # deferred: worker-side only, as above
 
     extracted = result["extracted"]
     if result["status"] == "no_answer" or extracted is None:

@@ -1,6 +1,6 @@
 """Where a claimed extremal value sits, by the validator's own computations (no second validator).
 
-report/misses.py asks two things of a problem, once per problem however many samples miss it:
+report/misses/classify.py asks two things of a problem, once per problem however many samples miss it:
 
 - `landmarks(spec, seed, effort)`: the problem's notable feasible values. The validator's multistart
   search (`search.multistart`) is run in both senses; each local optimum it ends in is re-checked at
@@ -10,7 +10,7 @@ report/misses.py asks two things of a problem, once per problem however many sam
   tight there) and carries the point. The best value of the search in the opposite sense is that
   sense's extremum, unless the search diverges that way (`search.diverges`): then there is none.
 - `value_at(spec, point)`: the 50-digit objective at an exact point (the all-equal point that
-  report/misses.py gets from the symmetric baseline), after checking that the point is feasible.
+  report/misses/classify.py gets from the symmetric baseline), after checking that the point is feasible.
 
 Work is counted, never timed: the search's starts and iterations (`Effort`), a fixed number of
 re-checked optima per sense. `search.TimeCap` (the wall-clock safety net) propagates to the

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from extrembench.report.metrics import MIN_MODELS_FOR_CORRELATION, correlation, percentile_interval
-from extrembench.report.metrics import graded_values as _graded
+from extrembench.report.results.metrics import MIN_MODELS_FOR_CORRELATION, correlation, percentile_interval
+from extrembench.report.results.metrics import graded_values as _graded
 
 
 def paired_counts(a_rows: Sequence, b_rows: Sequence) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:

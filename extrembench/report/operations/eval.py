@@ -136,7 +136,7 @@ def result_table(results: Path, benchmark: str, key: str) -> str:
     """The leaderboard row of the run, as the Markdown table results/leaderboard.md holds."""
     import pandas as pd  # deferred: pandas costs start-up time and only this path needs it
 
-    from extrembench.report.leaderboard import markdown_table  # deferred with pandas, which it imports
+    from extrembench.report.results.leaderboard import markdown_table  # deferred with pandas, which it imports
 
     board = pd.read_parquet(results / "leaderboard.parquet")
     return markdown_table(board[(board["benchmark"] == benchmark) & (board["model"] == key)])

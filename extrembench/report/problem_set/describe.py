@@ -1,5 +1,5 @@
 """Describe a problem set by rules anyone can re-check: source type (the competition table of
-extrembench.report.competitions), the declared difficulty and its reason, constraint and domain
+extrembench.report.problem_set.competitions), the declared difficulty and its reason, constraint and domain
 kinds, where the extremum sits. The rules are written out in docs/problem-format.md ("Difficulty
 rubric"); benchmarks/problem_set.py prints the counts against the set's targets.
 
@@ -21,7 +21,7 @@ import sympy
 
 from extrembench.generation.symmetric import symmetric_guess
 from extrembench.problems.problem import Problem, parse_domain, parse_problem
-from extrembench.report.competitions import COMPETITION_TYPES, cite
+from extrembench.report.problem_set.competitions import COMPETITION_TYPES, cite
 
 LEVELS = ("easy", "medium", "hard")
 

@@ -8,8 +8,8 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from extrembench.report.figures import save_figure, styled
-from extrembench.report.miss_classes import CLASSES
+from extrembench.report.misses.classes import CLASSES
+from extrembench.report.results.figures import save_figure, styled
 
 # Okabe–Ito hues for the classes a reader compares, greys for the ones without a value to place.
 CLASS_COLOURS = {

@@ -24,7 +24,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from extrembench.cluster.ledger import ledger_dir
-from extrembench.report.miss_classes import MISSED
+from extrembench.report.misses.classes import MISSED
 
 KEYS = ("planned", "cached", "sent", "computed", "failed")
 MAX_PROBLEM_LINES = 50  # past this many, the rest are counted and left to review.csv

@@ -14,10 +14,10 @@ import numpy as np
 import pandas as pd
 
 from extrembench.core.artifacts import MISSES, read_artifact, write_csv
-from extrembench.report import metrics
-from extrembench.report.aggregate import write_checksums
-from extrembench.report.leaderboard import group_seed
-from extrembench.report.miss_classes import CLASSES, KINDS
+from extrembench.report.misses.classes import CLASSES, KINDS
+from extrembench.report.results import metrics
+from extrembench.report.results.aggregate import write_checksums
+from extrembench.report.results.leaderboard import group_seed
 
 BEYOND_PROOFS = ("bound", "sos", "numeric")
 
@@ -86,7 +86,7 @@ def read_misses(paths) -> pd.DataFrame:
 
 
 def write_misses_report(paths, *, table: Path, figure: Path, checksums: Path) -> pd.DataFrame:
-    from extrembench.report.misses_figure import plot_misses  # matplotlib: only the report rule draws
+    from extrembench.report.misses.figure import plot_misses  # matplotlib: only the report rule draws
 
     """The table and figure, and `checksums`: the sha256 of every misses shard read and of every
     file written, which `extrembench audit` rechecks before it re-derives the table's numbers."""

@@ -23,7 +23,7 @@ import pyarrow.parquet as pq
 from extrembench.core.artifacts import lineage_inputs, read_metadata
 from extrembench.core.files import write_bytes_atomic
 from extrembench.core.seeds import name_digest
-from extrembench.report import metrics
+from extrembench.report.results import metrics
 
 REQUIRED_COLUMNS = (
     "benchmark",

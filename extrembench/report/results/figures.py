@@ -21,8 +21,8 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from extrembench.report.leaderboard import build_correlations, build_problem_model_rates
-from extrembench.report.metrics import MIN_MODELS_FOR_CORRELATION, correlation_note
+from extrembench.report.results.leaderboard import build_correlations, build_problem_model_rates
+from extrembench.report.results.metrics import MIN_MODELS_FOR_CORRELATION, correlation_note
 
 OKABE_ITO = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000")
 MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
@@ -86,7 +86,7 @@ def _percent(series) -> np.ndarray:
     return 100.0 * np.asarray(series, dtype=float)
 
 
-# How every interval on the figures is computed (extrembench/report/metrics.py, docs/metrics.md).
+# How every interval on the figures is computed (extrembench/report/results/metrics.py, docs/metrics.md).
 INTERVAL = "95 % two-level bootstrap CI"
 
 

@@ -31,7 +31,12 @@ from extrembench.core.files import sha256_file
 from extrembench.core.provenance import file_state, inputs_hash
 from extrembench.grading.guarded import GuardedEquivalence
 from extrembench.llm.cache import GenerationCache, cache_key
-from extrembench.report.leaderboard import (
+from extrembench.report.audit.problem_check import check_problem_table
+from extrembench.report.audit.regrade import regrade_file
+from extrembench.report.audit.show import answer_or_tail
+from extrembench.report.misses.classes import CLASSES
+from extrembench.report.misses.table import MISSES_SEED, build_misses_table, read_misses
+from extrembench.report.results.leaderboard import (
     CERTIFICATE_KINDS,
     SETTINGS_COLUMNS,
     leaderboard_row,
@@ -39,11 +44,6 @@ from extrembench.report.leaderboard import (
     run_settings,
     settings_line,
 )
-from extrembench.report.miss_classes import CLASSES
-from extrembench.report.misses_table import MISSES_SEED, build_misses_table, read_misses
-from extrembench.report.problem_check import check_problem_table
-from extrembench.report.regrade import regrade_file
-from extrembench.report.show import answer_or_tail
 
 
 @dataclass

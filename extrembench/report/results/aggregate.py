@@ -15,8 +15,8 @@ from extrembench.core.artifacts import file_record, read_artifact, write_artifac
 from extrembench.core.config import Config, config_hash
 from extrembench.core.files import sha256_file, write_bytes_atomic
 from extrembench.grading.guarded import GuardedEquivalence
-from extrembench.report.front_page import write_front_page
-from extrembench.report.leaderboard import (
+from extrembench.report.results.front_page import write_front_page
+from extrembench.report.results.leaderboard import (
     apply_ungraded_policy,
     build_correlations,
     build_difficulty,
@@ -26,7 +26,7 @@ from extrembench.report.leaderboard import (
     with_run_settings,
     write_markdown,
 )
-from extrembench.report.published import compare_published, published_for_run
+from extrembench.report.results.published import compare_published, published_for_run
 
 log = logging.getLogger(__name__)
 

@@ -1,6 +1,6 @@
 """The misses rule's job: one grades shard (with its problems) → one misses shard.
 
-The engine is extrembench/report/misses.py; this module only reads the artifacts, keeps one
+The engine is extrembench/report/misses/classify.py; this module only reads the artifacts, keeps one
 ProblemFacts per problem (so landmarks are computed once per problem, however many samples miss
 it) and writes. Answers left in the reasoning come graded from the grade rows (grading.scope).
 """
@@ -13,8 +13,8 @@ from pathlib import Path
 
 from extrembench.core.artifacts import read_artifact, write_artifact
 from extrembench.core.seeds import name_digest
-from extrembench.report.miss_classes import MISSES_VERSION
-from extrembench.report.misses import (
+from extrembench.report.misses.classes import MISSES_VERSION
+from extrembench.report.misses.classify import (
     ProblemFacts,
     Verdict,
     classify_claim,

@@ -2,7 +2,7 @@
 pairwise (model vs model on one benchmark, Holm-corrected) and rank correlations with intervals
 over problems and models (also against the published numbers).
 
-Statistics live in extrembench.report.paired; this module only lines the data up. Every random draw is
+Statistics live in extrembench.report.results.paired; this module only lines the data up. Every random draw is
 seeded from `seed` and the names of what is compared, so identical input gives identical bytes.
 Columns: docs/metrics.md.
 """
@@ -16,12 +16,12 @@ import pandas as pd
 
 from extrembench.core.artifacts import SCHEMAS, read_artifact, write_csv
 from extrembench.core.config import Config
-from extrembench.report import paired
-from extrembench.report.figures import plot_original_vs_variant
-from extrembench.report.leaderboard import graded_flags, group_seed
-from extrembench.report.leaderboard import problem_mean_accuracy as _accuracy
-from extrembench.report.metrics import correlation_note
-from extrembench.report.published import published_for_run
+from extrembench.report.results import paired
+from extrembench.report.results.figures import plot_original_vs_variant
+from extrembench.report.results.leaderboard import graded_flags, group_seed
+from extrembench.report.results.leaderboard import problem_mean_accuracy as _accuracy
+from extrembench.report.results.metrics import correlation_note
+from extrembench.report.results.published import published_for_run
 
 ALPHA = 0.05
 
