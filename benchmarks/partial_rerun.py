@@ -26,7 +26,7 @@ from pathlib import Path
 import yaml
 from _verdict import run, verdict
 
-from extrembench.llm.backends import SOLVER_BACKENDS
+from extrembench.generation.solvers import SOLVERS
 
 REPO = Path(__file__).resolve().parents[1]
 SUMMARY = re.compile(
@@ -84,7 +84,7 @@ def quick_config(config: dict) -> dict:
     # the LLM models only: theirs are the requests the figure counts; each solver model would add a
     # generate and a grade job (seconds of start-up each) to both runs
     config["evaluate"]["models"] = [
-        m for m in config["evaluate"]["models"] if config["models"][m]["backend"] not in SOLVER_BACKENDS
+        m for m in config["evaluate"]["models"] if config["models"][m]["backend"] not in SOLVERS
     ]
     for name in config["evaluate"]["models"]:
         config["models"][name].setdefault("sampling", {})["max_tokens"] = 8
@@ -123,7 +123,7 @@ def main() -> int:
         edited = edit_one_problem(problems)
         rerun_s, (sent, computed, cached) = run_snakemake(workdir)
         trials = config["benchmarks"]["extrem"]["trials"]
-        llm_models = sum(config["models"][m]["backend"] not in SOLVER_BACKENDS for m in config["evaluate"]["models"])
+        llm_models = sum(config["models"][m]["backend"] not in SOLVERS for m in config["evaluate"]["models"])
         print(f"problems: {len(files)}, trials: {trials}, LLM models: {llm_models}")
         print(f"full run:             {full_s:8.1f} s  ({full_counts[0]} LLM requests sent)")
         print(f"rerun after one edit: {rerun_s:8.1f} s  (edited {edited.name})")

@@ -97,6 +97,7 @@ def synthetic_grid(root: Path, *, problems: int, models: int, trials: int, shard
         f"model-{m:02d}": {
             "backend": "sglang",
             "hf_id": f"org/model-{m:02d}",
+            "revision": format(m, "040x"),  # a pinned Hub commit, as every published grid has
             "size_class": "b200x1",
             "sampling": {"max_tokens": 32768},
         }

@@ -40,7 +40,7 @@ from extrembench.core.config import (
 )
 from extrembench.core.errors import InputError
 
-PACKAGE_CHECKOUT = Path(__file__).resolve().parents[2]  # the Snakefile beside the package (editable install)
+PACKAGE_CHECKOUT = Path(__file__).resolve().parents[3]  # the Snakefile beside the package (editable install)
 EXPERIMENT_FILE = "experiment.yaml"
 
 
