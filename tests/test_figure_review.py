@@ -98,3 +98,16 @@ def test_a_cpu_only_run_plots_time_not_cost(monkeypatch, tmp_path):
     title = figure.axes[0].get_title()
     assert title.startswith("Accuracy vs compute time") and "cost" not in title.lower()
     assert "n = 48 problems" in texts(figure)
+
+
+def test_the_pass_at_k_legend_covers_no_point(monkeypatch, tmp_path, two_benchmarks):
+    """In the default run the last panel's legend sat on the symmetric guess's point: the legend
+    now lives outside every panel, and still names every model once."""
+    figure = drawn_figure(monkeypatch, figures.plot_pass_at_k, build_leaderboard(two_benchmarks), tmp_path)
+    renderer = figure.canvas.get_renderer()
+    legends = list(figure.legends) + [a.get_legend() for a in figure.axes if a.get_legend() is not None]
+    assert len(legends) == 1
+    box = legends[0].get_window_extent(renderer)
+    for axes in figure.axes:
+        assert not box.overlaps(axes.get_window_extent(renderer)), axes.get_title()
+    assert sorted(t.get_text() for t in legends[0].get_texts()) == ["good", "zero"]

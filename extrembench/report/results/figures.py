@@ -430,7 +430,9 @@ def plot_pass_at_k(leaderboard: pd.DataFrame, out_png: str | Path) -> tuple[Path
             xlabel="k (samples per problem)",
         )
     panels[0].set_ylabel("pass@k (%)")
-    panels[-1].legend(loc="lower right", frameon=False)
+    # beside the panels, one entry per model: inside the last panel it sat on a baseline's point
+    handles = {label: handle for axes in panels for handle, label in zip(*axes.get_legend_handles_labels())}
+    figure.legend(handles.values(), handles.keys(), loc="outside right upper", frameon=False)
     return save_figure(figure, out_png)
 
 
