@@ -61,6 +61,13 @@ EMPTY = [
     (real("xy"), ["x^4 + 2*y^2 + 3 = 0"], "sign", ">= 3 > 0"),
     (real("xy"), ["x^2 + y^2 < 0"], "sign", "<= 0"),
     ({"a": "nonnegative", "b": "nonnegative"}, ["a*b + a + 1 <= 0"], "sign", "a*b"),
+    # the classical quadratic argument (issue 35): a definite Gram matrix in (variables, 1)
+    (real("xy"), ["x^2 + x*y + y^2 + 1 = 0"], "sign", "positive definite quadratic form in (x, y, 1)"),
+    (real("xy"), ["x*y - x^2 - y^2 - 1 >= 0"], "sign", "negative definite quadratic form"),
+    # 3(x^2 + y^2 + z^2) >= (x + y + z)^2 = 9 > 6: eliminating x leaves a definite quadratic in (y, z)
+    (real("xyz"), ["x + y + z = 3", "x^2 + y^2 + z^2 = 2"], "elimination", "positive definite quadratic form"),
+    # x^2 + y^2 + z^2 = (x + y + z)^2 - 2(xy + yz + zx) = -2: the basis element y^2 + y*z + z^2 + 1
+    (real("xyz"), ["x + y + z = 0", "x*y + y*z + z*x = 1"], "elimination", "positive definite quadratic form"),
 ]
 
 
@@ -156,8 +163,8 @@ NOT_PROVEN = [
     ({"x": "[1, 2]", "y": "[1, 2]"}, ["x + y <= 2"]),  # the corner (1, 1)
     (pos("xy"), ["x + y <= 1", "x*y >= 1"]),  # empty by AM-GM, which none of the arguments is
     (real("x"), ["sin(x) = 2"]),  # empty, outside every argument's vocabulary
-    # empty (x^2 + y^2 + z^2 = -2), but the basis element y^2 + y*z + z^2 + 1 is not a sum of squares termwise
-    (real("xyz"), ["x + y + z = 0", "x*y + y*z + z*x = 1"]),
+    (real("xy"), ["x^2 + 3*x*y + y^2 + 1 = 0"]),  # an indefinite quadratic: x = 1, y = -1
+    (real("xy"), ["x^2 + x*y + y^2 - 1 >= 0"]),  # definite form, but the constant lets points in
 ]
 
 
@@ -208,6 +215,12 @@ def test_zero_equals_zero_needs_a_strict_row():
             marks=pytest.mark.slow,  # ~1.5 s
         ),
         (real("xy"), ["(x-1)^2 + y^2 <= -1"], "<= -1 alone"),
+        pytest.param(  # issue 35: was inconclusive ("no feasible point found")
+            real("xyz"),
+            ["x + y + z = 3", "x^2 + y^2 + z^2 = 2"],
+            "positive definite quadratic form",
+            marks=pytest.mark.slow,
+        ),
     ],
 )
 def test_the_validator_calls_a_proven_empty_set_invalid_with_the_argument(variables, constraints, words):

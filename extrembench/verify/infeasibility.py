@@ -17,7 +17,8 @@ which also holds the shared row, sign and root-count rules) re-checks without se
    (exact root count, Sturm), or a polynomial of constant sign (3) on the domains;
 3. sign: one constraint alone is impossible because its difference of sides is a sum of squares,
    of even powers and of products of variables that are nonnegative on their domains, plus a
-   constant of the wrong sign.
+   constant of the wrong sign, or a quadratic with a definite Gram matrix (`definite_quadratic`:
+   the classical argument, e.g. 3(x^2 + y^2 + z^2) >= (x + y + z)^2 after eliminating x).
 """
 
 from __future__ import annotations

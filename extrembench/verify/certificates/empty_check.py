@@ -8,7 +8,7 @@ feasible point), re-checked from the problem's own variables and constraints wit
 - linear: `rows` (indices into linear_rows of the spec: its linear constraints, then its domain
   ends) and rational `multipliers` whose weighted sum reads 0 >= c > 0 or 0 > 0 (farkas_holds);
 - sign: `constraint` (an index into the constraints) alone impossible by the form of its difference
-  of sides (impossible_sign);
+  of sides or, for a quadratic, a definite Gram matrix (impossible_sign, definite_quadratic);
 - elimination: `equalities` (indices), a polynomial `implied` that lies in the ideal of their
   numerators (decided exactly: a lex Groebner basis reduces it to 0), and why `implied = 0` has no
   solution: a nonzero `constant`, `no-root` of `variable` in its domain (exact Sturm count), or
@@ -33,6 +33,7 @@ VERIFIER = "1"
 MAX_UNIVARIATE_DEGREE = 60  # root counting beyond this degree is skipped
 BOUND_DENOMINATOR = 10**6  # an irrational domain end is widened to a multiple of 1 / this
 MAX_CHECK_TERMS = 400  # an implied polynomial or basis larger than this is refused unread
+MAX_QUADRATIC_VARIABLES = 12  # the Gram matrix of a definite quadratic is at most 13 x 13
 
 
 @dataclass(frozen=True)
@@ -198,8 +199,45 @@ def _lower_bound(g: sympy.Expr, domains: dict, symbols) -> tuple[sympy.Rational,
 _NONNEGATIVE_FORM = "a sum of squares, even powers and products of nonnegative variables"
 
 
+def definite_quadratic(g: sympy.Expr, symbols) -> tuple[int, str] | None:
+    """(sign, why) when g is a quadratic polynomial of one strict sign on all of R^n, else None.
+    The classical argument (issue 35: x + y + z = 3 with x^2 + y^2 + z^2 = 2 is empty because
+    3(x^2 + y^2 + z^2) >= (x + y + z)^2): g = w^T M w with w = (the variables, 1) and M symmetric
+    rational; if every leading principal minor of sign * M is > 0 (Sylvester), M is definite, and
+    since w != 0 (its last entry is 1), sign * g > 0 everywhere. Exact determinants, no search."""
+    poly = rational_poly(g, symbols)
+    if poly is None or poly.total_degree() != 2:
+        return None
+    used = [i for i, s in enumerate(symbols) if poly.degree(s) > 0]
+    if len(used) > MAX_QUADRATIC_VARIABLES:
+        return None
+    n = len(used)
+    gram = sympy.zeros(n + 1, n + 1)
+    for monom, coeff in poly.terms():
+        at = [used.index(i) for i, power in enumerate(monom) for _ in range(power)] + [n, n]
+        i, j = at[0], at[1]  # x_i * x_j, x_i * 1 or 1 * 1 (padded with the constant's slot)
+        if i == j:
+            gram[i, i] += coeff
+        else:
+            gram[i, j] += sympy.Rational(coeff, 2)
+            gram[j, i] += sympy.Rational(coeff, 2)
+    for sign in (1, -1):
+        if all((sign * gram[:k, :k]).det(method="bareiss") > 0 for k in range(1, n + 2)):
+            names = ", ".join(str(symbols[i]) for i in used)
+            kind = "positive" if sign > 0 else "negative"
+            return sign, (
+                f"{sympy.sstr(g)} is a {kind} definite quadratic form in ({names}, 1) (every leading principal "
+                f"minor of {'its' if sign > 0 else 'minus its'} Gram matrix is > 0), so it is {'> 0' if sign > 0 else '< 0'} "
+                "everywhere"
+            )
+    return None
+
+
 def impossible_sign(g: sympy.Expr, op: str, domains: dict, symbols) -> str | None:
     """Why g op 0 (op '=', '>=', '>') has no solution on the domains, or None."""
+    definite = definite_quadratic(g, symbols)
+    if definite is not None and (op == "=" or definite[0] < 0):
+        return definite[1]
     below = _lower_bound(g, domains, symbols)
     if below is not None and op == "=" and below[0] > 0:  # g >= c > 0
         c, rest = below
