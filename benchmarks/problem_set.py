@@ -91,7 +91,7 @@ def _share(rows, predicate) -> float:
 
 def _witness(problem: Problem, starts: int) -> dict[str, float] | None:
     """A point of the validator's search that reaches the answer (to 1e-6 relative), else None."""
-    from extrembench.verify.search import Effort, search_extremum
+    from extrembench.verify.numeric.search import Effort, search_extremum
 
     result = search_extremum(problem, seed=0, effort=Effort(starts=starts))
     if result.witness is None or result.best_value is None:

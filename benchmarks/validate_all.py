@@ -5,7 +5,7 @@ counts), total wall time, per-problem median and max time (target: total <= 120 
 problem over 10 s), the rejected set's verdicts against their expected_status, and the mutation test:
 for every confirmed problem the answer is moved by +-1 % and +-1e-3 (relative to max(|answer|, 1), so
 an answer of 0 is moved too) and the sense is flipped; the share of mutants refuted, each with a
-refutation certificate that extrembench.verify.refutation re-verifies (target 100 %), refutations without a
+refutation certificate that extrembench.verify.provers.refutation re-verifies (target 100 %), refutations without a
 verifying certificate (target 0), and the share of originals confirmed (target 100 %). Mutants drop `source` and
 `statement`, whose consistency checks would reject them as invalid before the numeric search
 that this test measures.
@@ -38,7 +38,7 @@ from pathlib import Path
 from _verdict import run, verdict
 
 from extrembench.problems.problem import Problem, ProblemError, canonical_problem, load_problem, parse_problem
-from extrembench.verify.refutation import verify_refutation
+from extrembench.verify.provers.refutation import verify_refutation
 from extrembench.verify.validate import check_problem
 
 TOTAL_TARGET_S, PER_PROBLEM_TARGET_S, MUTANT_TARGET = 120.0, 10.0, 1.0
@@ -102,7 +102,7 @@ def expected_status(path: str) -> str:
     return data.get("expected_status", "?") if isinstance(data, dict) else "?"
 
 
-# ---------------------------------------------------------------- certificates (extrembench.verify.certificates)
+# ---------------------------------------------------------------- certificates (extrembench.verify.checker)
 
 CERTIFIED_TARGET, CERTIFIED_GOAL, CERTIFY_TOTAL_TARGET_S, CHECK_TYPICAL_TARGET_S = 0.60, 0.90, 600.0, 10.0
 
@@ -110,9 +110,9 @@ CERTIFIED_TARGET, CERTIFIED_GOAL, CERTIFY_TOTAL_TARGET_S, CHECK_TYPICAL_TARGET_S
 def certify_one(path: str) -> dict:
     """check (search + certificate) timed, then the certificate built again from the same witness
     (timed: the certification cost alone) and verified; both builds must give the same bytes."""
-    from extrembench.verify.certificates.certify import certify
-    from extrembench.verify.certificates.document import canonical
-    from extrembench.verify.certificates.verify import verify
+    from extrembench.verify.checker.document import canonical
+    from extrembench.verify.checker.verify import verify
+    from extrembench.verify.provers.certify import certify
 
     started, cpu = time.perf_counter(), time.process_time()
     result = check_problem(path)

@@ -33,7 +33,7 @@ from extrembench.grading import grade_many
 from extrembench.problems.problem import load_problem
 from extrembench.problems.statement import answer_latex
 from extrembench.sources.variants import KINDS, Settings, variants_of
-from extrembench.verify.search import Effort, search_extremum
+from extrembench.verify.numeric.search import Effort, search_extremum
 from extrembench.verify.validate import check_problem
 
 SHARE_TARGET, TIME_TARGET_S, VALIDATION_SEED = 0.90, 300.0, 0

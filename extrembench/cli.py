@@ -26,7 +26,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "extrembench.report.operations.plan",
         "jobs, missing requests, GPU-hours and cost of a grid, before submitting it",
     ),
-    "verify-certificate": ("extrembench.verify.certificates.cli", "re-check the certificates in problem Parquet files"),
+    "verify-certificate": ("extrembench.verify.checker.cli", "re-check the certificates in problem Parquet files"),
     "diff-runs": (
         "extrembench.report.audit.diff",
         "compare two results folders: leaderboard rows and every problem's verdict and certificate",

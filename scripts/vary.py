@@ -5,7 +5,7 @@ from pathlib import Path
 from extrembench.core.config import Config
 from extrembench.core.workflow import start_job
 from extrembench.sources.variants import vary_shard
-from extrembench.verify.search import Effort, search_extremum
+from extrembench.verify.numeric.search import Effort, search_extremum
 from extrembench.verify.validate import check_problem
 
 node = start_job(snakemake)  # noqa: F821 (injected by Snakemake)

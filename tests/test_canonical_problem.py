@@ -105,7 +105,7 @@ def test_the_canonical_order_of_a_large_file_is_bounded_work():
 def test_a_certificate_of_the_canonical_order_verifies_against_the_files_order():
     """ineq-0168 states r <= s, s <= t; the check proves its canonical order, s <= t, r <= s, and the
     Parquet row keeps the file's: a conjunction's order must not fail the certificate."""
-    from extrembench.verify.certificates.verify import verify
+    from extrembench.verify.checker.verify import verify
     from extrembench.verify.validate import check_problem
 
     problem = load_problem(shipped("ineq-0168"))

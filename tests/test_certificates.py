@@ -17,14 +17,15 @@ from extrembench import cli
 from extrembench.core.artifacts import read_artifact, write_artifact
 from extrembench.problems.expr import parse_expression
 from extrembench.report.results.leaderboard import restrict_to_certified
-from extrembench.verify.certificates import bound, bound_search
-from extrembench.verify.certificates.bound import target_interval
-from extrembench.verify.certificates.certify import certify
-from extrembench.verify.certificates.document import EPSILON, VERIFIER_VERSION, canonical, embed_spec, spec_problem
-from extrembench.verify.certificates.plan_search import choose_plan
-from extrembench.verify.certificates.reduce import apply_plan, homogeneity_degree
-from extrembench.verify.certificates.routes import ROUTES
-from extrembench.verify.certificates.verify import verify
+from extrembench.verify.checker import bound
+from extrembench.verify.checker.bound import target_interval
+from extrembench.verify.checker.document import EPSILON, VERIFIER_VERSION, canonical, embed_spec, spec_problem
+from extrembench.verify.checker.reduce import apply_plan, homogeneity_degree
+from extrembench.verify.checker.verify import verify
+from extrembench.verify.provers import bound as bound_search
+from extrembench.verify.provers.certify import certify
+from extrembench.verify.provers.plan import choose_plan
+from extrembench.verify.provers.routes import ROUTES
 
 POS2 = {"a": "positive", "b": "positive"}
 POS3 = {"a": "positive", "b": "positive", "c": "positive"}
@@ -241,9 +242,9 @@ def test_sos_wrong_answer_by_1e3_never_certifies(problem, witness):
 def test_refutation_kinds_are_unverifiable_until_the_module_exists():
     ok, reason = verify({"kind": "refutation"})
     try:
-        import extrembench.verify.refutation  # noqa: F401
+        import extrembench.verify.provers.refutation  # noqa: F401
     except ImportError:
-        assert not ok and "extrembench.verify.refutation" in reason
+        assert not ok and "extrembench.verify.provers.refutation" in reason
 
 
 def test_spec_mismatch_is_reported():
@@ -371,7 +372,7 @@ def _perturbed_solver(seed: int, size: float):
     absolute 1e-12): what another machine's BLAS or thread count may give within tolerance."""
     import random
 
-    from extrembench.verify.certificates import sos_search as sos
+    from extrembench.verify.provers import sos
 
     rng = random.Random(seed)
 
@@ -391,7 +392,7 @@ def _perturbed_solver(seed: int, size: float):
 @pytest.mark.slow  # ~18 s
 def test_sos_certificate_bytes_survive_solver_noise(problem, witness):
     """The stored rationals do not depend on float noise within solver tolerance (1e-8)."""
-    from extrembench.verify.certificates import sos_search as sos
+    from extrembench.verify.provers import sos
 
     parsed = spec_problem(embed_spec(problem))
     reference, why = sos.attempt(parsed, None)
@@ -465,8 +466,8 @@ def test_normalised_homogeneous_bound_needs_epsilon_zero():
     """f = (a - b)^2 has degree 2: f >= -eps on the simplex a + b = 1 allows f(x) = -eps/2 there,
     which scales to -infinity off it. Such a bound certificate with epsilon > 0 proves nothing and
     must not verify (verifier 2 accepted it); the same proof trees are fine where degree is 0."""
-    from extrembench.verify.certificates.certify import _document
-    from extrembench.verify.certificates.reduce import needs_exact_level
+    from extrembench.verify.checker.reduce import needs_exact_level
+    from extrembench.verify.provers.certify import _document
 
     problem = make("min", POS2, "(a - b)^2", "0")
     plan, trees = _bound_only(problem, {"a": 0.5, "b": 0.5})
@@ -494,7 +495,7 @@ def _one(n):
 
 
 def _upto(n, high):
-    from extrembench.verify.certificates import sos_search as sos
+    from extrembench.verify.provers import sos
 
     return sos._monomials(n, 0, high)
 
@@ -536,7 +537,7 @@ MOTZKIN = {(4, 2): Fraction(1), (2, 4): Fraction(1), (0, 0): Fraction(1), (2, 2)
     ],
 )
 def test_sos_pruning_drops_exactly_the_forced_zero_diagonals(blocks, target, eqs, multipliers, kept):
-    from extrembench.verify.certificates import sos_search as sos
+    from extrembench.verify.provers import sos
 
     assert [(f, b) for f, _, b in sos._prune(blocks, target, eqs, multipliers)] == kept
 
@@ -544,7 +545,7 @@ def test_sos_pruning_drops_exactly_the_forced_zero_diagonals(blocks, target, eqs
 def test_sdp_solver_panic_is_a_failure_to_certify():
     """Clarabel's Rust panics (an eigen-solver failure inside its PSD cone) are BaseExceptions:
     they must end as a reason, not escape certify. This inequality problem triggers one."""
-    from extrembench.verify.certificates import sos_search as sos
+    from extrembench.verify.provers import sos
 
     problem = make("min", POS3, "1/a + 2/b + 3/c", "15/2", ["21*a*b + 2*b*c + 8*c*a <= 12"])
     body, why = sos.attempt(spec_problem(embed_spec(problem)), None)
@@ -555,7 +556,7 @@ def test_exact_projection_is_bounded_by_a_count_of_unknowns(monkeypatch):
     """The exact rational projection is the one sos step whose cost no SDP limit bounded
     (ineq-0124's squared target ran past 15 CPU-minutes in it): past MAX_EXACT_UNKNOWNS unknowns
     or MAX_EXACT_BITS bits it declines with the counts, before any exact algebra."""
-    from extrembench.verify.certificates import sos_search as sos
+    from extrembench.verify.provers import sos
 
     problem, witness = SOS_CASES[0]
     assert certify(problem, witness)["kind"] == "sos"
@@ -591,7 +592,7 @@ def test_sos_polya_power_is_checked():
     ],
 )
 def test_float_prefilter_never_rejects_what_the_exact_test_could_accept(matrix, indefinite):
-    from extrembench.verify.certificates import sos_search as sos
+    from extrembench.verify.provers import sos
 
     assert sos._clearly_indefinite(matrix) is indefinite
 
@@ -698,7 +699,7 @@ def test_epsilon_zero_needs_the_exact_anchor():
 def test_face_step_needs_constraints_that_grow_towards_the_face(objective, box, i, side, holds):
     import sympy
 
-    from extrembench.verify.certificates.reduce import Reduced
+    from extrembench.verify.checker.reduce import Reduced
 
     x, y = sympy.symbols("x y")
     reduced = Reduced((x, y), ((Fraction(-1), Fraction(1)),) * 2, sympy.sympify(objective), ((1 - x - y, False),))
@@ -725,7 +726,7 @@ def test_face_step_needs_constraints_that_grow_towards_the_face(objective, box, 
 def test_tail_sign_by_taylor_shift_at_the_finite_end(expr, box, strict, holds):
     import sympy
 
-    from extrembench.verify.certificates.reduce import Reduced
+    from extrembench.verify.checker.reduce import Reduced
 
     x, y = sympy.symbols("x y", real=True)
     syms = (x, y)[: len(box)]
@@ -749,23 +750,25 @@ def test_multiplier_fits_interior_directions_and_respects_box_ends(g, h, ref, bo
 
 
 def test_the_trusted_checker_loads_no_prover():
-    """Importing the checker (and the refutation checker) loads checking code only: no *_search
-    module, no route, no certify, no refutation builder."""
+    """Importing the checker loads checking code only: no module of verify/ outside checker/ (no
+    prover, route, certify, refutation builder or numeric search)."""
     code = (
-        "import sys; import extrembench.verify.certificates.verify; "
+        "import sys; import extrembench.verify.checker.verify; "
         "print(' '.join(m for m in sys.modules if m.startswith('extrembench')))"
     )
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
-    provers = [m for m in loaded if m.endswith("_search") or m.rsplit(".", 1)[-1] in ("route", "routes", "certify")]
-    assert "extrembench.verify.certificates.verify" in loaded
-    assert provers == [] and "extrembench.verify.refutation" not in loaded, provers
+    outside = [
+        m for m in loaded if m.startswith("extrembench.verify.") and not m.startswith("extrembench.verify.checker")
+    ]
+    assert "extrembench.verify.checker.verify" in loaded
+    assert outside == [], outside
 
 
 def test_every_route_writes_a_kind_the_checker_knows():
-    from extrembench.verify.certificates.document import ROUTES as ROUTE_OF
-    from extrembench.verify.certificates.refutation_check import CHECKS as REFUTATION_CHECKS
-    from extrembench.verify.certificates.verify import CHECKS
-    from extrembench.verify.refutation import LEVEL_ROUTES
+    from extrembench.verify.checker.document import ROUTES as ROUTE_OF
+    from extrembench.verify.checker.refutation import CHECKS as REFUTATION_CHECKS
+    from extrembench.verify.checker.verify import CHECKS
+    from extrembench.verify.provers.refutation import LEVEL_ROUTES
 
     known = set(ROUTE_OF.values())
     assert {route.checked_as for route in ROUTES} <= known & set(CHECKS)

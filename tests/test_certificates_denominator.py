@@ -9,11 +9,11 @@ import json
 import pytest
 from support.problems import make_problem as make
 
-from extrembench.verify.certificates import sos_search
-from extrembench.verify.certificates.certify import certify
-from extrembench.verify.certificates.document import canonical, embed_spec, spec_problem
-from extrembench.verify.certificates.routes import ROUTES
-from extrembench.verify.certificates.verify import verify
+from extrembench.verify.checker.document import canonical, embed_spec, spec_problem
+from extrembench.verify.checker.verify import verify
+from extrembench.verify.provers import sos as sos_search
+from extrembench.verify.provers.certify import certify
+from extrembench.verify.provers.routes import ROUTES
 
 XY = {"x": "real", "y": "real"}
 

@@ -11,7 +11,7 @@ import mpmath
 import pytest
 import sympy
 
-from extrembench.verify.certificates.interval import (
+from extrembench.verify.checker.interval import (
     Interval,
     Program,
     compile_enclosure,
@@ -162,7 +162,7 @@ def test_point_is_the_tightest_float_interval():
 )
 def test_strict_mp_enclosure_refuses_what_lenient_clips(text, lo, hi, ends, defined):
     from extrembench.problems.expr import parse_expression
-    from extrembench.verify.certificates.interval import Undefined, ctx
+    from extrembench.verify.checker.interval import Undefined, ctx
 
     expr = parse_expression(text, ["x"])
     box = {next(iter(expr.free_symbols)): ctx.mpf([lo, hi])}

@@ -13,18 +13,18 @@ import sympy
 from support.problems import make_problem, shipped
 
 from extrembench.problems.problem import load_problem
-from extrembench.verify.certificates import bound
-from extrembench.verify.certificates.bound_search import MAX_NODES, prove_bound
-from extrembench.verify.certificates.certify import certify
-from extrembench.verify.certificates.document import canonical, embed_spec, spec_problem
-from extrembench.verify.certificates.interval import interval, point
-from extrembench.verify.certificates.local import split_plane
-from extrembench.verify.certificates.reduce import PlanError, Reduced, apply_plan
-from extrembench.verify.certificates.routes import ROUTES
-from extrembench.verify.certificates.symmetry import ordered
-from extrembench.verify.certificates.symmetry_search import groups, sorted_witness
-from extrembench.verify.certificates.verify import verify
-from extrembench.verify.certificates.witness_search import find_witness
+from extrembench.verify.checker import bound
+from extrembench.verify.checker.document import canonical, embed_spec, spec_problem
+from extrembench.verify.checker.interval import interval, point
+from extrembench.verify.checker.local import split_plane
+from extrembench.verify.checker.reduce import PlanError, Reduced, apply_plan
+from extrembench.verify.checker.symmetry import ordered
+from extrembench.verify.checker.verify import verify
+from extrembench.verify.provers.bound import MAX_NODES, prove_bound
+from extrembench.verify.provers.certify import certify
+from extrembench.verify.provers.routes import ROUTES
+from extrembench.verify.provers.symmetry import groups, sorted_witness
+from extrembench.verify.provers.witness import find_witness
 
 BOUND_ONLY = tuple(route for route in ROUTES if route.checked_as == "bound")
 

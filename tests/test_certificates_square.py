@@ -8,11 +8,12 @@ import pytest
 import sympy
 from support.problems import make_problem as make
 
-from extrembench.verify.certificates import sos, sos_search, symmetry
-from extrembench.verify.certificates.certify import certify
-from extrembench.verify.certificates.document import canonical, embed_spec, spec_problem
-from extrembench.verify.certificates.routes import ROUTES
-from extrembench.verify.certificates.verify import verify
+from extrembench.verify.checker import sos, symmetry
+from extrembench.verify.checker.document import canonical, embed_spec, spec_problem
+from extrembench.verify.checker.verify import verify
+from extrembench.verify.provers import sos as sos_search
+from extrembench.verify.provers.certify import certify
+from extrembench.verify.provers.routes import ROUTES
 
 R3 = {v: "real" for v in ("x1", "x2", "x3")}
 R5 = {f"x{i}": "real" for i in range(1, 6)}
@@ -222,7 +223,7 @@ def test_witness_zero_gives_the_rational_kernel_parts(basis, g, at, expected):
 def test_squared_certificate_bytes_survive_solver_noise(problem, witness, square):
     from test_certificates import _perturbed_solver
 
-    from extrembench.verify.certificates.witness_search import find_witness
+    from extrembench.verify.provers.witness import find_witness
 
     p = parsed(problem)
     exact = find_witness(p, witness)

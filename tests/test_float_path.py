@@ -68,7 +68,7 @@ def _check_whole_set(coretype: str) -> dict[str, tuple]:
     `coretype`: (status, certificate kind, sha256 of the certificate's bytes) per problem."""
     import hashlib
 
-    from extrembench.verify.certificates.certify import certificate_json
+    from extrembench.verify.provers.certify import certificate_json
 
     files = sorted(str(p.relative_to(REPO)) for p in (REPO / "data" / "problems").glob("*.yaml"))
     halves = [files[::2], files[1::2]]  # two processes, one per core

@@ -1,6 +1,6 @@
 """Issue 29: a feasible set is `invalid` (empty) only with an exact argument; a set the search finds
 no point of, without such an argument, is `inconclusive`. The pure provers of
-extrembench/verify/infeasibility.py by tables of cases, then the validator's verdicts."""
+extrembench/verify/provers/empty.py by tables of cases, then the validator's verdicts."""
 
 from __future__ import annotations
 
@@ -13,9 +13,9 @@ import pytest
 from support.rows import problem_row
 
 from extrembench.problems.problem import Problem, parse_problem
-from extrembench.verify.certificates.empty_check import Row, farkas_holds
-from extrembench.verify.certificates.verify import verify
-from extrembench.verify.infeasibility import prove_empty
+from extrembench.verify.checker.empty import Row, farkas_holds
+from extrembench.verify.checker.verify import verify
+from extrembench.verify.provers.empty import prove_empty
 from extrembench.verify.validate import check_problem
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -272,7 +272,7 @@ def test_verify_certificate_accepts_the_empty_certificate_of_an_invalid_row(tmp_
     from extrembench import cli
     from extrembench.core.artifacts import write_artifact
     from extrembench.problems.problem import load_problem
-    from extrembench.verify.certificates.document import canonical, embed_spec
+    from extrembench.verify.checker.document import canonical, embed_spec
 
     path = ROOT / "data" / "rejected" / "empty-feasible-set.yaml"
     result = check_problem(path, certify=False)

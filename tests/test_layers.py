@@ -207,3 +207,47 @@ def test_the_private_import_check_sees_a_borrowed_name(tmp_path):
     (package / "a.py").write_text("def _helper():\n    return 1\n")
     (package / "b.py").write_text("from extrembench.a import _helper\nfrom extrembench import __version__\n")
     assert private_imports(package) == ["extrembench/b.py:1: extrembench.a._helper"]
+
+
+# Inside verify/ (issue 38): the trust boundary is a folder. The checker is what a reader audits to
+# trust a certificate, so it reads nothing but the problem model and the core; provers and the
+# numeric search may read the checker (a prover writes the format its checker reads), never the
+# other way round.
+VERIFY_ROOMS = {
+    "extrembench.verify.checker": ("extrembench.core", "extrembench.problems", "extrembench.verify.checker"),
+    "extrembench.verify.provers": (
+        "extrembench.core",
+        "extrembench.problems",
+        "extrembench.verify.checker",
+        "extrembench.verify.provers",
+        "extrembench.verify.blas",
+    ),
+}
+
+
+def room_violations(graph: dict[str, dict[str, int]]) -> list[str]:
+    found = []
+    for module, targets in sorted(graph.items()):
+        for room, allowed in VERIFY_ROOMS.items():
+            if module == room or module.startswith(room + "."):
+                found += [
+                    f"{module}:{line} imports {target}"
+                    for target, line in sorted(targets.items())
+                    if target != "extrembench" and not any(target == a or target.startswith(a + ".") for a in allowed)
+                ]
+    return found
+
+
+def test_the_checker_reads_only_core_problems_and_itself_and_provers_never_the_search():
+    assert room_violations(import_graph()) == []
+
+
+def test_the_room_check_sees_a_checker_importing_a_prover(tmp_path):
+    package = tmp_path / "extrembench"
+    for room in ("verify/checker", "verify/provers"):
+        (package / room).mkdir(parents=True)
+    (package / "verify/provers/sos.py").write_text("X = 1\n")
+    (package / "verify/checker/sos.py").write_text("from extrembench.verify.provers.sos import X\n")
+    assert room_violations(import_graph(package)) == [
+        "extrembench.verify.checker.sos:1 imports extrembench.verify.provers.sos"
+    ]

@@ -20,7 +20,7 @@ from support.metamorphic import ORDER_ONLY, ORDER_SENSITIVE, TRANSFORMS, verdict
 from support.problems import shipped
 
 from extrembench.problems.problem import canonical_problem, load_problem
-from extrembench.verify.certificates.document import embed_spec
+from extrembench.verify.checker.document import embed_spec
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.append(str(REPO / "benchmarks"))  # benchmarks/figures.py: the recorded whole-set verdicts

@@ -12,8 +12,8 @@ import pytest
 
 from extrembench.core.config import Validation
 from extrembench.problems.problem import problem_from_dict
-from extrembench.verify.refutation import verify_refutation, witness_certificate
-from extrembench.verify.search import FEAS_TOL, Effort, build_model
+from extrembench.verify.numeric.search import FEAS_TOL, Effort, build_model
+from extrembench.verify.provers.refutation import verify_refutation, witness_certificate
 from extrembench.verify.validate import _refute_by_witness, check_problem
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -74,7 +74,7 @@ def test_a_point_feasible_only_to_tolerance_never_refutes(variables, objective, 
     certificate, why = witness_certificate(parsed, answer, spurious)
     assert certificate is None, why
     t = tuple(c.t(spurious[n]) for c, n in zip(model.coords, model.names))
-    from extrembench.verify.search import Candidate
+    from extrembench.verify.numeric.search import Candidate
 
     result = _refute_by_witness(problem, model, [Candidate(t, float(value), float(violation))], time.monotonic() + 60)
     assert result.status == "inconclusive" and result.certificate is None

@@ -7,7 +7,7 @@ import pytest
 from support.problems import make_problem as make
 from support.problems import real
 
-from extrembench.verify.refutation import verify_refutation
+from extrembench.verify.provers.refutation import verify_refutation
 from extrembench.verify.validate import check_problem
 
 BEYOND = [  # each claim lies 1/3 % past the true extremum, which the search never approaches
@@ -127,8 +127,8 @@ def test_the_level_lies_strictly_past_the_claim_and_leaves_most_of_the_gap(sense
 
     from extrembench.problems.expr import parse_expression
     from extrembench.problems.problem import parse_problem
-    from extrembench.verify.certificates.refutation_check import beyond_level
-    from extrembench.verify.refutation import _level
+    from extrembench.verify.checker.refutation import beyond_level
+    from extrembench.verify.provers.refutation import _level
 
     parsed = parse_problem(make(sense, real("x"), "x^2", claim))
     level = _level(parsed, parse_expression(claim, ()), best)

@@ -7,8 +7,8 @@ import pytest
 from support.problems import make_problem as make
 from support.problems import pos
 
-from extrembench.verify.certificates.verify import verify
-from extrembench.verify.refutation import verify_refutation
+from extrembench.verify.checker.verify import verify
+from extrembench.verify.provers.refutation import verify_refutation
 from extrembench.verify.validate import check_problem
 
 # claims refuted because the objective is unbounded in the asked direction (2 to 5 variables)
@@ -54,7 +54,7 @@ ABC_PATH = {
     "claim": "-5",
     "path": {"a": "1/t", "b": "1/t", "c": "t^2"},
     "t0": "1",
-    "verifier": "extrembench.verify.refutation/1",
+    "verifier": "extrembench.verify.provers.refutation/1",
 }
 
 
@@ -118,7 +118,7 @@ def test_paths_that_are_not_proofs_do_not_verify(problem, path, t0, why):
         "claim": problem.answer,
         "path": path,
         "t0": t0,
-        "verifier": "extrembench.verify.refutation/1",
+        "verifier": "extrembench.verify.provers.refutation/1",
     }
     ok, reason = verify_refutation(certificate, problem)
     assert not ok
@@ -133,7 +133,7 @@ def test_a_problem_variable_named_like_the_parameter_is_refused():
         "claim": "0",
         "path": {"t": "t", "b": "1"},
         "t0": "1",
-        "verifier": "extrembench.verify.refutation/1",
+        "verifier": "extrembench.verify.provers.refutation/1",
     }
     ok, reason = verify_refutation(certificate, problem)
     assert not ok and "parameter" in reason

@@ -24,7 +24,7 @@ from extrembench.problems.problem import load_problem
 from extrembench.rl.formats import TRL, VERL
 from extrembench.rl.rows import GUESSES, TRAINING_ROWS
 from extrembench.sources.variants import content_hash
-from extrembench.verify.certificates.cli import check_row
+from extrembench.verify.checker.cli import check_row
 
 REPO = Path(__file__).resolve().parents[1]
 # cheap to validate and vary (seconds): one of data/guessable, one of data/unnumbered

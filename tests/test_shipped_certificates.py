@@ -12,7 +12,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from extrembench.verify.certificates.verify import verify
+from extrembench.verify.checker.verify import verify
 from extrembench.verify.validate import check_problem
 
 REPO = Path(__file__).resolve().parents[1]

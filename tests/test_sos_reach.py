@@ -14,12 +14,13 @@ from support.problems import make_problem as make
 from support.problems import shipped
 
 from extrembench.problems.problem import load_problem
-from extrembench.verify.certificates import sos, sos_search
-from extrembench.verify.certificates.certify import certify
-from extrembench.verify.certificates.document import canonical, embed_spec, spec_problem
-from extrembench.verify.certificates.routes import ROUTES
-from extrembench.verify.certificates.verify import verify
-from extrembench.verify.certificates.witness import parse_witness
+from extrembench.verify.checker import sos
+from extrembench.verify.checker.document import canonical, embed_spec, spec_problem
+from extrembench.verify.checker.verify import verify
+from extrembench.verify.checker.witness import parse_witness
+from extrembench.verify.provers import sos as sos_search
+from extrembench.verify.provers.certify import certify
+from extrembench.verify.provers.routes import ROUTES
 from extrembench.verify.validate import check_problem
 
 SOS_ROUTES = tuple(route for route in ROUTES if route.checked_as == "sos")

@@ -144,7 +144,7 @@ def test_guess_is_the_same_under_every_hash_seed():
     script = (
         "import sys; from extrembench.problems.problem import load_problem; "
         "from extrembench.generation.symmetric import answer_text, symmetric_guess; "
-        "from extrembench.verify.certificates.document import embed_spec; "
+        "from extrembench.verify.checker.document import embed_spec; "
         "s = embed_spec(load_problem(sys.argv[1])); print(answer_text(symmetric_guess(s), s['sense'], 8))"
     )
     outputs = {

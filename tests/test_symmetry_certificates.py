@@ -6,11 +6,11 @@ import copy
 import pytest
 
 from extrembench.problems.problem import problem_from_dict
-from extrembench.verify.certificates.certify import certify
-from extrembench.verify.certificates.document import embed_spec, spec_problem
-from extrembench.verify.certificates.routes import ROUTES
-from extrembench.verify.certificates.symmetry_search import groups
-from extrembench.verify.certificates.verify import verify
+from extrembench.verify.checker.document import embed_spec, spec_problem
+from extrembench.verify.checker.verify import verify
+from extrembench.verify.provers.certify import certify
+from extrembench.verify.provers.routes import ROUTES
+from extrembench.verify.provers.symmetry import groups
 
 R = "real"
 SOS_ROUTES = tuple(route for route in ROUTES if route.checked_as == "sos")

@@ -8,11 +8,11 @@ import pytest
 import sympy
 from support.problems import make_problem as make
 
-from extrembench.verify.certificates.certify import certify
-from extrembench.verify.certificates.document import embed_spec, spec_problem
-from extrembench.verify.certificates.route import substitution
-from extrembench.verify.certificates.trig import _polynomial, plan
-from extrembench.verify.certificates.verify import verify
+from extrembench.verify.checker.document import embed_spec, spec_problem
+from extrembench.verify.checker.trig import _polynomial, plan
+from extrembench.verify.checker.verify import verify
+from extrembench.verify.provers.certify import certify
+from extrembench.verify.provers.route import substitution
 
 R, HALF, THIRD = "real", "[-pi/2, pi/2]", "[0, pi/3]"
 

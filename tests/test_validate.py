@@ -11,7 +11,7 @@ import sympy
 
 from extrembench import cli
 from extrembench.problems.problem import load_problem, problem_from_dict
-from extrembench.verify.search import Effort, build_model, epigraph_pieces, multistart, search_extremum
+from extrembench.verify.numeric.search import Effort, build_model, epigraph_pieces, multistart, search_extremum
 from extrembench.verify.validate import CheckResult, check_problem
 
 REPO = Path(__file__).resolve().parents[1]
@@ -173,7 +173,7 @@ def test_search_extremum_does_not_depend_on_the_blas_thread_count():
     best candidates are re-evaluated at 50 digits, so every thread count gives the problem's 0."""
     code = (
         "from extrembench.problems.problem import load_problem\n"
-        "from extrembench.verify.search import Effort, search_extremum\n"
+        "from extrembench.verify.numeric.search import Effort, search_extremum\n"
         "p = load_problem('data/guessable/ineq-0416.yaml')\n"
         "print(search_extremum(p, seed=848196943, effort=Effort(starts=14)).best_value)\n"
     )
@@ -192,7 +192,7 @@ def test_certificate_does_not_depend_on_the_blas_thread_count():
     `extrembench check` on a 2-core machine shipped a bound certificate where the Snakemake job
     (one thread) shipped an sos one. The same file, seed and code must give the same bytes."""
     code = (
-        "from extrembench.verify.certificates.certify import certificate_json\n"
+        "from extrembench.verify.provers.certify import certificate_json\n"
         "from extrembench.verify.validate import check_problem\n"
         "print(certificate_json(check_problem('data/problems/ineq-0159.yaml').certificate))\n"
     )

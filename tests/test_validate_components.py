@@ -16,11 +16,12 @@ from support.problems import pos, real
 
 from extrembench.grading import grade_response
 from extrembench.problems.problem import load_problem, parse_problem
-from extrembench.verify import components, search, validate
-from extrembench.verify.certificates.certify import certify
-from extrembench.verify.certificates.document import embed_spec
-from extrembench.verify.certificates.verify import verify
-from extrembench.verify.refutation import verify_refutation
+from extrembench.verify import validate
+from extrembench.verify.checker.document import embed_spec
+from extrembench.verify.checker.verify import verify
+from extrembench.verify.numeric import components, search
+from extrembench.verify.provers.certify import certify
+from extrembench.verify.provers.refutation import verify_refutation
 from extrembench.verify.validate import Effort, check_problem
 
 

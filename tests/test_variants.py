@@ -14,7 +14,7 @@ import sympy
 from extrembench.problems.expr import parse_expression
 from extrembench.problems.problem import Problem, load_problem
 from extrembench.sources import variants
-from extrembench.verify.search import Effort, search_extremum
+from extrembench.verify.numeric.search import Effort, search_extremum
 from extrembench.verify.validate import check_problem
 
 REPO = Path(__file__).resolve().parents[1]

@@ -5,11 +5,11 @@ import pytest
 import sympy
 from support.problems import make_problem as make
 
-from extrembench.verify.certificates.certify import certify
-from extrembench.verify.certificates.document import embed_spec, spec_problem
-from extrembench.verify.certificates.verify import verify
-from extrembench.verify.certificates.witness import check_witness, parse_witness
-from extrembench.verify.certificates.witness_search import find_witness, witness_text
+from extrembench.verify.checker.document import embed_spec, spec_problem
+from extrembench.verify.checker.verify import verify
+from extrembench.verify.checker.witness import check_witness, parse_witness
+from extrembench.verify.provers.certify import certify
+from extrembench.verify.provers.witness import find_witness, witness_text
 
 
 def nonneg(n):
@@ -192,7 +192,7 @@ S2, S3, S6 = sympy.sqrt(2), sympy.sqrt(3), sympy.sqrt(6)
     ],
 )
 def test_exact_zero_tests_of_constants(expr, zero):
-    from extrembench.verify.certificates.witness import is_zero
+    from extrembench.verify.checker.witness import is_zero
 
     assert is_zero(expr) is zero
 
@@ -201,7 +201,7 @@ def test_a_near_zero_constant_with_large_surds_is_decided_without_its_minimal_po
     """ineq-0057's snapped candidate (a, b, c with sqrt(49199) and sqrt(213874)) is 1.5e-15 off the
     answer: the float enclosure cannot tell, and its minimal polynomial ran for 20+ minutes. The
     high-precision enclosure decides it; the minimal polynomial must not be reached."""
-    from extrembench.verify.certificates import witness
+    from extrembench.verify.checker import witness
 
     a = sympy.Rational(481, 155) - 2 * sympy.sqrt(49199) / 155
     b = sympy.Rational(464, 9) - sympy.sqrt(213874) / 9

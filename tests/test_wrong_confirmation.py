@@ -16,9 +16,9 @@ from support.problems import shipped
 
 from extrembench.generation.reference import answer
 from extrembench.problems.problem import load_problem, problem_from_dict
-from extrembench.verify.recheck import constraint_slack, mp_point
-from extrembench.verify.refutation import verify_refutation
-from extrembench.verify.search import build_model
+from extrembench.verify.numeric.recheck import constraint_slack, mp_point
+from extrembench.verify.numeric.search import build_model
+from extrembench.verify.provers.refutation import verify_refutation
 from extrembench.verify.validate import check_problem
 
 ROOT = Path(__file__).resolve().parents[1]

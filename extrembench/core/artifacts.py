@@ -89,7 +89,7 @@ PROBLEMS = _schema(
     "reason",
     ("best_value", pa.float64()),
     "witness_json",
-    "certificate",  # canonical JSON of the verdict's certificate (extrembench.verify.certificates)
+    "certificate",  # canonical JSON of the verdict's certificate (extrembench.verify.checker)
     "certificate_kind",  # bound | sos | numeric (confirmed), refutation | unbounded (refuted), empty (invalid: no feasible point)
     "certificate_verifier",  # version of the verifier that checked it
     "dag_node",

@@ -20,8 +20,8 @@ from typing import Any
 import numpy as np
 
 from extrembench.problems.problem import ExtremalSpec
-from extrembench.verify.recheck import NUMERIC_TOL, mp_point, recheck_point
-from extrembench.verify.search import (
+from extrembench.verify.numeric.recheck import NUMERIC_TOL, mp_point, recheck_point
+from extrembench.verify.numeric.search import (
     Effort,
     Model,
     TimeCap,

@@ -23,9 +23,9 @@ from extrembench.problems.problem import Problem, load_problem
 from extrembench.rl.rows import cheap_guesses, spec_of, training_row
 from extrembench.rl.splits import TRAIN, Evaluated, split_of
 from extrembench.sources.variants import Settings, content_hash, variants_of
-from extrembench.verify.certificates.certify import certificate_json
-from extrembench.verify.certificates.document import VERIFIER_VERSION
-from extrembench.verify.search import Effort, search_extremum
+from extrembench.verify.checker.document import VERIFIER_VERSION
+from extrembench.verify.numeric.search import Effort, search_extremum
+from extrembench.verify.provers.certify import certificate_json
 from extrembench.verify.validate import check_problem
 
 log = logging.getLogger(__name__)

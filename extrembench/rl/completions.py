@@ -24,7 +24,7 @@ from extrembench.problems.expr import parse_expression
 from extrembench.problems.problem import load_problem
 from extrembench.problems.statement import answer_latex
 from extrembench.rl.rows import spec_of
-from extrembench.verify.search import Effort, TimeCap, search_extremum
+from extrembench.verify.numeric.search import Effort, TimeCap, search_extremum
 
 KINDS = ("correct", "correct_decimal", "plus_1e-4", "minus_1e-4", "opposite_sense", "all_equal", "truncated")
 OPPOSITE_EFFORT = Effort(starts=4, iterations=60, samples_per_variable=100, time_cap_s=60.0)

@@ -45,8 +45,8 @@ from extrembench.problems.statement import (
     render_statement,
     variable_groups,
 )
-from extrembench.verify.certificates.certify import certificate_json
-from extrembench.verify.certificates.document import VERIFIER_VERSION
+from extrembench.verify.checker.document import VERIFIER_VERSION
+from extrembench.verify.provers.certify import certificate_json
 
 log = logging.getLogger(__name__)
 

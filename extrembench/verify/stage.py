@@ -17,8 +17,8 @@ from extrembench.core.progress import eta_text
 from extrembench.problems.failures import problem_failure, stage_stopping_errors
 from extrembench.problems.statement import gold_text, render_statement
 from extrembench.verify.blas import numeric_stack
-from extrembench.verify.certificates.certify import certificate_json
-from extrembench.verify.certificates.document import VERIFIER_VERSION
+from extrembench.verify.checker.document import VERIFIER_VERSION
+from extrembench.verify.provers.certify import certificate_json
 from extrembench.verify.validate import Effort, check_problem
 
 log = logging.getLogger(__name__)

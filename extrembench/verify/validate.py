@@ -3,14 +3,14 @@
 Pipeline per problem (statuses in docs/problem-format.md):
 1. load + schema + safe parse; source.inequality derivation must agree (convert); a given
    statement must state the same formulas (LaTeX parsed back, compared at feasible points);
-2. global numeric search (extrembench.verify.search): every variable is mapped to an unconstrained
+2. global numeric search (extrembench.verify.numeric.search): every variable is mapped to an unconstrained
    or boxed coordinate (positive -> exp, nonnegative -> sinh, so 1e-20..1e20 scales and exact zeros
    are both reachable), seeded multistart SLSQP from the best of a random sample, plus structured
    starts (all ones, corners) and every sign orthant;
 3. verdict: a feasible point beating the claim -> refuted (unbounded when a path of feasible optima
    with growing coordinates keeps decreasing); the claim never approached -> refuted; otherwise a
    near-optimal point is snapped to small rationals and re-checked in 50-digit precision
-   (extrembench.verify.recheck) -> confirmed, or found only at an open boundary / infinity ->
+   (extrembench.verify.numeric.recheck) -> confirmed, or found only at an open boundary / infinity ->
    not_attained, else inconclusive. This module holds the verdict and the refutations.
 """
 
@@ -38,19 +38,10 @@ from extrembench.problems.problem import (
     load_problem,
 )
 from extrembench.verify.blas import one_blas_thread
-from extrembench.verify.certificates.certify import certify as build_certificate
-from extrembench.verify.certificates.empty_check import verify_empty
-from extrembench.verify.certificates.refutation_check import point_floats
-from extrembench.verify.infeasibility import prove_empty
-from extrembench.verify.recheck import attainment, float_artifact
-from extrembench.verify.refutation import (
-    LEVEL_MAX_NODES,
-    exact_feasible_point,
-    level_certificate,
-    unbounded_certificate,
-    witness_certificate,
-)
-from extrembench.verify.search import (
+from extrembench.verify.checker.empty import verify_empty
+from extrembench.verify.checker.refutation import point_floats
+from extrembench.verify.numeric.recheck import attainment, float_artifact
+from extrembench.verify.numeric.search import (
     FEAS_TOL,
     Candidate,
     Effort,
@@ -71,6 +62,15 @@ from extrembench.verify.search import (
     wall_cap,
     witness_of,
 )
+from extrembench.verify.provers.certify import certify as build_certificate
+from extrembench.verify.provers.empty import prove_empty
+from extrembench.verify.provers.refutation import (
+    LEVEL_MAX_NODES,
+    exact_feasible_point,
+    level_certificate,
+    unbounded_certificate,
+    witness_certificate,
+)
 
 log = logging.getLogger(__name__)
 
@@ -85,8 +85,8 @@ class CheckResult:
     best_value: float | None
     witness: dict[str, float] | None
     reason: str
-    # a re-checkable proof of the status (docs/problem-format.md): confirmed -> extrembench.verify.certificates
-    # (bound | sos | numeric), refuted -> extrembench.verify.refutation; each re-checkable alone
+    # a re-checkable proof of the status (docs/problem-format.md): confirmed -> extrembench.verify.checker
+    # (bound | sos | numeric), refuted -> extrembench.verify.provers.refutation; each re-checkable alone
     certificate: dict | None = None
 
     def to_json(self) -> dict:

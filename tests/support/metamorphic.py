@@ -93,7 +93,7 @@ def verdict(path: str, transform: str | None = None) -> tuple[str, str, str | No
     does, after `transform` (a TRANSFORMS name) when given; a top-level function, so a spawned
     worker process can run it."""
     from extrembench.problems.problem import load_problem
-    from extrembench.verify.certificates.certify import certificate_json
+    from extrembench.verify.provers.certify import certificate_json
     from extrembench.verify.validate import check_problem
 
     problem = load_problem(path)

@@ -20,7 +20,7 @@ from extrembench.problems.derive import convert_problem
 from extrembench.problems.problem import load_problem
 from extrembench.problems.statement import gold_text
 from extrembench.sources.ingest import DATASETS, load_benchmark
-from extrembench.verify.certificates.cli import check_row
+from extrembench.verify.checker.cli import check_row
 
 FROM_FILE = ("curated", "inequality")  # conversions the problem file itself determines
 

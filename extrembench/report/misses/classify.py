@@ -14,7 +14,7 @@ gold g and sense min (max mirrors it):
 
 Every match is a 50-digit comparison: to 1e-30 relative for an exact point, 1e-11 for a projected
 one, and to the claim's own last decimal place when the claim is a decimal with 4 or more places
-(the grader's rule). The computations are the validator's (extrembench/verify/claims.py), bounded by
+(the grader's rule). The computations are the validator's (extrembench/verify/numeric/claims.py), bounded by
 work counts; a claim the computations cannot settle is `undecided`, with the reason.
 """
 
@@ -31,9 +31,9 @@ from extrembench.generation.symmetric import symmetric_guess
 from extrembench.grading.normalize import normalize_answer, normalize_unicode, strip_delimiters
 from extrembench.problems.expr import ExpressionError, parse_expression
 from extrembench.problems.latex import FormalizeError, latex_to_text
-from extrembench.verify.certificates.document import epsilon_abs
-from extrembench.verify.claims import Landmarks, landmarks, opposite_sense, point_text, value_at
-from extrembench.verify.search import HP_DIGITS, Effort, TimeCap
+from extrembench.verify.checker.document import epsilon_abs
+from extrembench.verify.numeric.claims import Landmarks, landmarks, opposite_sense, point_text, value_at
+from extrembench.verify.numeric.search import HP_DIGITS, Effort, TimeCap
 
 # The search behind the landmarks: the validator's default counts; the wall-clock cap is only the
 # safety net (a sample that reaches it is `undecided`, reason "cap").

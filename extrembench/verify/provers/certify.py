@@ -9,11 +9,11 @@ from fractions import Fraction
 
 from extrembench.problems.problem import Problem
 from extrembench.verify.blas import one_blas_thread
-from extrembench.verify.certificates.bound_search import MAX_NODES
-from extrembench.verify.certificates.document import FORMAT, VERIFIER_VERSION, canonical, embed_spec, spec_problem
-from extrembench.verify.certificates.route import Attempt, Decline, Route
-from extrembench.verify.certificates.routes import ROUTES
-from extrembench.verify.certificates.witness_search import find_witness, witness_text
+from extrembench.verify.checker.document import FORMAT, VERIFIER_VERSION, canonical, embed_spec, spec_problem
+from extrembench.verify.provers.bound import MAX_NODES
+from extrembench.verify.provers.route import Attempt, Decline, Route
+from extrembench.verify.provers.routes import ROUTES
+from extrembench.verify.provers.witness import find_witness, witness_text
 
 log = logging.getLogger(__name__)
 

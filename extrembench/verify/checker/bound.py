@@ -1,5 +1,5 @@
 """`bound` certificates: interval branch-and-bound proving  objective >= answer - eps  on every
-feasible point of a reduced problem (extrembench.verify.certificates.reduce), in min form.
+feasible point of a reduced problem (extrembench.verify.checker.reduce), in min form.
 
 The proof is a tree over boxes, stored in prefix order as short tokens; the verifier replays it,
 re-running only the test each leaf names, so checking needs no search:
@@ -28,7 +28,7 @@ re-running only the test each leaf names, so checking needs no search:
 Work is bounded by node and depth counts, never by time.
 
 This module is the checker's half (the leaf tests and the replay); the search that writes a tree
-is bound_search.py.
+is provers/bound.py.
 """
 
 from __future__ import annotations
@@ -41,8 +41,8 @@ from math import inf as _INF
 import sympy
 
 from extrembench.problems.problem import min_form_sign
-from extrembench.verify.certificates.document import epsilon_abs, in_recorded_order
-from extrembench.verify.certificates.interval import (
+from extrembench.verify.checker.document import epsilon_abs, in_recorded_order
+from extrembench.verify.checker.interval import (
     Program,
     Undefined,
     Unsupported,
@@ -52,8 +52,8 @@ from extrembench.verify.certificates.interval import (
     make,
     point,
 )
-from extrembench.verify.certificates.local import positive_definite, split_plane
-from extrembench.verify.certificates.reduce import PlanError, Reduced, apply_plan
+from extrembench.verify.checker.local import positive_definite, split_plane
+from extrembench.verify.checker.reduce import PlanError, Reduced, apply_plan
 
 MAX_DEPTH = 64
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import sympy
 
 from extrembench.problems.problem import ParsedProblem
-from extrembench.verify.certificates.reduce import (
+from extrembench.verify.checker.reduce import (
     PlanError,
     apply_plan,
     base_problem,

@@ -16,7 +16,7 @@ from sympy.polys.matrices.dense import ddm_ilu_solve
 
 from extrembench.core.native_stderr import native_panics_quiet
 from extrembench.problems.problem import min_form_sign
-from extrembench.verify.certificates.sos import (
+from extrembench.verify.checker.sos import (
     SosFailure,
     add_exponents,
     at_level,
@@ -26,8 +26,8 @@ from extrembench.verify.certificates.sos import (
     psd_exact,
     square_of,
 )
-from extrembench.verify.certificates.witness import is_zero
-from extrembench.verify.certificates.witness import sign as witness_sign
+from extrembench.verify.checker.witness import is_zero
+from extrembench.verify.checker.witness import sign as witness_sign
 
 
 def _monomials(n: int, low: int, high: int) -> list[tuple[int, ...]]:

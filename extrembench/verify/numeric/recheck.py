@@ -2,7 +2,7 @@
 (p/q, sqrt(p/q), p/q*pi), the rest projected onto the equality constraints, then domain,
 constraints and objective re-evaluated with relative tolerances; plus whether the value is only
 approached (a coordinate escaping to infinity or to an open end). Shared by the validator's verdict
-(extrembench.verify.validate) and the claims audit (extrembench.verify.claims).
+(extrembench.verify.validate) and the claims audit (extrembench.verify.numeric.claims).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import sympy
 from extrembench.problems.problem import (
     Domain,
 )
-from extrembench.verify.search import FEAS_TOL, HP_DIGITS, LOG_LIMIT, Candidate, Model, hp_value
+from extrembench.verify.numeric.search import FEAS_TOL, HP_DIGITS, LOG_LIMIT, Candidate, Model, hp_value
 
 EXACT_TOL = 1e-30  # 50-digit re-check of a rational witness
 NUMERIC_TOL = 1e-11  # 50-digit re-check of a witness that could not be made exact

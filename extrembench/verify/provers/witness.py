@@ -11,12 +11,12 @@ import mpmath
 import sympy
 
 from extrembench.problems.problem import ParsedProblem, min_form_sign
-from extrembench.verify.certificates.plan_search import choose_plan
-from extrembench.verify.certificates.reduce import PlanError, apply_plan
-from extrembench.verify.certificates.witness import (
+from extrembench.verify.checker.reduce import PlanError, apply_plan
+from extrembench.verify.checker.witness import (
     PROBE,
     check_witness,
 )
+from extrembench.verify.provers.plan import choose_plan
 
 _SURDS = [sympy.sqrt(2), sympy.sqrt(3), sympy.sqrt(5), sympy.sqrt(6), sympy.pi]
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import sympy
 
 from extrembench.problems.problem import ParsedProblem
-from extrembench.verify.certificates.symmetry import canonical_forms, swap_invariant
+from extrembench.verify.checker.symmetry import canonical_forms, swap_invariant
 
 
 def groups(parsed: ParsedProblem) -> list[list[str]]:

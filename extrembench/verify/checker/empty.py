@@ -1,6 +1,6 @@
 """The trusted check of an `empty` certificate: the exact argument behind an `invalid` verdict (no
 feasible point), re-checked from the problem's own variables and constraints without any search
-(extrembench.verify.infeasibility finds the arguments; this module only reads and checks them).
+(extrembench.verify.provers.empty finds the arguments; this module only reads and checks them).
 
     {"kind": "empty", "method": "linear" | "sign" | "elimination", "verifier": "1",
      "spec": {"variables": ..., "constraints": [...]}, ...the method's data..., "summary": "..."}

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from extrembench.verify.certificates.interval import make, point
+from extrembench.verify.checker.interval import make, point
 
 
 def positive_definite(rows) -> bool:

@@ -29,8 +29,24 @@ from extrembench.problems.problem import ExtremalSpec
 
 # The validator's model, search and 50-digit re-check are reused as they are: a second copy here
 # could drift from the verdicts the gold answers were confirmed with.
-from extrembench.verify.recheck import EXACT_TOL, NUMERIC_TOL, constraint_slack, mp_point, recheck_point, scalings
-from extrembench.verify.search import FEAS_TOL, HP_DIGITS, Effort, at_limit, build_model, diverges, hp_value, multistart
+from extrembench.verify.numeric.recheck import (
+    EXACT_TOL,
+    NUMERIC_TOL,
+    constraint_slack,
+    mp_point,
+    recheck_point,
+    scalings,
+)
+from extrembench.verify.numeric.search import (
+    FEAS_TOL,
+    HP_DIGITS,
+    Effort,
+    at_limit,
+    build_model,
+    diverges,
+    hp_value,
+    multistart,
+)
 
 MAX_OPTIMA_PER_SENSE = 8  # distinct local optima re-checked per sense: bounds the 50-digit work
 SAME_VALUE = 1e-9  # two float optima within this relative distance are one landmark

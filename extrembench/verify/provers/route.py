@@ -12,9 +12,9 @@ from functools import cached_property
 from typing import Any
 
 from extrembench.problems.problem import ParsedProblem
-from extrembench.verify.certificates.symmetry_search import groups
-from extrembench.verify.certificates.trig import checked, plan, substituted
-from extrembench.verify.certificates.verify import verify
+from extrembench.verify.checker.trig import checked, plan, substituted
+from extrembench.verify.checker.verify import verify
+from extrembench.verify.provers.symmetry import groups
 
 
 @dataclass(frozen=True)

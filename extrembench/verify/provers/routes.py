@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from functools import partial
 
-from extrembench.verify.certificates.bound_search import prove_bound
-from extrembench.verify.certificates.route import Attempt, Decline, Proved, Route
-from extrembench.verify.certificates.sos_search import attempt as sos_attempt
-from extrembench.verify.certificates.sos_search import size as sos_size
-from extrembench.verify.certificates.symmetry import ordered
-from extrembench.verify.certificates.symmetry_search import sorted_witness
+from extrembench.verify.checker.symmetry import ordered
+from extrembench.verify.provers.bound import prove_bound
+from extrembench.verify.provers.route import Attempt, Decline, Proved, Route
+from extrembench.verify.provers.sos import attempt as sos_attempt
+from extrembench.verify.provers.sos import size as sos_size
+from extrembench.verify.provers.symmetry import sorted_witness
 
 MAX_SUBSTITUTED = 4  # a work bound: 5-10 cos variables (Putnam 2018 A3 family) spent 25-60 s failing the box budget
 

@@ -6,7 +6,7 @@ the step's preconditions exactly (sympy identities and sign facts), so a plan ca
 set searched when the shrinking is proven. Every step keeps a SUPERSET of the feasible points
 (e.g. clearing a denominator), which is safe for a lower bound.
 
-This module replays a plan for the checker; choosing one is plan_search.py.
+This module replays a plan for the checker; choosing one is provers/plan.py.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from fractions import Fraction
 import sympy
 
 from extrembench.problems.problem import Domain, ParsedProblem, min_form_sign
-from extrembench.verify.certificates.interval import compile_enclosure
+from extrembench.verify.checker.interval import compile_enclosure
 
 
 class PlanError(ValueError):

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from extrembench.core.artifacts import read_artifact
 from extrembench.problems.statement import answer_latex
-from extrembench.verify.certificates.verify import verify
+from extrembench.verify.checker.verify import verify
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

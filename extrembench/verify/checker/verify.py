@@ -1,7 +1,7 @@
 """The trusted checker: re-check any certificate without search, `verify(certificate, spec) ->
 (ok, reason)`. It dispatches on the certificate's route (document.route_of: its kind and method)
-through CHECKS, and imports checking code only, never a prover (the *_search modules, routes.py,
-certify.py, extrembench.verify.refutation): what it trusts is what it reads here."""
+through CHECKS, and imports checking code only, never a prover (verify/provers, routes.py,
+certify.py, extrembench.verify.provers.refutation): what it trusts is what it reads here."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import json
 from fractions import Fraction
 
 from extrembench.problems.problem import min_form_sign
-from extrembench.verify.certificates.bound import replay_plan, target_interval
-from extrembench.verify.certificates.document import (
+from extrembench.verify.checker.bound import replay_plan, target_interval
+from extrembench.verify.checker.document import (
     EPSILON,
     FORMAT,
     ROUTES,
@@ -19,15 +19,15 @@ from extrembench.verify.certificates.document import (
     route_of,
     spec_problem,
 )
-from extrembench.verify.certificates.empty_check import verify_empty
-from extrembench.verify.certificates.interval import Unsupported
-from extrembench.verify.certificates.numeric import verify as verify_numeric
-from extrembench.verify.certificates.reduce import needs_exact_level
-from extrembench.verify.certificates.refutation_check import verify_refutation
-from extrembench.verify.certificates.sos import verify as verify_sos
-from extrembench.verify.certificates.symmetry import checked as ordered_problem
-from extrembench.verify.certificates.trig import checked as substituted_problem
-from extrembench.verify.certificates.witness import check_witness, parse_witness
+from extrembench.verify.checker.empty import verify_empty
+from extrembench.verify.checker.interval import Unsupported
+from extrembench.verify.checker.numeric import verify as verify_numeric
+from extrembench.verify.checker.reduce import needs_exact_level
+from extrembench.verify.checker.refutation import verify_refutation
+from extrembench.verify.checker.sos import verify as verify_sos
+from extrembench.verify.checker.symmetry import checked as ordered_problem
+from extrembench.verify.checker.trig import checked as substituted_problem
+from extrembench.verify.checker.witness import check_witness, parse_witness
 
 KINDS = tuple(dict.fromkeys(kind for kind, _ in ROUTES))
 
@@ -137,5 +137,5 @@ def _check_bound(doc: dict, parsed) -> tuple[bool, str]:
 
 
 # route -> its check, given (certificate, the embedded spec parsed). Refutation routes are checked
-# by refutation_check.verify_refutation (their claim and sense first), through its own CHECKS.
+# by checker.refutation.verify_refutation (their claim and sense first), through its own CHECKS.
 CHECKS = {"bound": _check_bound, "sos": _check_sos, "numeric": verify_numeric}

@@ -8,7 +8,7 @@ from fractions import Fraction
 
 import sympy
 
-from extrembench.verify.certificates.witness import check_witness, parse_witness
+from extrembench.verify.checker.witness import check_witness, parse_witness
 
 
 def _components_failure(body: dict, parsed) -> str | None:

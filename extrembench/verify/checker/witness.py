@@ -5,7 +5,7 @@ exactly and the objective equals the answer exactly.
 Exact means decided by algebra, not by a tolerance: a difference is zero when it cancels to 0 or
 its minimal polynomial is x; a sign is proven by an interval enclosure excluding 0.
 
-This module checks a witness; finding one is witness_search.py.
+This module checks a witness; finding one is provers/witness.py.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import sympy
 
 from extrembench.problems.expr import FUNCTIONS, ExpressionError, parse_expression
 from extrembench.problems.problem import ParsedProblem
-from extrembench.verify.certificates.interval import Interval, compile_enclosure, enclose_mp
+from extrembench.verify.checker.interval import Interval, compile_enclosure, enclose_mp
 
 PROBE = sympy.Symbol("probe")
 # a witness angle may be acos(r) or asin(r): cos(3*acos(r)) is then a polynomial in r (expand_trig)

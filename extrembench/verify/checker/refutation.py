@@ -1,7 +1,7 @@
 """Refutation certificates: why a claimed extremum is wrong, in data anyone can re-check without search.
 
 A certificate is a JSON-serialisable dict. `verify_refutation(certificate, spec)` re-checks it from
-the certificate and the problem alone (the builders are extrembench.verify.refutation's). Kinds:
+the certificate and the problem alone (the builders are extrembench.verify.provers.refutation's). Kinds:
 
 - "refutation", method "witness": an exactly feasible point (rational coordinates, and at most one
   real algebraic coordinate given as a root of an integer polynomial inside a rational interval
@@ -13,8 +13,8 @@ the certificate and the problem alone (the builders are extrembench.verify.refut
 
 - "refutation", method "bound" | "sos": a rational `level` strictly past the claim, and a proof that
   every feasible objective value lies on the far side of it (min: >= level): an interval branch and
-  bound of extrembench.verify.certificates.bound (`plan`, `trees`), or an exact sum-of-squares identity
-  for objective - level (`body`, as in extrembench.verify.certificates.sos). No feasible point reaches the claim.
+  bound of extrembench.verify.checker.bound (`plan`, `trees`), or an exact sum-of-squares identity
+  for objective - level (`body`, as in extrembench.verify.checker.sos). No feasible point reaches the claim.
 - "refutation", method "scaling": the objective is a ratio of homogeneous polynomials of total degree
   `degree` != 0, every constraint a homogeneous relation and every domain end 0 or infinite, so
   x -> t*x (t > 0) keeps points feasible and multiplies the objective by t^degree: the extremum is
@@ -24,7 +24,7 @@ the certificate and the problem alone (the builders are extrembench.verify.refut
   sign on the ray: exact Sturm root counting, never samples), along which the objective is a
   rational function tending to -oo (min) / +oo (max). Any finite claim is passed.
 
-Interval arithmetic is mpmath's, through the strict mode of extrembench.verify.certificates.interval.
+Interval arithmetic is mpmath's, through the strict mode of extrembench.verify.checker.interval.
 enclose_mp: every operation rounds outward, so an enclosure always contains the true value. A certificate that cannot be decided this way does not verify.
 """
 
@@ -47,18 +47,18 @@ from extrembench.problems.problem import (
     parse_problem,
     problem_from_dict,
 )
-from extrembench.verify.certificates.bound import replay_plan
-from extrembench.verify.certificates.document import route_of
-from extrembench.verify.certificates.interval import (
+from extrembench.verify.checker.bound import replay_plan
+from extrembench.verify.checker.document import route_of
+from extrembench.verify.checker.interval import (
     Undefined,
     ctx,
     enclose_mp,
     precision,
 )
-from extrembench.verify.certificates.interval import point as interval_point
-from extrembench.verify.certificates.reduce import homogeneity_degree
-from extrembench.verify.certificates.sos import verify as verify_sos
-from extrembench.verify.certificates.witness import sign
+from extrembench.verify.checker.interval import point as interval_point
+from extrembench.verify.checker.reduce import homogeneity_degree
+from extrembench.verify.checker.sos import verify as verify_sos
+from extrembench.verify.checker.witness import sign
 
 PRECISION_BITS = 200  # working precision of the enclosures
 
@@ -174,7 +174,7 @@ def _exactly_zero(expr: sympy.Expr, exact: dict, algebraic: tuple | None, box: d
     if algebraic is None:
         if value.free_symbols or value.is_Rational:
             return value == 0
-        from extrembench.verify.certificates.witness import is_zero  # closed forms: cancellation, minimal polynomial
+        from extrembench.verify.checker.witness import is_zero  # closed forms: cancellation, minimal polynomial
 
         return is_zero(value)
     s, coefficients, _, _ = algebraic
@@ -560,7 +560,7 @@ def _verify_unbounded(certificate: dict, parsed, claim: sympy.Expr) -> tuple[boo
     )
 
 
-# route (extrembench.verify.certificates.document.ROUTES) -> its check, given (certificate, problem, claim)
+# route (extrembench.verify.checker.document.ROUTES) -> its check, given (certificate, problem, claim)
 CHECKS = {
     "refutation witness": _verify_witness,
     "refutation bound": _verify_level,

@@ -6,12 +6,12 @@ sympy expressions in exact arithmetic, on a relaxation of the set (a superset: a
 argument cannot use is dropped, an irrational domain end is widened to a rational one), so a proof
 for the relaxation is a proof for the set. Work is bounded by counts (variables, rows, degrees,
 basis size), never by time. Each argument becomes an `empty` certificate
-(`Emptiness.certificate`) that the trusted checker (extrembench.verify.certificates.empty_check,
+(`Emptiness.certificate`) that the trusted checker (extrembench.verify.checker.empty,
 which also holds the shared row, sign and root-count rules) re-checks without search.
 
 1. linear: the linear constraints and the domains' ends have no common solution; a Farkas
    (Motzkin) certificate, rational multipliers whose sum of rows reads 0 >= c > 0 or 0 > 0,
-   found by sympy's exact simplex and re-checked in Fractions (`empty_check.farkas_holds`);
+   found by sympy's exact simplex and re-checked in Fractions (`checker.empty.farkas_holds`);
 2. elimination: the polynomial equalities' lex Groebner basis holds a nonzero constant (no
    complex solution), a polynomial in one variable with no real root in that variable's domain
    (exact root count, Sturm), or a polynomial of constant sign (3) on the domains;
@@ -30,7 +30,7 @@ import sympy
 from sympy.solvers.simplex import InfeasibleLPError, UnboundedLPError, linprog
 
 from extrembench.problems.problem import ParsedProblem
-from extrembench.verify.certificates.empty_check import (
+from extrembench.verify.checker.empty import (
     VERIFIER,
     differences,
     equality_polynomial,
@@ -57,7 +57,7 @@ class Emptiness:
     kind: str  # 'linear' | 'elimination' | 'sign'
     reason: str
     detail: dict
-    proof: dict  # what extrembench.verify.certificates.empty_check re-checks: indices into the problem's rows
+    proof: dict  # what extrembench.verify.checker.empty re-checks: indices into the problem's rows
 
     def certificate(self, spec: dict) -> dict:
         """The `empty` certificate of this argument for the problem (spec: its variables and

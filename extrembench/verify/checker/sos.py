@@ -16,7 +16,7 @@ and projected exactly onto the identity — only the exact check counts. With ep
 the bound is the answer itself.
 
 This module is the checker's half (the polynomial form of the problem, the exact re-check); the
-SDP and the projection that find an identity are sos_search.py.
+SDP and the projection that find an identity are provers/sos.py.
 """
 
 from __future__ import annotations
@@ -28,9 +28,9 @@ from fractions import Fraction
 import sympy
 
 from extrembench.problems.problem import min_form_sign
-from extrembench.verify.certificates.document import in_recorded_order
-from extrembench.verify.certificates.symmetry import symmetric
-from extrembench.verify.certificates.witness import sign as witness_sign
+from extrembench.verify.checker.document import in_recorded_order
+from extrembench.verify.checker.symmetry import symmetric
+from extrembench.verify.checker.witness import sign as witness_sign
 
 
 class SosFailure(ValueError):

@@ -5,7 +5,7 @@ point gives a feasible point with the same objective value: a proof may add x1 <
 Under that chain Max/Min of the group's variables is its last/first one (sos resolves Abs of
 their differences from the chain constraints), so such objectives become polynomial.
 
-This module checks a recorded group from the spec; finding the groups is symmetry_search.py.
+This module checks a recorded group from the spec; finding the groups is provers/symmetry.py.
 """
 
 from __future__ import annotations

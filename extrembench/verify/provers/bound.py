@@ -10,7 +10,7 @@ from math import inf as _INF
 from sympy.utilities.iterables import multiset_permutations
 
 from extrembench.problems.problem import min_form_sign
-from extrembench.verify.certificates.bound import (
+from extrembench.verify.checker.bound import (
     MAX_DEPTH,
     BoundFailure,
     Box,
@@ -42,10 +42,10 @@ from extrembench.verify.certificates.bound import (
     target_interval,
     value_at_least,
 )
-from extrembench.verify.certificates.document import EPSILON
-from extrembench.verify.certificates.interval import Program, Unsupported, point
-from extrembench.verify.certificates.plan_search import choose_plan
-from extrembench.verify.certificates.reduce import PlanError, Reduced, apply_plan, needs_exact_level
+from extrembench.verify.checker.document import EPSILON
+from extrembench.verify.checker.interval import Program, Unsupported, point
+from extrembench.verify.checker.reduce import PlanError, Reduced, apply_plan, needs_exact_level
+from extrembench.verify.provers.plan import choose_plan
 
 MAX_NODES = 4500  # the largest proofs among the shipped problems: ineq-0535 4321 boxes, ineq-0242 (sorted) 3018
 

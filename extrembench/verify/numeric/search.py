@@ -2,7 +2,7 @@
 global search for its extremum (multistart local searches from samples and structured starts,
 every sign orthant, rays that push a coordinate out to test divergence), bounded by work counts with
 a wall-clock cap only as a safety net (TimeCap). Its candidates are floats; whether one of them is a
-witness of the claimed answer is decided by extrembench.verify.recheck at 50 digits, and the verdict
+witness of the claimed answer is decided by extrembench.verify.numeric.recheck at 50 digits, and the verdict
 by extrembench.verify.validate.
 
 Variables map to coordinates that reach every scale: positive -> exp, nonnegative -> sinh (1e-20 to
@@ -34,9 +34,9 @@ from extrembench.problems.problem import (
     min_form_sign,
     parse_problem,
 )
-from extrembench.verify import components
 from extrembench.verify.blas import one_blas_thread
-from extrembench.verify.components import Orthants
+from extrembench.verify.numeric import components
+from extrembench.verify.numeric.components import Orthants
 
 log = logging.getLogger(__name__)
 

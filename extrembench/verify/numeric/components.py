@@ -18,8 +18,8 @@ from dataclasses import dataclass
 import sympy
 
 from extrembench.problems.problem import ParsedProblem
-from extrembench.verify.certificates.symmetry import canonical_constraint
-from extrembench.verify.certificates.symmetry_search import groups
+from extrembench.verify.checker.symmetry import canonical_constraint
+from extrembench.verify.provers.symmetry import groups
 
 MAX_FREE = 12  # 4096 sign patterns: the orbits are enumerated pattern by pattern
 

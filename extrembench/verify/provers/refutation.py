@@ -1,6 +1,5 @@
-"""Building refutation certificates (the format and its checker: extrembench.verify.certificates.
-refutation_check): an exact witness near the search's float point, a level past the claim with a
-bound or sos proof, scaling for homogeneous problems, an exact path for unbounded objectives."""
+"""Building refutation certificates (the format and its checker: extrembench.verify.checker.refutation):
+an exact witness near the search's float point, a level past the claim with a bound or sos proof, scaling for homogeneous problems, an exact path for unbounded objectives."""
 
 from __future__ import annotations
 
@@ -15,21 +14,21 @@ import sympy
 
 from extrembench.problems.expr import parse_expression
 from extrembench.problems.problem import ParsedProblem, min_form_sign
-from extrembench.verify.certificates.bound import BoundFailure
-from extrembench.verify.certificates.bound_search import reference_point, search
-from extrembench.verify.certificates.interval import Unsupported
-from extrembench.verify.certificates.interval import point as interval_point
-from extrembench.verify.certificates.plan_search import choose_plan
-from extrembench.verify.certificates.reduce import PlanError, apply_plan, homogeneity_degree
-from extrembench.verify.certificates.refutation_check import (
+from extrembench.verify.checker.bound import BoundFailure
+from extrembench.verify.checker.interval import Unsupported
+from extrembench.verify.checker.interval import point as interval_point
+from extrembench.verify.checker.reduce import PlanError, apply_plan, homogeneity_degree
+from extrembench.verify.checker.refutation import (
     PATH_PARAMETER,
     at_level,
     beyond_level,
     check_point,
     verify_refutation,
 )
-from extrembench.verify.certificates.route import Decline, Route
-from extrembench.verify.certificates.sos_search import attempt as sos_attempt
+from extrembench.verify.provers.bound import reference_point, search
+from extrembench.verify.provers.plan import choose_plan
+from extrembench.verify.provers.route import Decline, Route
+from extrembench.verify.provers.sos import attempt as sos_attempt
 
 VERIFIER = "extrembench.verify.refutation/1"
 SNAP_DENOMINATORS = (12, 1000, 10**6)  # nice rationals first; the float's exact binary value last
