@@ -62,6 +62,7 @@ COMPETITIONS: tuple[Competition, ...] = (
     Competition("emc", INTERNATIONAL, ("European Mathematical Cup",)),
     Competition("cps-junior", INTERNATIONAL, ("Czech-Polish-Slovak Junior Match",)),
     Competition("cps", INTERNATIONAL, ("Czech-Polish-Slovak Match",)),
+    Competition("hungary-israel", INTERNATIONAL, ("Hungary-Israel Binational Mathematical Competition",)),
     Competition("rioplatense", INTERNATIONAL, ("Rioplatense Mathematical Olympiad", "Rioplatense")),
     Competition("pamo", INTERNATIONAL, ("Pan African Mathematical Olympiad", "Pan African MO", "PAMO")),
     # Bucharest's invitational olympiad: its senior contest is sat by teams from several countries
