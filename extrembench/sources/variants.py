@@ -36,6 +36,7 @@ import sympy
 
 from extrembench.core.artifacts import read_artifact, write_artifact
 from extrembench.core.seeds import name_digest
+from extrembench.problems import snapping
 from extrembench.problems.expr import RELATION_OPS, parse_expression, tokenize
 from extrembench.problems.problem import Problem, load_problem, parse_problem
 from extrembench.problems.statement import (
@@ -64,7 +65,6 @@ ALPHABETS = (
     ("m", "n", "k", "l", "j"),
     ("x_1", "x_2", "x_3", "x_4", "x_5"),
 )
-MAX_DENOMINATOR = 24  # a witness coordinate is "exact" when it snaps to a fraction this simple
 MAX_STATIONARY_DEGREE = 12  # numerator degree of the reduced optimality condition we solve exactly
 
 
@@ -331,11 +331,6 @@ def changed_constant_candidates(problem: Problem, rng: random.Random) -> list[tu
     return out
 
 
-def _snap(value: float) -> sympy.Rational:
-    fraction = Fraction(value).limit_denominator(MAX_DENOMINATOR)
-    return sympy.Rational(fraction.numerator, fraction.denominator)
-
-
 def exact_optimum(problem: Problem, witness: dict[str, float], best: float) -> tuple[sympy.Expr | None, str]:  # noqa: C901 — an ordered cascade of exact-value attempts (snap, classes, solve) that returns at the first success
     """An exact value of the objective at the optimum the search found near `witness`, or
     (None, why). First the point snapped to small rationals (every equality exactly zero there);
@@ -346,7 +341,7 @@ def exact_optimum(problem: Problem, witness: dict[str, float], best: float) -> t
     parsed = parse_problem(problem)
     symbols = parsed.symbols
     tolerance = 1e-7 * (1 + abs(best))
-    point = {s: _snap(witness[str(s)]) for s in symbols}
+    point = {s: snapping.short_rational(witness[str(s)]) for s in symbols}
     if all(abs(float(point[s]) - witness[str(s)]) <= 1e-7 * (1 + abs(witness[str(s)])) for s in symbols) and all(
         sympy.simplify(lhs.subs(point) - rhs.subs(point)) == 0 for lhs, op, rhs in parsed.constraints if op == "="
     ):

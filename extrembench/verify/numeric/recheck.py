@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import replace
-from fractions import Fraction
 
 import mpmath
 import numpy as np
 import sympy
 
+from extrembench.problems import snapping
 from extrembench.problems.problem import (
     Domain,
 )
@@ -27,32 +27,13 @@ BOUNDARY_RATIO = 1e-6  # a coordinate this close to an open end (relative to the
 
 
 # ---------------------------------------------------------------- high-precision re-check
-def _snap(value: float, max_denominator: int = 24) -> sympy.Expr | None:
-    """A simple closed form near `value`: p/q, ±sqrt(p/q) or p/q*pi with q <= max_denominator
-    (the equality cases of olympiad inequalities); None when none is within 1e-4 relative."""
-    tolerance = 1e-4 * max(1.0, abs(value))  # loose: a wrong snap fails the exact re-check anyway
-    candidates = []
-    for transform, back in (
-        (lambda v: v, lambda r: r),
-        (lambda v: v * v, lambda r: sympy.sqrt(r) if value > 0 else -sympy.sqrt(r)),
-        (lambda v: v / math.pi, lambda r: r * sympy.pi),
-    ):
-        if candidates and abs(value) > 1e3:  # sqrt(p/q) and p/q*pi forms are for moderate values
-            break
-        fraction = Fraction(transform(value)).limit_denominator(max_denominator)
-        candidate = back(sympy.Rational(fraction.numerator, fraction.denominator))
-        candidates.append((abs(float(candidate) - value), len(candidates), candidate))
-    error, _, closest = min(candidates)
-    return closest if error <= tolerance else None
-
-
 def mp_point(model: Model, x: list[float], mode: str) -> dict | None:
     """Witness in 50-digit numbers. mode 'exact': every coordinate snapped to a closed form (None
     if one does not snap); 'mixed': the coordinates that snap are snapped; 'numeric': none. The
     coordinates left as floats are projected back onto the equality constraints by Newton steps."""
     point, free = {}, []
     for s, value in zip(model.symbols, x):
-        closed_form = _snap(float(value)) if mode != "numeric" else None
+        closed_form = snapping.closed_form(float(value)) if mode != "numeric" else None
         if closed_form is None and mode == "exact":
             return None
         if closed_form is None:

@@ -12,6 +12,7 @@ from functools import cached_property
 
 import sympy
 
+from extrembench.problems import snapping
 from extrembench.problems.expr import parse_expression
 from extrembench.problems.problem import ParsedProblem, min_form_sign
 from extrembench.verify.checker.bound import BoundFailure
@@ -31,7 +32,6 @@ from extrembench.verify.provers.route import Decline, Route
 from extrembench.verify.provers.sos import attempt as sos_attempt
 
 VERIFIER = "extrembench.verify.refutation/1"
-SNAP_DENOMINATORS = (12, 1000, 10**6)  # nice rationals first; the float's exact binary value last
 MAX_SOLVE_ATTEMPTS = 40  # (unknowns chosen, snapping) pairs tried when building a witness
 
 
@@ -99,7 +99,7 @@ def _closed_form_points(parsed, x: dict[str, float]):
         return  # a normalised branch is a rescaled copy of the problem, not a parametrisation of it
     # the float's exact binary value last: a coordinate a hair from an open end (A -> 0 in a
     # degenerate triangle) snaps onto the end with any short denominator
-    for snap in (*(lambda v, d=d: Fraction(v).limit_denominator(d) for d in SNAP_DENOMINATORS), Fraction):
+    for snap in snapping.rational_ladder():
         for branch in branches:
             free = {s: snap(x[str(s)]) for s in branch.symbols}
             values = {s: sympy.Rational(f.numerator, f.denominator) for s, f in free.items()}
@@ -124,7 +124,7 @@ def _rational_points(parsed, x: dict[str, float]):
     # unknowns far from 0 first: their value moves least relative to itself when solved for
     choices.sort(key=lambda chosen: -sum(math.log1p(abs(x[str(s)])) for s in chosen))
     attempts = 0
-    for snap in (*(lambda v, d=d: Fraction(v).limit_denominator(d) for d in SNAP_DENOMINATORS), Fraction):
+    for snap in snapping.rational_ladder():
         # every coordinate snapped, nothing solved: (2, 1, 1) of xyz = 2, x + y + z = 4, a system
         # of two nonlinear equalities that the one-unknown solver below cannot take
         if equalities and all(math.isfinite(v) for v in x.values()):

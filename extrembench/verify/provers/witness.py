@@ -10,6 +10,7 @@ from fractions import Fraction
 import mpmath
 import sympy
 
+from extrembench.problems import snapping
 from extrembench.problems.problem import ParsedProblem, min_form_sign
 from extrembench.verify.checker.reduce import PlanError, apply_plan
 from extrembench.verify.checker.witness import (
@@ -17,20 +18,6 @@ from extrembench.verify.checker.witness import (
     check_witness,
 )
 from extrembench.verify.provers.plan import choose_plan
-
-_SURDS = [sympy.sqrt(2), sympy.sqrt(3), sympy.sqrt(5), sympy.sqrt(6), sympy.pi]
-
-
-def _snap(value: float) -> list[sympy.Expr]:
-    out = [
-        sympy.Rational(
-            Fraction(value).limit_denominator(60).numerator, Fraction(value).limit_denominator(60).denominator
-        )
-    ]
-    guess = sympy.nsimplify(sympy.Float(value, 15), _SURDS, tolerance=1e-7)
-    if guess not in out and guess.is_real:
-        out.append(guess)
-    return out
 
 
 def find_witness(parsed: ParsedProblem, approximate: dict[str, float]) -> dict | None:
@@ -44,7 +31,7 @@ def find_witness(parsed: ParsedProblem, approximate: dict[str, float]) -> dict |
 
 def _snapped_points(parsed: ParsedProblem, approximate: dict[str, float]):
 
-    snapped = {s: _snap(float(approximate[s.name])) for s in parsed.symbols}
+    snapped = {s: snapping.rational_or_surd(float(approximate[s.name])) for s in parsed.symbols}
     bases = [{s: options[choice] for s, options in snapped.items()} for choice in (0, -1)]
     yield from bases
     answer = min_form_sign(parsed.sense) * parsed.answer
