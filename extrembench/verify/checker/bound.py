@@ -610,7 +610,7 @@ def point_inside(ref, box) -> bool:
     return ref is not None and all((lo is None or lo <= r) and (hi is None or r <= hi) for r, (lo, hi) in zip(ref, box))
 
 
-def replay(reduced: Reduced, target, tokens: list[str]) -> None:  # noqa: C901 — the trusted proof-tree replay: every token kind checked in one place, so the checker reads as one rule table
+def replay(reduced: Reduced, target, tokens: list[str]) -> None:  # noqa: C901 — the trusted proof-tree replay: the nodes that split a box here, the leaves in leaf_failure
     """Re-check a proof tree; raises BoundFailure naming the first token that does not hold."""
     comp = compile_reduced(reduced)
     position = 0
@@ -618,7 +618,7 @@ def replay(reduced: Reduced, target, tokens: list[str]) -> None:  # noqa: C901 �
     def fail(message):
         raise BoundFailure(f"token {position} ({tokens[position - 1] if position else ''}): {message}")
 
-    def check(box, depth):  # noqa: C901 — the replay's per-node rule table (see replay)
+    def check(box, depth):  # the nodes that split a box; leaf_failure holds the rules of the leaves
         nonlocal position
         if depth > MAX_DEPTH:
             fail("tree deeper than allowed")
@@ -659,58 +659,70 @@ def replay(reduced: Reduced, target, tokens: list[str]) -> None:  # noqa: C901 �
                 fail(f"objective not concave along variable {i} on a feasible box")
             check(box_face(box, i, "lo"), depth + 1)
             check(box_face(box, i, "hi"), depth + 1)
-        elif head.startswith("l"):
-            parts = token.split(":")
-            if len(parts) != 5:
-                fail("malformed Lagrangian token")
-            j, mu, rho, hbar = int(parts[0][1:]), Fraction(parts[1]), Fraction(parts[2]), Fraction(parts[3])
-            ref = [Fraction(v) for v in parts[4].split(",")]
-            if not 0 <= j < len(comp.cons) or len(ref) != comp.n or not point_inside(ref, box):
-                fail("Lagrangian step names no constraint or an anchor outside the box")
-            if not lagrangian(comp, box, raw, target, j, mu, rho, hbar, ref):
-                fail("Lagrangian bound not above the target")
-        elif head.startswith("v"):
-            fail("auxiliary variable's range is not empty on the box")
-        elif head.startswith("x"):
-            if infeasible_at(comp, xs, only=int(head[1:])) is None:
-                fail("constraint not negative on the whole box")
-        elif head == "u":
-            if safe_eval(xs, comp.f) is not None:
-                fail("objective is defined on the box")
-        elif head == "r":
-            if not (value_at_least(comp, xs, target) or tail_range(comp, xs, target)):
-                fail("enclosure not above the target")
-        elif head == "m":
-            if not mean_value(comp, box, raw, target):
-                fail("mean-value bound not above the target")
-        elif head == "q":
-            test, _, anchor = arg.partition(":")
-            if test == "r":
-                ok = cleared_range(comp, xs, target)
-            elif test == "t":
-                ok = cleared_tail(comp, xs, target)
-            elif test == "c":
-                ref = [Fraction(v) for v in anchor.split(",")] if anchor else []
-                if len(ref) != comp.n or not point_inside(ref, box):
-                    fail("cleared-form anchor outside the box")
-                raw = raw_of(comp, xs)
-                ok = raw is not None and cleared_tangent(comp, box, raw, target, ref)
-            else:
-                fail(f"unknown cleared-form test {test!r}")
-            if not ok:
-                fail("the cleared form N - t*D is not proven >= 0 with D >= 0")
-        elif head == "c":
-            ref = [Fraction(v) for v in arg.split(",")] if arg else []
-            if len(ref) != comp.n or not point_inside(ref, box):
-                fail("convexity anchor outside the box")
-            if not convex_along(comp, box, raw, target, ref):
-                fail("convexity bound not above the target")
         else:
-            fail(f"unknown token {token!r}")
+            why = leaf_failure(comp, box, xs, raw, target, token)
+            if why is not None:
+                fail(why)
 
     check([tuple(b) for b in reduced.bounds], 0)
     if position != len(tokens):
         raise BoundFailure(f"{len(tokens) - position} tokens left over after the proof tree")
+
+
+def leaf_failure(comp, box, xs, raw, target, token: str) -> str | None:  # noqa: C901 — one rule table, a branch per leaf token
+    """Why a leaf token of a proof tree (one that closes its box: Lagrangian, range, mean value,
+    cleared form, convexity, an empty or undefined box) does not hold on that box, or None: the
+    leaves of replay's rule table, each rule in one branch."""
+    head, _, arg = token.partition(":")
+    if head.startswith("l"):
+        parts = token.split(":")
+        if len(parts) != 5:
+            return "malformed Lagrangian token"
+        j, mu, rho, hbar = int(parts[0][1:]), Fraction(parts[1]), Fraction(parts[2]), Fraction(parts[3])
+        ref = [Fraction(v) for v in parts[4].split(",")]
+        if not 0 <= j < len(comp.cons) or len(ref) != comp.n or not point_inside(ref, box):
+            return "Lagrangian step names no constraint or an anchor outside the box"
+        if not lagrangian(comp, box, raw, target, j, mu, rho, hbar, ref):
+            return "Lagrangian bound not above the target"
+    elif head.startswith("v"):
+        return "auxiliary variable's range is not empty on the box"
+    elif head.startswith("x"):
+        if infeasible_at(comp, xs, only=int(head[1:])) is None:
+            return "constraint not negative on the whole box"
+    elif head == "u":
+        if safe_eval(xs, comp.f) is not None:
+            return "objective is defined on the box"
+    elif head == "r":
+        if not (value_at_least(comp, xs, target) or tail_range(comp, xs, target)):
+            return "enclosure not above the target"
+    elif head == "m":
+        if not mean_value(comp, box, raw, target):
+            return "mean-value bound not above the target"
+    elif head == "q":
+        test, _, anchor = arg.partition(":")
+        if test == "r":
+            ok = cleared_range(comp, xs, target)
+        elif test == "t":
+            ok = cleared_tail(comp, xs, target)
+        elif test == "c":
+            ref = [Fraction(v) for v in anchor.split(",")] if anchor else []
+            if len(ref) != comp.n or not point_inside(ref, box):
+                return "cleared-form anchor outside the box"
+            raw = raw_of(comp, xs)
+            ok = raw is not None and cleared_tangent(comp, box, raw, target, ref)
+        else:
+            return f"unknown cleared-form test {test!r}"
+        if not ok:
+            return "the cleared form N - t*D is not proven >= 0 with D >= 0"
+    elif head == "c":
+        ref = [Fraction(v) for v in arg.split(",")] if arg else []
+        if len(ref) != comp.n or not point_inside(ref, box):
+            return "convexity anchor outside the box"
+        if not convex_along(comp, box, raw, target, ref):
+            return "convexity bound not above the target"
+    else:
+        return f"unknown token {token!r}"
+    return None
 
 
 # a tree longer than any the prover writes (its box budgets are 3000 and 10000) is refused unread

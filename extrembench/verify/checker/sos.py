@@ -147,7 +147,7 @@ def at_level(parsed, level):
     return dataclasses.replace(parsed, answer=sympy.Rational(Fraction(level)))
 
 
-def polynomial_forms(  # noqa: C901 — the polynomial form of each objective shape (plain, squared, Polya-multiplied, signed denominator) side by side, so prover and checker share one translation
+def polynomial_forms(
     parsed,
     squares: tuple[str, ...] = (),
     polya: int = 0,
@@ -206,6 +206,23 @@ def polynomial_forms(  # noqa: C901 — the polynomial form of each objective sh
         p = sympy.Poly(p.as_expr().subs(put), *syms)
         return {m: _fraction(c) for m, c in zip(p.monoms(), p.coeffs())}
 
+    eqs, ineqs = _constraint_forms(parsed, syms, put, poly, strict)
+    if square:
+        target = _square_target(parsed, syms, poly, sign, square, far, strict)
+    elif not parsed.answer.is_Rational:
+        raise SosFailure("the answer is irrational")
+    elif weights is not None:
+        target = _weighted_target(parsed, syms, poly, sign, weights)
+    else:
+        target = _quotient_target(parsed, syms, poly, sign, denominator)
+    if polya:
+        target = _polya_multiplied(parsed, syms, put, target, polya, lift, strict)
+    return syms, target, eqs, ineqs
+
+
+def _constraint_forms(parsed, syms, put, poly, strict):
+    """(equalities, inequalities) of polynomial_forms: the constraints cleared of positive
+    denominators, the rational domain ends, then (unless strict) the sides of each |p| <= q."""
     eqs, ineqs, sides = [], [], []
     for k, (lhs, op, rhs) in enumerate(parsed.constraints):
         try:
@@ -226,73 +243,84 @@ def polynomial_forms(  # noqa: C901 — the polynomial form of each objective sh
             ineqs.append(poly(sympy.Poly(d.hi - s, *syms)))
     if not strict:
         ineqs.extend(poly(g) for g in sides)  # last, so the indices of the others stay as before verifier 9
+    return eqs, ineqs
+
+
+def _square_target(parsed, syms, poly, sign, square, far, strict):
+    """K * den^2 - (num - a * den)^2 (or its negative when `far`): polynomial_forms' `square`."""
     objective = _objective(parsed)
-    if square:
-        a, K = (sympy.Rational(Fraction(x)) for x in square)
-        if (
-            K < 0
-            or sympy.expand((parsed.answer - a) ** 2) != K
-            or witness_sign(sign * (a - parsed.answer)) not in ((0, -1) if far else (0, 1))
-        ):
-            raise SosFailure(f"the answer is not {a} {'+' if (sign < 0) != far else '-'} sqrt({K})")
-        if isinstance(objective, sympy.Abs) and a == 0 and not far:
-            objective = objective.args[0]
-        num, den = _cleared(objective, syms, parsed.domains, "the objective", positive=strict)
-        target = poly((num - a * den) ** 2 - K * den**2 if far else K * den**2 - (num - a * den) ** 2)
-    elif not parsed.answer.is_Rational:
-        raise SosFailure("the answer is irrational")
-    elif weights is not None:
-        pieces = pieces_of(parsed)
-        if pieces is None or len(weights) != len(pieces):
-            raise SosFailure("weights need an objective Max(p_1, ..., p_k) (min form), one weight per piece")
-        weights = [Fraction(w) for w in weights]
-        if min(weights) < 0 or not any(weights):
-            raise SosFailure("weights must be >= 0 and not all 0")
-        target = {}
-        for w, piece in zip(weights, pieces):
-            num, den = _cleared(piece, syms, parsed.domains, "a piece of the objective")
-            for m, c in poly(num - sign * parsed.answer * den).items():
-                target[m] = target.get(m, 0) + w * c
-        target = {m: c for m, c in target.items() if c}
-    elif denominator is None:
+    a, K = (sympy.Rational(Fraction(x)) for x in square)
+    if (
+        K < 0
+        or sympy.expand((parsed.answer - a) ** 2) != K
+        or witness_sign(sign * (a - parsed.answer)) not in ((0, -1) if far else (0, 1))
+    ):
+        raise SosFailure(f"the answer is not {a} {'+' if (sign < 0) != far else '-'} sqrt({K})")
+    if isinstance(objective, sympy.Abs) and a == 0 and not far:
+        objective = objective.args[0]
+    num, den = _cleared(objective, syms, parsed.domains, "the objective", positive=strict)
+    return poly((num - a * den) ** 2 - K * den**2 if far else K * den**2 - (num - a * den) ** 2)
+
+
+def _weighted_target(parsed, syms, poly, sign, weights):
+    """sum_i w_i * (N_i - answer * D_i) over the pieces of a Max objective: polynomial_forms' `weights`."""
+    pieces = pieces_of(parsed)
+    if pieces is None or len(weights) != len(pieces):
+        raise SosFailure("weights need an objective Max(p_1, ..., p_k) (min form), one weight per piece")
+    weights = [Fraction(w) for w in weights]
+    if min(weights) < 0 or not any(weights):
+        raise SosFailure("weights must be >= 0 and not all 0")
+    target = {}
+    for w, piece in zip(weights, pieces):
+        num, den = _cleared(piece, syms, parsed.domains, "a piece of the objective")
+        for m, c in poly(num - sign * parsed.answer * den).items():
+            target[m] = target.get(m, 0) + w * c
+    return {m: c for m, c in target.items() if c}
+
+
+def _quotient_target(parsed, syms, poly, sign, denominator):
+    """num - answer * den of the min-form objective, its denominator signed by `denominator`."""
+    objective = _objective(parsed)
+    if denominator is None:
         num, den = _cleared(sign * objective, syms, parsed.domains, "the objective")
-        target = poly(num - sign * parsed.answer * den)
-    else:
-        num, den = _cleared(sign * objective, syms, parsed.domains, "the objective", positive=False)
-        if denominator == "cleared":
-            target = poly(den * (num - sign * parsed.answer * den))
-        elif isinstance(denominator, dict):
-            form, why = _gram_form(syms, denominator, len(syms))
-            if form is None:
-                raise SosFailure(f"denominator: {why}")
-            if form == {m: -c for m, c in poly(den).items()}:
-                num, den = -num, -den
-            elif form != poly(den):
-                raise SosFailure("the denominator's Gram form is neither the objective's denominator nor its negative")
-            target = poly(num - sign * parsed.answer * den)
-        else:
-            raise SosFailure('denominator must be a Gram block {basis, gram} or "cleared"')
-    if polya:
-        if strict and any(s not in put and (parsed.domains[s].lo is None or parsed.domains[s].lo < 0) for s in syms):
-            raise SosFailure("a Polya multiplier needs every variable nonnegative")
-        if lift and polya > 2:
-            raise SosFailure("a lifted multiplier has a power of 1 or 2")
-        if not lift and target.get((0,) * len(syms), 0) < 0:
-            raise SosFailure("the target is negative at the origin")
-        # each term >= 0, and 0 only where its variable is: x for a nonnegative variable, x^2 for
-        # one written as a square or one of either sign
-        total = {
-            tuple(
-                (2 if s in put or parsed.domains[s].lo is None or parsed.domains[s].lo < 0 else 1) * (j == i)
-                for j in range(len(syms))
-            ): Fraction(1)
-            for i, s in enumerate(syms)
-        }
-        if lift:  # 1 + the sum: >= 1 everywhere, so no condition at the origin
-            total[(0,) * len(syms)] = Fraction(1)
-        for _ in range(polya):
-            target = poly_mul(target, total)
-    return syms, target, eqs, ineqs
+        return poly(num - sign * parsed.answer * den)
+    num, den = _cleared(sign * objective, syms, parsed.domains, "the objective", positive=False)
+    if denominator == "cleared":
+        return poly(den * (num - sign * parsed.answer * den))
+    if isinstance(denominator, dict):
+        form, why = _gram_form(syms, denominator, len(syms))
+        if form is None:
+            raise SosFailure(f"denominator: {why}")
+        if form == {m: -c for m, c in poly(den).items()}:
+            num, den = -num, -den
+        elif form != poly(den):
+            raise SosFailure("the denominator's Gram form is neither the objective's denominator nor its negative")
+        return poly(num - sign * parsed.answer * den)
+    raise SosFailure('denominator must be a Gram block {basis, gram} or "cleared"')
+
+
+def _polya_multiplied(parsed, syms, put, target, polya, lift, strict):
+    """The target times (sum of the variables or their squares)^polya, or (1 + that sum)^polya when lifted."""
+    if strict and any(s not in put and (parsed.domains[s].lo is None or parsed.domains[s].lo < 0) for s in syms):
+        raise SosFailure("a Polya multiplier needs every variable nonnegative")
+    if lift and polya > 2:
+        raise SosFailure("a lifted multiplier has a power of 1 or 2")
+    if not lift and target.get((0,) * len(syms), 0) < 0:
+        raise SosFailure("the target is negative at the origin")
+    # each term >= 0, and 0 only where its variable is: x for a nonnegative variable, x^2 for
+    # one written as a square or one of either sign
+    total = {
+        tuple(
+            (2 if s in put or parsed.domains[s].lo is None or parsed.domains[s].lo < 0 else 1) * (j == i)
+            for j in range(len(syms))
+        ): Fraction(1)
+        for i, s in enumerate(syms)
+    }
+    if lift:  # 1 + the sum: >= 1 everywhere, so no condition at the origin
+        total[(0,) * len(syms)] = Fraction(1)
+    for _ in range(polya):
+        target = poly_mul(target, total)
+    return target
 
 
 def add_exponents(a, b):

@@ -715,7 +715,7 @@ def _vanishing(basis, g, syms, at) -> list[list[Fraction]]:
     return list(parts.values())
 
 
-def _attempt(  # noqa: C901 — one solve attempt: each exit is a named decline
+def _attempt(
     parsed,
     squares: tuple[str, ...],
     positive: bool,
@@ -780,6 +780,36 @@ def _attempt(  # noqa: C901 — one solve attempt: each exit is a named decline
     blocks, Bs = [b for b, B in zip(blocks, Bs) if B], [B for B in Bs if B]
     if not blocks:
         raise SosFailure("every Gram block is forced to zero")
+    blocks, Bs, Rs, t, (rows, goal, pairs, n_vars), values = _solve_on_faces(
+        solve, blocks, Bs, multipliers, eqs, target, extended
+    )
+    bits = sum(c.numerator.bit_length() + c.denominator.bit_length() for row in rows for c in row.values())
+    if n_vars > MAX_EXACT_UNKNOWNS or bits > MAX_EXACT_BITS:  # on the final face, where they are smallest
+        raise SosFailure(
+            f"{n_vars} unknowns, {bits} bits for the exact projection (limits {MAX_EXACT_UNKNOWNS}, {MAX_EXACT_BITS})"
+        )
+    exact = exact_gram(_Projector(rows, goal, n_vars), pairs, [float(v) for v in values])
+    grams = _exact_grams(blocks, Bs, pairs, exact, scale, weights if scale else None)
+    return _attempt_body(
+        syms,
+        squares,
+        blocks,
+        grams,
+        multipliers,
+        exact[sum(len(p) for p in pairs) :],
+        piece,
+        polya,
+        lift,
+        square,
+        denominator,
+        scale,
+        weights if scale else None,
+    )
+
+
+def _solve_on_faces(solve, blocks, Bs, multipliers, eqs, target, extended):
+    """The float SDP, cut down to the face its optimum lies on (FACE_ROUNDS at most), until its
+    Gram matrices are interior: (blocks, Bs, Rs, t, (rows, goal, pairs, n_vars), values)."""
     roundings, before = iter(KERNEL_DENOMINATORS if extended else KERNEL_DENOMINATORS[:1]), None
     denominator_limit = next(roundings)
     for _ in range(FACE_ROUNDS + 1):
@@ -804,12 +834,11 @@ def _attempt(  # noqa: C901 — one solve attempt: each exit is a named decline
             raise SosFailure("every Gram block is forced to zero")
     if t < 1e-7:
         raise SosFailure(f"no interior Gram matrix on the reduced face (smallest eigenvalue {t:.2g})")
-    bits = sum(c.numerator.bit_length() + c.denominator.bit_length() for row in rows for c in row.values())
-    if n_vars > MAX_EXACT_UNKNOWNS or bits > MAX_EXACT_BITS:  # on the final face, where they are smallest
-        raise SosFailure(
-            f"{n_vars} unknowns, {bits} bits for the exact projection (limits {MAX_EXACT_UNKNOWNS}, {MAX_EXACT_BITS})"
-        )
-    exact = exact_gram(_Projector(rows, goal, n_vars), pairs, [float(v) for v in values])
+    return blocks, Bs, Rs, t, (rows, goal, pairs, n_vars), values
+
+
+def _exact_grams(blocks, Bs, pairs, exact, scale, weights):
+    """Each block's exact Gram matrix B R B^T as certificate text (mapped back when scaled)."""
     grams = []
     for (factors, _, basis), B, R in zip(blocks, Bs, _grams(pairs, exact)):
         r = len(B[0])
@@ -824,6 +853,14 @@ def _attempt(  # noqa: C901 — one solve attempt: each exit is a named decline
         grams.append(
             {"factors": list(factors), "basis": [list(m) for m in basis], "gram": [[str(x) for x in row] for row in G]}
         )
+    return grams
+
+
+def _attempt_body(
+    syms, squares, blocks, grams, multipliers, lambdas, piece, polya, lift, square, denominator, scale, weights
+):
+    """The sos certificate body of one attempt: the first block, the positive ones, the options
+    the checker needs to rebuild the target, and the multipliers of the equalities."""
     piece_weights = None
     if piece:  # the 1x1 blocks of the other pieces are their weights; piece c's is 1
         piece_weights = [Fraction(int(i == piece[0])) for i in range(piece[1])]
@@ -852,7 +889,7 @@ def _attempt(  # noqa: C901 — one solve attempt: each exit is a named decline
         body["denominator"] = denominator
     if piece_weights is not None:
         body["weights"] = [str(w) for w in piece_weights]
-    lambdas = iter(exact[sum(len(p) for p in pairs) :])
+    lambdas = iter(lambdas)
     for j, monos in enumerate(multipliers):
         terms = [[list(m), str(c)] for m, c in zip(monos, lambdas) if c != 0]
         if scale:
