@@ -13,23 +13,18 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from support.upstream import upstream_python
 
 from extrembench.cli import main
 
 pytestmark = pytest.mark.slow
 
 REPO = Path(__file__).resolve().parents[1]
-VENV = Path(os.environ.get("EXTREMBENCH_UPSTREAM_VENV", REPO / ".venv-upstream"))
 STEP = Path(__file__).resolve().parent / "support" / "trl_grpo_step.py"
 
 
 def test_one_grpo_step_with_our_reward_on_our_export(tmp_path):
-    python = VENV / "bin" / "python"
-    if not python.exists():
-        why = f"no upstream venv at {VENV} (install it: sh envs/upstream.sh)"
-        if os.environ.get("EXTREMBENCH_REQUIRE_UPSTREAM"):
-            pytest.fail(why)
-        pytest.skip(why)
+    python = upstream_python()
     folder = tmp_path / "problems"
     folder.mkdir()
     shutil.copy(REPO / "data/guessable/ineq-0004.yaml", folder)

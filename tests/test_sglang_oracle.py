@@ -8,7 +8,6 @@ misspelt flag, an undeclared body key and a parser that leaks reasoning are each
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
 from pathlib import Path
@@ -16,6 +15,7 @@ from pathlib import Path
 import pytest
 import yaml
 from support.reasoning_corpus import CORPUS, grade, verdict
+from support.upstream import upstream_python
 
 from extrembench.core.config import SglangModel, model_entry
 from extrembench.llm.requests import chat_identity, chat_payload
@@ -25,7 +25,6 @@ pytestmark = pytest.mark.slow
 
 REPO = Path(__file__).resolve().parents[1]
 ORACLE = Path(__file__).resolve().parent / "support" / "sglang_oracle.py"
-VENV = Path(os.environ.get("EXTREMBENCH_UPSTREAM_VENV", REPO / ".venv-upstream"))
 PORT = 30123
 
 
@@ -50,12 +49,7 @@ def test_the_oracle_runs_the_versions_the_cluster_runs():
 
 @pytest.fixture(scope="module")
 def oracle():
-    python = VENV / "bin" / "python"
-    if not python.exists():
-        why = f"no upstream venv at {VENV} (install it: sh envs/upstream.sh)"
-        if os.environ.get("EXTREMBENCH_REQUIRE_UPSTREAM"):
-            pytest.fail(why)
-        pytest.skip(why)
+    python = upstream_python()
     version = subprocess.run(
         [python, "-c", "import importlib.metadata as m; print(m.version('sglang'))"], capture_output=True, text=True
     )
