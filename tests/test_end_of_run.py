@@ -112,3 +112,8 @@ def test_an_empty_leaderboard_says_why(tmp_path):
     empty.to_parquet(tmp_path / "leaderboard.parquet")
     lines = result_lines("results", tmp_path / "leaderboard.parquet", Path("absent.csv"), 0)
     assert lines[1] == "  no row: no benchmark had a confirmed problem to ask"
+
+
+def test_one_trial_is_singular():
+    board = BOARD.assign(n_trials=[1, 1])
+    assert leaderboard_lines(board)[1].endswith("48 problems × 1 trial")

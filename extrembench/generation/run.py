@@ -108,6 +108,32 @@ def _failure_message(model: str, model_cfg: Model, progress: Progress, requests:
     )
 
 
+def _record_failure(
+    sample: PlannedSample,
+    response: dict[str, Any],
+    errors: list[str],
+    progress: Progress,
+    requests: int,
+    model: str,
+    model_cfg: Model,
+) -> None:
+    """Log one failed request; fail the job once failures pass the model's threshold."""
+    # named by what a reader can find (problem, trial, cache key), never by anything secret
+    where = f"{sample.problem['problem_id']} trial {sample.trial} (cache key {sample.key[:16]})"
+    errors.append(f"{where}: {response['error']}")
+    log.warning("%s failed: %s", where, response["error"])
+    if must_fail(
+        progress.failed,
+        progress.client_errors,
+        requests,
+        max_failure_rate=model_cfg.max_failure_rate,
+        fail_on_client_error=model_cfg.fail_on_client_error,
+    ):
+        message = _failure_message(model, model_cfg, progress, requests, errors[0])
+        log.error("%s", message)  # into the rule's log too, not only the traceback on stderr
+        raise GenerationFailed(message)
+
+
 def _send_chat(
     missing: list[PlannedSample],
     model: str,
@@ -135,20 +161,7 @@ def _send_chat(
             )
             return
         outcomes[sample.key] = {"response": response, "produced_by": origin}
-        # named by what a reader can find (problem, trial, cache key), never by anything secret
-        where = f"{sample.problem['problem_id']} trial {sample.trial} (cache key {sample.key[:16]})"
-        errors.append(f"{where}: {response['error']}")
-        log.warning("%s failed: %s", where, response["error"])
-        if must_fail(
-            progress.failed,
-            progress.client_errors,
-            len(requests),
-            max_failure_rate=model_cfg.max_failure_rate,
-            fail_on_client_error=model_cfg.fail_on_client_error,
-        ):
-            message = _failure_message(model, model_cfg, progress, len(requests), errors[0])
-            log.error("%s", message)  # into the rule's log too, not only the traceback on stderr
-            raise GenerationFailed(message)
+        _record_failure(sample, response, errors, progress, len(requests), model, model_cfg)
 
     @contextlib.asynccontextmanager
     async def claim(request: ChatRequest) -> AsyncIterator[bool]:
@@ -260,6 +273,101 @@ def count_missing(problems_path: Path, *, benchmark: str, model: str, config: Co
     return sum(s.key not in cache for s in planned)
 
 
+def _serve_metered(
+    missing: list[PlannedSample],
+    model: str,
+    model_cfg: Model,
+    cache: GenerationCache,
+    progress: Progress,
+    *,
+    config: Config,
+    benchmark: str,
+    shard: str,
+    server_log: Path,
+) -> dict[str, dict[str, Any]]:
+    """`_serve_missing` with the job's GPU time metered, also when it is preempted or fails."""
+    cache_dir = Path(config.cache_dir)
+    outcomes: dict[str, dict[str, Any]] = {}
+    meter = JobMeter(cache_dir, benchmark=benchmark, model=model, shard=shard)
+    gpus = config.resources[model_cfg.size_class].gpu  # a fully cached shard held none
+    try:
+        _serve_missing(missing, model, model_cfg, cache, progress, outcomes, cache_dir=cache_dir, server_log=server_log)
+    except BaseException:  # preempted or failed: what this attempt produced still cost GPU time
+        meter.close(
+            gpus=gpus,
+            produced=progress.sent,
+            completion_tokens=progress.tokens,
+            interrupted=True,
+            failed=progress.failed,
+        )
+        raise
+    meter.close(
+        gpus=gpus,
+        produced=progress.sent,
+        completion_tokens=progress.tokens,
+        interrupted=False,
+        failed=progress.failed,
+    )
+    return outcomes
+
+
+def generation_rows(
+    planned: list[PlannedSample],
+    entries: dict[str, dict[str, Any] | None],
+    *,
+    benchmark: str,
+    model: str,
+    model_cfg: Model,
+    dag_node: str,
+    costs: dict[str, tuple[float, float]],
+) -> list[dict[str, Any]]:
+    """The `generations` rows of a job, in planned order; every sample must have an outcome by now."""
+    rows = []
+    for sample in planned:
+        entry = entries.get(sample.key)
+        if entry is None:
+            raise RuntimeError(
+                f"no response for {sample.problem['problem_id']} trial {sample.trial} "
+                f"(cache key {sample.key}) after generation; rerun the job"
+            )
+        rows.append(
+            generation_row(
+                sample, entry, benchmark=benchmark, model=model, model_cfg=model_cfg, dag_node=dag_node, costs=costs
+            )
+        )
+    return rows
+
+
+def shard_stats(
+    planned: list[PlannedSample], progress: Progress, *, benchmark: str, model: str, model_cfg: Model, shard: str
+) -> dict[str, int]:
+    """The job's stats file: a baseline solver's answers are computed, an LLM's sent."""
+    is_llm = model_cfg.backend not in SOLVERS
+    return {
+        "benchmark": benchmark,
+        "model": model,
+        "shard": shard,
+        "planned": len(planned),
+        "cached": progress.cached,
+        "sent": progress.sent if is_llm else 0,
+        "computed": 0 if is_llm else progress.sent,
+        "failed": progress.failed,
+    }
+
+
+def _write_stats(stats_path: Path, stats: dict[str, int], model: str) -> None:
+    """The stats file, and a warning naming the failed requests a rerun sends again."""
+    write_bytes_atomic(stats_path, (json.dumps(stats, sort_keys=True) + "\n").encode())
+    if stats["failed"]:
+        log.warning(
+            "%d request(s) failed, within models.%s.max_failure_rate: their rows are marked failed "
+            "and left out of accuracy; `snakemake --forcerun generate` sends exactly those again",
+            stats["failed"],
+            model,
+        )
+    log.info("done: %s", stats)
+
+
 def generate_shard(
     *,
     problems_path: Path,
@@ -288,63 +396,24 @@ def generate_shard(
         len(missing),
     )
     if missing:
-        outcomes: dict[str, dict[str, Any]] = {}
-        meter = JobMeter(cache_dir, benchmark=benchmark, model=model, shard=output.stem)
-        gpus = config.resources[model_cfg.size_class].gpu  # a fully cached shard held none
-        try:
-            _serve_missing(
-                missing, model, model_cfg, cache, progress, outcomes, cache_dir=cache_dir, server_log=server_log
+        entries.update(
+            _serve_metered(
+                missing,
+                model,
+                model_cfg,
+                cache,
+                progress,
+                config=config,
+                benchmark=benchmark,
+                shard=output.stem,
+                server_log=server_log,
             )
-        except BaseException:  # preempted or failed: what this attempt produced still cost GPU time
-            meter.close(
-                gpus=gpus,
-                produced=progress.sent,
-                completion_tokens=progress.tokens,
-                interrupted=True,
-                failed=progress.failed,
-            )
-            raise
-        meter.close(
-            gpus=gpus,
-            produced=progress.sent,
-            completion_tokens=progress.tokens,
-            interrupted=False,
-            failed=progress.failed,
         )
-        entries.update(outcomes)
     costs = shares(cache_dir, {e["produced_by"].get("job_uid") for e in entries.values() if e})
-    rows = []
-    for sample in planned:
-        entry = entries.get(sample.key)
-        if entry is None:
-            raise RuntimeError(
-                f"no response for {sample.problem['problem_id']} trial {sample.trial} "
-                f"(cache key {sample.key}) after generation; rerun the job"
-            )
-        rows.append(
-            generation_row(
-                sample, entry, benchmark=benchmark, model=model, model_cfg=model_cfg, dag_node=dag_node, costs=costs
-            )
-        )
+    rows = generation_rows(
+        planned, entries, benchmark=benchmark, model=model, model_cfg=model_cfg, dag_node=dag_node, costs=costs
+    )
     write_artifact(rows, output, "generations", inputs=[problems_path])
-    is_llm = model_cfg.backend not in SOLVERS
-    stats = {
-        "benchmark": benchmark,
-        "model": model,
-        "shard": output.stem,
-        "planned": len(planned),
-        "cached": progress.cached,
-        "sent": progress.sent if is_llm else 0,
-        "computed": 0 if is_llm else progress.sent,
-        "failed": progress.failed,
-    }
-    write_bytes_atomic(stats_path, (json.dumps(stats, sort_keys=True) + "\n").encode())
-    if progress.failed:
-        log.warning(
-            "%d request(s) failed, within models.%s.max_failure_rate: their rows are marked failed "
-            "and left out of accuracy; `snakemake --forcerun generate` sends exactly those again",
-            progress.failed,
-            model,
-        )
-    log.info("done: %s", stats)
+    stats = shard_stats(planned, progress, benchmark=benchmark, model=model, model_cfg=model_cfg, shard=output.stem)
+    _write_stats(stats_path, stats, model)
     return stats

@@ -40,18 +40,7 @@ def grade_shard(
     rows = grade_samples(
         samples, by_id, dag_node=dag_node, mode=mode, timeout_s=timeout_s, judge=judge, scope=scope, reasons=reasons
     )
-    failure = judge.failure() if judge is not None else None
-    if failure is not None:
-        log.error("%s", failure)  # into the rule's log too, not only the traceback on stderr
-        raise JudgeFailed(failure)
-    if judge is not None and judge.failed:
-        log.warning(
-            "%d of %d judge votes failed (within models.%s.max_failure_rate); first error: %s",
-            judge.failed,
-            judge.asked,
-            judge.caller.model,
-            judge.first_error,
-        )
+    _check_judge(judge)
     write_artifact(
         rows,
         output,
@@ -67,6 +56,22 @@ def grade_shard(
         },
     )
     log.info("graded %d samples: %d correct", len(rows), sum(bool(r["correct"]) for r in rows))
+
+
+def _check_judge(judge: LLMJudge | None) -> None:
+    """Fail the job when too many judge votes failed; below the threshold, say how many did."""
+    failure = judge.failure() if judge is not None else None
+    if failure is not None:
+        log.error("%s", failure)  # into the rule's log too, not only the traceback on stderr
+        raise JudgeFailed(failure)
+    if judge is not None and judge.failed:
+        log.warning(
+            "%d of %d judge votes failed (within models.%s.max_failure_rate); first error: %s",
+            judge.failed,
+            judge.asked,
+            judge.caller.model,
+            judge.first_error,
+        )
 
 
 def cut_off_in_reasoning(sample: dict) -> bool:
@@ -107,19 +112,8 @@ def grade_samples(
     answered = [i for i, sample in enumerate(samples) if sample["content"] is not None]
     cases = [_case(samples[i], by_id, samples[i]["content"], with_id=True) for i in answered]
     verdicts = dict(zip(answered, grade_all_modes(cases, timeout=timeout_s, judge=judge)))
-    in_reasoning = {
-        i: found
-        for i, sample in enumerate(samples)
-        if sample["finish_reason"] != "failed"
-        and (i not in verdicts or verdicts[i][mode].status == "no_answer")
-        and (found := reasoning_answer(sample["content"], sample["reasoning_content"])) is not None
-    }
-    reasoning_cases = [_case(samples[i], by_id, f"\\boxed{{{found}}}") for i, found in in_reasoning.items()]
-    reasoning_verdicts = dict(
-        zip(
-            in_reasoning,
-            grade_many(reasoning_cases, mode=mode, timeout=timeout_s, judge=judge) if reasoning_cases else [],
-        )
+    in_reasoning, reasoning_verdicts = _reasoning_verdicts(
+        samples, by_id, verdicts, mode=mode, timeout_s=timeout_s, judge=judge
     )
     rows = []
     for index, sample in enumerate(samples):
@@ -141,6 +135,28 @@ def grade_samples(
         )
         rows.append(row)
     return rows
+
+
+def _reasoning_verdicts(
+    samples: list[dict], by_id: dict[str, dict], verdicts: dict[int, dict], *, mode: str, timeout_s: float, judge
+) -> tuple[dict[int, str], dict[int, GradeResult]]:
+    """(sample index -> the answer boxed in its reasoning, -> that answer's verdict in `mode`) of the
+    samples that state no final answer (never a failed request)."""
+    in_reasoning = {
+        i: found
+        for i, sample in enumerate(samples)
+        if sample["finish_reason"] != "failed"
+        and (i not in verdicts or verdicts[i][mode].status == "no_answer")
+        and (found := reasoning_answer(sample["content"], sample["reasoning_content"])) is not None
+    }
+    reasoning_cases = [_case(samples[i], by_id, f"\\boxed{{{found}}}") for i, found in in_reasoning.items()]
+    reasoning_verdicts = dict(
+        zip(
+            in_reasoning,
+            grade_many(reasoning_cases, mode=mode, timeout=timeout_s, judge=judge) if reasoning_cases else [],
+        )
+    )
+    return in_reasoning, reasoning_verdicts
 
 
 def _case(sample: dict, by_id: dict[str, dict], response: str, *, with_id: bool = False) -> dict:

@@ -321,6 +321,58 @@ def _standardised(values: np.ndarray) -> np.ndarray | None:
     return _unit(centred, signed=False) if np.std(centred) > 1e-12 * (1 + np.abs(values).max()) else None
 
 
+def _constraint_prints(constraint_funcs, points: np.ndarray, n: int, *, single_equality: bool) -> list:
+    """Constraint fingerprints at the unprojected points: each up to a constant factor."""
+    prints = []
+    for func, op in constraint_funcs:
+        values = _call(func, points)
+        if op in ("<=", "<"):
+            values, op = -values, {"<=": ">=", "<": ">"}[op]
+        elif op == "=" and single_equality:
+            # g = c and g = c' are one constraint up to a rescaling, which the projection
+            # along rays undoes: the level is compared through the objectives' values
+            at_zero = _call(func, np.zeros((1, n)))[0]
+            values = values - at_zero if np.isfinite(at_zero) else values
+        unit = _unit(values, signed=op != "=")
+        prints.append((op, None if unit is None else np.round(unit, 9)))
+    return prints
+
+
+def _feasible_points(
+    points: np.ndarray, perm, perm_domains, constraint_funcs, equality_funcs, jacobian, n: int, *, single_equality: bool
+) -> np.ndarray:
+    """The points moved onto the equality constraints, where that works (see the comment)."""
+    # onto a single equality along rays; onto two or more by Gauss-Newton steps (the points
+    # stay where they are when too few converge: then compared literally, as before)
+    feasible = points
+    if single_equality:
+        feasible = _project(next(func for func, op in constraint_funcs if op == "="), points)
+    elif jacobian and (len(_permutations(n)) <= 24 or perm in _shifts_and_reversals(n)):
+        projected = _project_many(equality_funcs, jacobian, points)
+        projected[~_inside(projected, perm_domains)] = np.nan
+        if np.all(np.isfinite(projected), axis=1).sum() >= 6:
+            feasible = projected
+    return feasible
+
+
+def _kept_values(feasible: np.ndarray, constraint_funcs, function_of) -> tuple[np.ndarray, np.ndarray]:
+    """(objective values, mask of the points the objectives are compared at)."""
+    finite = np.all(np.isfinite(feasible), axis=1)
+    keep = finite.copy()
+    for func, op in constraint_funcs:
+        if op != "=":
+            values = _call(func, feasible)
+            keep &= {">=": values >= -1e-12, "<=": values <= 1e-12, ">": values > 0, "<": values < 0}[op]
+    values = _call(function_of, feasible)
+    keep &= np.isfinite(values)
+    if keep.sum() < 6:
+        # Inequalities (an ordering of 6 variables holds at 1/720 of the points) leave too few
+        # points: compare the objectives on the whole sample instead. The constraints are
+        # still compared by their own fingerprints; agreeing everywhere is the stronger test.
+        keep = finite & np.isfinite(values)
+    return values, keep
+
+
 def _prepare(problem: Problem, seed: int, with_views: bool = True) -> _Prepared:
     parsed = parse_problem(problem)
     symbols = parsed.symbols
@@ -342,46 +394,16 @@ def _prepare(problem: Problem, seed: int, with_views: bool = True) -> _Prepared:
     constraint_funcs = [(sympy.lambdify(symbols, g, modules="numpy"), op) for g, op in constraints]
     equality_funcs, jacobian = _equality_system(symbols, equalities)
 
+    single = len(equalities) == 1
     function = []
     for perm in _permutations(n):
         points = raw[:, perm]
         perm_domains = tuple(domains[i] for i in perm)
-        # constraint fingerprints at the unprojected points: each up to a constant factor
-        prints = []
-        for func, op in constraint_funcs:
-            values = _call(func, points)
-            if op in ("<=", "<"):
-                values, op = -values, {"<=": ">=", "<": ">"}[op]
-            elif op == "=" and len(equalities) == 1:
-                # g = c and g = c' are one constraint up to a rescaling, which the projection
-                # along rays undoes: the level is compared through the objectives' values
-                at_zero = _call(func, np.zeros((1, n)))[0]
-                values = values - at_zero if np.isfinite(at_zero) else values
-            unit = _unit(values, signed=op != "=")
-            prints.append((op, None if unit is None else np.round(unit, 9)))
-        # onto a single equality along rays; onto two or more by Gauss-Newton steps (the points
-        # stay where they are when too few converge: then compared literally, as before)
-        feasible = points
-        if len(equalities) == 1:
-            feasible = _project(next(func for func, op in constraint_funcs if op == "="), points)
-        elif jacobian and (len(_permutations(n)) <= 24 or perm in _shifts_and_reversals(n)):
-            projected = _project_many(equality_funcs, jacobian, points)
-            projected[~_inside(projected, perm_domains)] = np.nan
-            if np.all(np.isfinite(projected), axis=1).sum() >= 6:
-                feasible = projected
-        finite = np.all(np.isfinite(feasible), axis=1)
-        keep = finite.copy()
-        for func, op in constraint_funcs:
-            if op != "=":
-                values = _call(func, feasible)
-                keep &= {">=": values >= -1e-12, "<=": values <= 1e-12, ">": values > 0, "<": values < 0}[op]
-        values = _call(function_of, feasible)
-        keep &= np.isfinite(values)
-        if keep.sum() < 6:
-            # Inequalities (an ordering of 6 variables holds at 1/720 of the points) leave too few
-            # points: compare the objectives on the whole sample instead. The constraints are
-            # still compared by their own fingerprints; agreeing everywhere is the stronger test.
-            keep = finite & np.isfinite(values)
+        prints = _constraint_prints(constraint_funcs, points, n, single_equality=single)
+        feasible = _feasible_points(
+            points, perm, perm_domains, constraint_funcs, equality_funcs, jacobian, n, single_equality=single
+        )
+        values, keep = _kept_values(feasible, constraint_funcs, function_of)
         if keep.sum() < 6:
             continue
         standard = _standardised(values[keep])

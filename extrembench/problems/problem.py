@@ -423,9 +423,8 @@ def problem_to_dict(problem: Problem) -> dict:
     return {key: value for key, value in data.items() if value is not None and value != []}
 
 
-def parse_problem(problem: Problem) -> ParsedProblem:
-    """Parse every expression of a problem; raises ProblemError naming the failing field."""
-    file = problem.path
+def _check_total_length(problem: Problem) -> None:
+    """Raise when the expressions together pass MAX_PROBLEM_TEXT_LENGTH, none of them too long alone."""
     inequality = (problem.source or {}).get("inequality") or {}
     texts = [
         problem.objective,
@@ -436,14 +435,20 @@ def parse_problem(problem: Problem) -> ParsedProblem:
     ]
     lengths = [len(t) for t in texts if isinstance(t, str)]
     total = sum(lengths)
-    # one over-long expression is reported on its own field by the parser below
+    # one over-long expression is reported on its own field by the parser
     if total > MAX_PROBLEM_TEXT_LENGTH and max(lengths) <= MAX_TEXT_LENGTH:
         raise ProblemError(
-            file,
+            problem.path,
             "(expressions)",
             f"objective, constraints, answer and source inequality have "
             f"{total} characters together (limit {MAX_PROBLEM_TEXT_LENGTH})",
         )
+
+
+def parse_problem(problem: Problem) -> ParsedProblem:
+    """Parse every expression of a problem; raises ProblemError naming the failing field."""
+    file = problem.path
+    _check_total_length(problem)
     names = list(problem.variables)
     domains = {}
     for name, text in problem.variables.items():

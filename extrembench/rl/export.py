@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
-from extrembench.core.config import ConfigError, config_hash, layered_config
+from extrembench.core.config import Config, ConfigError, config_hash, layered_config
 from extrembench.core.errors import InputError
 from extrembench.core.files import atomic_output
 from extrembench.rl.collect import Budget, Tables, collect, plan
@@ -77,29 +77,29 @@ def _progress(number: int, total: int, outcome) -> None:
     print(f"[{number}/{total}] {outcome.path}: {len(outcome.rows)} rows", file=sys.stderr)
 
 
-def run(args: argparse.Namespace) -> int:
-    started = time.monotonic()
-    if args.from_rows is not None:
-        table = pq.read_table(args.from_rows)
-        if not table.schema.remove_metadata().equals(TRAINING_ROWS):
-            raise InputError(
-                f"{args.from_rows}: not a rows.parquet of this version of export-rl; export again without --from-rows"
-            )
-        written = write_format(table.to_pylist(), args.format, args.out)
-        print("\n".join(str(p) for p in written))
-        return 0
-    workdir = args.directory
-    base = workdir / "config.yaml"
-    try:
-        config = layered_config(base if base.exists() else None, args.configfile)
-    except (ConfigError, OSError) as exc:
-        raise InputError(f"config: {exc}") from None
-    asked = evaluated(config, workdir)
+def _relay(args: argparse.Namespace) -> int:
+    """--from-rows: an earlier export's rows laid out in another format, nothing computed again."""
+    table = pq.read_table(args.from_rows)
+    if not table.schema.remove_metadata().equals(TRAINING_ROWS):
+        raise InputError(
+            f"{args.from_rows}: not a rows.parquet of this version of export-rl; export again without --from-rows"
+        )
+    written = write_format(table.to_pylist(), args.format, args.out)
+    print("\n".join(str(p) for p in written))
+    return 0
+
+
+def _folders(args: argparse.Namespace, workdir: Path) -> list[Path]:
     folders = [Path(p) for p in (args.problems or [workdir / f for f in TRAINING_FOLDERS])]
     missing = [str(f) for f in folders if not f.is_dir()]
     if missing:
         raise InputError(f"--problems: no such folder: {', '.join(missing)}")
-    budget = Budget(
+    return folders
+
+
+def _budget(args: argparse.Namespace, config: Config) -> Budget:
+    """The validator's budget: the config's validation settings, the command line's seeds and variants."""
+    return Budget(
         seed=args.seed,
         starts=config.validation.starts,
         iterations=config.validation.iterations,
@@ -107,6 +107,21 @@ def run(args: argparse.Namespace) -> int:
         per_problem=args.per_problem,
         variant_seed=args.variant_seed,
     )
+
+
+def run(args: argparse.Namespace) -> int:
+    started = time.monotonic()
+    if args.from_rows is not None:
+        return _relay(args)
+    workdir = args.directory
+    base = workdir / "config.yaml"
+    try:
+        config = layered_config(base if base.exists() else None, args.configfile)
+    except (ConfigError, OSError) as exc:
+        raise InputError(f"config: {exc}") from None
+    asked = evaluated(config, workdir)
+    folders = _folders(args, workdir)
+    budget = _budget(args, config)
     tables = Tables.read(_table_paths(args.tables))
     tasks = plan(folders, asked, budget=budget, tables=tables, vary=args.per_problem > 0)
     if args.limit is not None:

@@ -152,7 +152,6 @@ def training_row(
     spec = spec_of(problem, row_id)
     answer = parse_expression(problem.answer, [])
     guessed = [name for name in GUESSES if guesses[name].value is not None and same_value(guesses[name].value, answer)]
-    reference = (parent.source or {}).get("reference")
     return {
         "id": row_id,
         "parent_id": parent.id,
@@ -171,25 +170,36 @@ def training_row(
         "spec_json": json.dumps(spec, sort_keys=True),
         "technique": list(parent.technique),
         "difficulty": parent.difficulty,
-        "certificate_kind": certificate_kind,
-        "certificate_sha256": hashlib.sha256(certificate.encode()).hexdigest(),
-        "certificate_verifier": certificate_verifier,
-        "certificate": certificate,
+        **_certificate_columns(certificate, certificate_kind, certificate_verifier),
         "validated_by": validated_by,
-        "source_reference": reference,
+        "source_reference": (parent.source or {}).get("reference"),
         "source_path": parent.path,
         "source_sha256": source_sha256,
         "content_sha256": content_sha256(spec, problem.answer, statement),
-        **{
-            column: value
-            for name in GUESSES
-            for column, value in (
-                (f"{name}_guess", guesses[name].text),
-                (f"{name}_decimal", decimal(guesses[name].value) if guesses[name].value is not None else None),
-            )
-        },
+        **_guess_columns(guesses),
         "guessed_by": guessed,
         "rows_version": ROWS_VERSION,
+    }
+
+
+def _certificate_columns(certificate: str, kind: str, verifier: str | None) -> dict[str, Any]:
+    return {
+        "certificate_kind": kind,
+        "certificate_sha256": hashlib.sha256(certificate.encode()).hexdigest(),
+        "certificate_verifier": verifier,
+        "certificate": certificate,
+    }
+
+
+def _guess_columns(guesses: dict[str, GuessValue]) -> dict[str, Any]:
+    """<guess>_guess and <guess>_decimal of each cheap guess, in GUESSES order (None: it abstains)."""
+    return {
+        column: value
+        for name in GUESSES
+        for column, value in (
+            (f"{name}_guess", guesses[name].text),
+            (f"{name}_decimal", decimal(guesses[name].value) if guesses[name].value is not None else None),
+        )
     }
 
 

@@ -37,67 +37,9 @@ def convert_shard(
     infrastructure = stage_stopping_errors()
     rows = []
     for path in sorted(map(Path, problem_files)):
-        row = {
-            "benchmark": benchmark,
-            "problem_id": path.stem,
-            "source_path": str(path),
-            "source_sha256": file_sha256_or_none(path),
-            "sense": None,
-            "variables_json": None,
-            "constraints_json": None,
-            "objective": None,
-            "answer": None,
-            "statement": None,
-            "technique": [],
-            "difficulty": None,
-            "converted_by": None,
-            "error": None,
-            "error_field": None,
-            "llm_attempts": None,
-            "llm_raw_outputs_json": None,
-            "llm_call_keys": [],
-            "dag_node": dag_node,
-        }
+        row = conversion_row(path, benchmark=benchmark, dag_node=dag_node)
         try:
-            data = read_problem_yaml(path)
-            if isinstance(data, dict) and "objective" not in data and "source" in data:
-                # source-only: the statement is converted by the LLM, the spec checked by validate
-                check_source(data, path=path)
-                mismatch = file_id_error(data["id"], path) if "id" in data else None
-                if mismatch:
-                    raise ProblemError(str(path), "id", mismatch)
-                if caller is None:
-                    raise ProblemError(
-                        str(path),
-                        "objective",
-                        "no curated extremal fields and no convert.model configured; add sense/"
-                        "variables/objective/answer (or source.inequality) or set convert.model",
-                    )
-                if not english.get(path.stem):
-                    raise ProblemError(
-                        str(path),
-                        "source.translation",
-                        "no English text to convert (see the translate stage's translation_error)",
-                    )
-                row.update(
-                    conversion_columns(
-                        convert_with_llm(path.stem, english[path.stem], caller, max_attempts=max_attempts)
-                    )
-                )
-            else:
-                problem = load_problem(path)  # schema, id = file name, every expression parsed
-                spec, origin = convert_problem(problem)
-                row.update(
-                    sense=spec.sense,
-                    variables_json=json.dumps(spec.variables),
-                    constraints_json=json.dumps(list(spec.constraints)),
-                    objective=spec.objective,
-                    answer=spec.answer,
-                    statement=spec.statement,
-                    technique=list(problem.technique),
-                    difficulty=problem.difficulty,
-                    converted_by=origin,
-                )
+            row.update(_spec_columns(path, english, caller, max_attempts))
         except infrastructure:
             raise
         except Exception as exc:  # this problem's fault: recorded, validate marks it invalid
@@ -106,10 +48,83 @@ def convert_shard(
             log.warning("convert: %s: %s: %s", path, field, reason)
         rows.append(row)
     for problem_id, path, reason in refused:
-        row = dict.fromkeys(SCHEMAS["conversions"].names)
-        row.update(benchmark=benchmark, problem_id=problem_id, source_path=path, technique=[], llm_call_keys=[])
-        row.update(error=reason, error_field="(file)", dag_node=dag_node)
+        rows.append(refused_row(problem_id, path, reason, benchmark=benchmark, dag_node=dag_node))
         log.warning("convert: %s: refused: %s", path, reason)
-        rows.append(row)
     rows.sort(key=lambda r: r["problem_id"])
     write_artifact(rows, output, "conversions", inputs=[*problem_files, translations])
+
+
+def conversion_row(path: Path, *, benchmark: str, dag_node: str) -> dict:
+    """A `conversions` row for one problem file before conversion: every spec column empty."""
+    return {
+        "benchmark": benchmark,
+        "problem_id": path.stem,
+        "source_path": str(path),
+        "source_sha256": file_sha256_or_none(path),
+        "sense": None,
+        "variables_json": None,
+        "constraints_json": None,
+        "objective": None,
+        "answer": None,
+        "statement": None,
+        "technique": [],
+        "difficulty": None,
+        "converted_by": None,
+        "error": None,
+        "error_field": None,
+        "llm_attempts": None,
+        "llm_raw_outputs_json": None,
+        "llm_call_keys": [],
+        "dag_node": dag_node,
+    }
+
+
+def refused_row(problem_id: str, path: str, reason: str, *, benchmark: str, dag_node: str) -> dict:
+    """The error row of a folder entry that is not a problem file (validate marks it invalid)."""
+    row = dict.fromkeys(SCHEMAS["conversions"].names)
+    row.update(benchmark=benchmark, problem_id=problem_id, source_path=path, technique=[], llm_call_keys=[])
+    row.update(error=reason, error_field="(file)", dag_node=dag_node)
+    return row
+
+
+def _spec_columns(path: Path, english: dict, caller, max_attempts: int) -> dict:
+    """The spec columns of one problem file; raises on the problem's own fault."""
+    data = read_problem_yaml(path)
+    if isinstance(data, dict) and "objective" not in data and "source" in data:
+        # source-only: the statement is converted by the LLM, the spec checked by validate
+        return _llm_spec_columns(data, path, english, caller, max_attempts)
+    problem = load_problem(path)  # schema, id = file name, every expression parsed
+    spec, origin = convert_problem(problem)
+    return dict(
+        sense=spec.sense,
+        variables_json=json.dumps(spec.variables),
+        constraints_json=json.dumps(list(spec.constraints)),
+        objective=spec.objective,
+        answer=spec.answer,
+        statement=spec.statement,
+        technique=list(problem.technique),
+        difficulty=problem.difficulty,
+        converted_by=origin,
+    )
+
+
+def _llm_spec_columns(data: dict, path: Path, english: dict, caller, max_attempts: int) -> dict:
+    """A source-only file: its English text converted by the LLM, once the file itself checks out."""
+    check_source(data, path=path)
+    mismatch = file_id_error(data["id"], path) if "id" in data else None
+    if mismatch:
+        raise ProblemError(str(path), "id", mismatch)
+    if caller is None:
+        raise ProblemError(
+            str(path),
+            "objective",
+            "no curated extremal fields and no convert.model configured; add sense/"
+            "variables/objective/answer (or source.inequality) or set convert.model",
+        )
+    if not english.get(path.stem):
+        raise ProblemError(
+            str(path),
+            "source.translation",
+            "no English text to convert (see the translate stage's translation_error)",
+        )
+    return conversion_columns(convert_with_llm(path.stem, english[path.stem], caller, max_attempts=max_attempts))

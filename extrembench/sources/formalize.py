@@ -215,19 +215,8 @@ def _answer_text(answer) -> str:
     return tree_to_text(tree)
 
 
-def formalize_statement(problem_id: str, statement: str, answer) -> dict:  # noqa: C901 — one pass over a statement's clauses in reading order; each branch is one phrasing rule
-    """Turn a statement in the standard phrasing plus its answer into a problem spec dict.
-
-    Raises FormalizeError(reason) when the rules cannot read it (the caller may fall back to an LLM).
-    """
-    if not isinstance(statement, str) or not statement.strip():
-        raise FormalizeError("statement is empty")
-    segments, prose = _math_segments(statement)
-    unsupported = _UNSUPPORTED.search(prose)
-    if unsupported:
-        raise FormalizeError(
-            f"the statement mentions {unsupported.group()!r}, which a spec over real variables cannot express"
-        )
+def _objective_clause(prose: str) -> tuple[str, int]:
+    """(sense, math segment of the objective) of the one 'find the minimum/maximum of $...$' clause."""
     # "at least" / "at most" are conditions, not what is asked for
     senses = {_SENSE_WORDS[w] for w in re.findall(r"(?<!\bat )\b(" + "|".join(_SENSE_WORDS) + r")(?:imum)?\b", prose)}
     objectives = list(_OBJECTIVE.finditer(prose))
@@ -239,17 +228,13 @@ def formalize_statement(problem_id: str, statement: str, answer) -> dict:  # noq
         )
     if len(senses) > 1:
         raise FormalizeError("the statement asks for both a minimum and a maximum")
-    sense = _SENSE_WORDS[objectives[0].group("word")]
-    objective_segment = int(objectives[0].group("segment"))
+    return _SENSE_WORDS[objectives[0].group("word")], int(objectives[0].group("segment"))
 
-    declarations, relation_segments = [], []
-    for index, latex in enumerate(segments):
-        if index != objective_segment:
-            declared = _declaration(latex)
-            if declared is None:
-                relation_segments.append(latex)
-            else:
-                declarations.append((index, *declared))
+
+def _declared_variables(
+    declarations: list[tuple[int, list[str], str | None]], prose: str
+) -> tuple[dict[str, str | None], list[str]]:
+    """(variables with their domains, constraints from bounds) of the declarations, in reading order."""
     # Names take the domain of the words around them ("positive reals $a, b$") or of their first
     # bound ("$a, b > 0$"); a later bound on a name that already has a domain becomes a constraint.
     variables: dict[str, str | None] = {}
@@ -269,7 +254,32 @@ def formalize_statement(problem_id: str, statement: str, answer) -> dict:  # noq
     missing = sorted(name for name, domain in variables.items() if domain is None)
     if missing:
         raise FormalizeError(f"no domain stated for {', '.join(missing)} (e.g. 'positive real numbers')")
+    return variables, constraints
 
+
+def formalize_statement(problem_id: str, statement: str, answer) -> dict:
+    """Turn a statement in the standard phrasing plus its answer into a problem spec dict.
+
+    Raises FormalizeError(reason) when the rules cannot read it (the caller may fall back to an LLM).
+    """
+    if not isinstance(statement, str) or not statement.strip():
+        raise FormalizeError("statement is empty")
+    segments, prose = _math_segments(statement)
+    unsupported = _UNSUPPORTED.search(prose)
+    if unsupported:
+        raise FormalizeError(
+            f"the statement mentions {unsupported.group()!r}, which a spec over real variables cannot express"
+        )
+    sense, objective_segment = _objective_clause(prose)
+    declarations, relation_segments = [], []
+    for index, latex in enumerate(segments):
+        if index != objective_segment:
+            declared = _declaration(latex)
+            if declared is None:
+                relation_segments.append(latex)
+            else:
+                declarations.append((index, *declared))
+    variables, constraints = _declared_variables(declarations, prose)
     for latex in relation_segments:
         for piece in _split_top_level(latex):
             _require_declared(latex_names(piece, variables), variables, piece)

@@ -63,6 +63,47 @@ def run(args: argparse.Namespace) -> int:
 
 
 # --- the rule's job: read artifacts, run this stage per problem, write its artifact
+def _statement_records(statements: Path) -> list[tuple[int, str, object, object]]:
+    """(line number, id, statement, answer) of every line, in file order; ids must be unique."""
+    records = []
+    first_line: dict[str, int] = {}
+    for number, record in read_jsonl(statements):
+        try:
+            records.append((number, str(record["id"]), record["statement"], record["answer"]))
+        except (KeyError, TypeError) as exc:
+            raise ValueError(f"{statements}:{number}: need a JSON object with id, statement, answer ({exc})") from exc
+        problem_id = records[-1][1]
+        if problem_id in first_line:
+            # both would be asked under one id and graded against the last gold: a right answer graded wrong
+            raise DuplicateIdError(
+                f"{statements}:{number}: id {problem_id!r} is also the id of line {first_line[problem_id]}; "
+                "ids must be unique within a benchmark: give one of the two lines another id (or delete one)"
+            )
+        first_line[problem_id] = number
+    return records
+
+
+def formalized_row(
+    problem_id: str, statement, outcome, *, source_path: str, source_sha256: str, benchmark: str, dag_node: str
+) -> dict:
+    """The `conversions` row of one formalized statement."""
+    row = {
+        "benchmark": benchmark,
+        "problem_id": problem_id,
+        "source_path": source_path,
+        "source_sha256": source_sha256,
+        "technique": [],
+        "difficulty": None,
+        "dag_node": dag_node,
+        **conversion_columns(outcome),
+    }
+    if outcome.spec is not None and row["statement"] is None:
+        row["statement"] = statement
+    if outcome.spec is None:
+        row["error_field"] = "statement"
+    return row
+
+
 def formalize_shard(
     statements: Path,
     output: Path,
@@ -79,21 +120,7 @@ def formalize_shard(
     rule-based formalizer first, the configured LLM (`caller`) when the rules cannot read one."""
 
     digest = sha256_file(statements)
-    records = []
-    first_line: dict[str, int] = {}
-    for number, record in read_jsonl(statements):
-        try:
-            records.append((number, str(record["id"]), record["statement"], record["answer"]))
-        except (KeyError, TypeError) as exc:
-            raise ValueError(f"{statements}:{number}: need a JSON object with id, statement, answer ({exc})") from exc
-        problem_id = records[-1][1]
-        if problem_id in first_line:
-            # both would be asked under one id and graded against the last gold: a right answer graded wrong
-            raise DuplicateIdError(
-                f"{statements}:{number}: id {problem_id!r} is also the id of line {first_line[problem_id]}; "
-                "ids must be unique within a benchmark: give one of the two lines another id (or delete one)"
-            )
-        first_line[problem_id] = number
+    records = _statement_records(statements)
     kept = set(take([r[1] for r in records], limit))
     records = sorted((r for r in records if r[1] in kept), key=lambda r: r[1])
     rows = []
@@ -101,21 +128,17 @@ def formalize_shard(
         if shard_of(problem_id, n_shards) != shard:
             continue
         outcome = formalize_with_fallback(problem_id, statement, answer, caller, max_attempts=max_attempts)
-        row = {
-            "benchmark": benchmark,
-            "problem_id": problem_id,
-            "source_path": f"{statements}#line={number}",
-            "source_sha256": digest,
-            "technique": [],
-            "difficulty": None,
-            "dag_node": dag_node,
-            **conversion_columns(outcome),
-        }
-        if outcome.spec is not None and row["statement"] is None:
-            row["statement"] = statement
-        if outcome.spec is None:
-            row["error_field"] = "statement"
-        rows.append(row)
+        rows.append(
+            formalized_row(
+                problem_id,
+                statement,
+                outcome,
+                source_path=f"{statements}#line={number}",
+                source_sha256=digest,
+                benchmark=benchmark,
+                dag_node=dag_node,
+            )
+        )
     write_artifact(rows, output, "conversions", inputs=[statements])
     log.info(
         "formalized %d problems: %d by rules, %d failed",

@@ -227,17 +227,8 @@ def _same_number(a, b) -> bool:
     return a == b
 
 
-def _recompute(row: dict, grade_files: list[Path], board_path: Path, report: AuditReport) -> None:
-    """The row's numbers again, every one of them (accuracy, interval, pass@k, maj@k, rates,
-    token statistics), from the grade rows the walk just rechecked."""
-    import pandas as pd  # deferred: pandas costs start-up time and only this path needs it
-
-    metadata = read_metadata(board_path)
-    frames = [pq.read_table(p).to_pandas() for p in grade_files if p.exists()]
-    if not frames:
-        return
-    grades = pd.concat(frames, ignore_index=True)
-    grades = grades[(grades["benchmark"] == row["benchmark"]) & (grades["model"] == row["model"])]
+def _row_again(row: dict, grades, grade_files: list[Path], metadata: dict) -> dict:
+    """The leaderboard row built again from `grades` (a DataFrame), as aggregate built it, with its settings."""
     ks = sorted(int(k.removeprefix("pass_at_")) for k in row if k.startswith("pass_at_"))
     # maj@k groups answers with the grader's equivalence, in the mode and timeout the grades record
     graded_with = read_metadata(grade_files[0])
@@ -259,6 +250,21 @@ def _recompute(row: dict, grade_files: list[Path], board_path: Path, report: Aud
     settings = settings[(settings["benchmark"] == row["benchmark"]) & (settings["model"] == row["model"])]
     if not settings.empty:
         again.update({k: v for k, v in settings.iloc[0].to_dict().items() if k in SETTINGS_COLUMNS})
+    return again
+
+
+def _recompute(row: dict, grade_files: list[Path], board_path: Path, report: AuditReport) -> None:
+    """The row's numbers again, every one of them (accuracy, interval, pass@k, maj@k, rates,
+    token statistics), from the grade rows the walk just rechecked."""
+    import pandas as pd  # deferred: pandas costs start-up time and only this path needs it
+
+    metadata = read_metadata(board_path)
+    frames = [pq.read_table(p).to_pandas() for p in grade_files if p.exists()]
+    if not frames:
+        return
+    grades = pd.concat(frames, ignore_index=True)
+    grades = grades[(grades["benchmark"] == row["benchmark"]) & (grades["model"] == row["model"])]
+    again = _row_again(row, grades, grade_files, metadata)
     n_rows = len(grades) - again["n_failed"]
     wrong = [
         f"{k} {row[k]!r} (recomputed {again[k]!r})"
@@ -411,8 +417,21 @@ def _audit_misses(benchmark: str, model: str, results: Path, report: AuditReport
         report.fail(0, f"{table}: no row for {benchmark}/{model}")
         return
     want, have = rebuilt.iloc[0].to_dict(), written.iloc[0].to_dict()
+    wrong = _misses_differences(want, have)
+    if wrong:
+        report.fail(
+            0, f"{table}: the {benchmark}/{model} row does not follow from its misses rows: " + "; ".join(wrong)
+        )
+        return
+    counts = ", ".join(f"{c} {int(want[c])}" for c in CLASSES if want[c])
+    report.say(0, f"ok   misses of {int(want['n_samples'])} samples recomputed from {len(shards)} shards: {counts}")
+    _say_misses(rows, results, report)
+
+
+def _misses_differences(want: dict, have: dict) -> list[str]:
+    """Each cell of the written misses row that differs from the recomputed one."""
     # the csv holds 6 significant digits (write_csv), so shares and intervals compare to that
-    wrong = [
+    return [
         f"{k} {have.get(k)!r} (recomputed {want[k]!r})"
         for k in want
         if k not in ("benchmark", "model")
@@ -421,13 +440,10 @@ def _audit_misses(benchmark: str, model: str, results: Path, report: AuditReport
             or math.isclose(float(have.get(k, "nan")), float(want[k]), rel_tol=1e-5, abs_tol=1e-9)
         )
     ]
-    if wrong:
-        report.fail(
-            0, f"{table}: the {benchmark}/{model} row does not follow from its misses rows: " + "; ".join(wrong)
-        )
-        return
-    counts = ", ".join(f"{c} {int(want[c])}" for c in CLASSES if want[c])
-    report.say(0, f"ok   misses of {int(want['n_samples'])} samples recomputed from {len(shards)} shards: {counts}")
+
+
+def _say_misses(rows, results: Path, report: AuditReport) -> None:
+    """Each missed sample of the misses rows (a DataFrame), one line, in (problem, trial) order."""
     for row in rows.sort_values(["problem_id", "trial"]).to_dict("records"):
         if row["miss_class"] != "correct":
             # pandas reads a null string as NaN: only real strings are shown

@@ -85,16 +85,10 @@ def regrade_file(path: Path, cache_dir: Path | None = None) -> Regraded:
             f"its verdicts cannot be re-derived here; rerun its grade job (snakemake --forcerun grade)"
         )
         return result
-    inputs = lineage_inputs(path)
-    if {"generations", "problems"} - inputs.keys():
-        result.problems.append(f"{path}: its lineage names no readable generations and problems file to re-grade from")
+    lineage = _lineage_samples(path, result)
+    if lineage is None:
         return result
-    samples = read_artifact(inputs["generations"], "generations").to_pylist()
-    by_id = {p["problem_id"]: p for p in read_artifact(inputs["problems"], "problems").to_pylist()}
-    unknown = sorted({s["problem_id"] for s in samples} - by_id.keys())
-    if unknown:
-        result.problems.append(f"{inputs['generations']}: problems {unknown[:5]} are not in {inputs['problems']}")
-        return result
+    samples, by_id = lineage
     dag_node = recorded[0]["dag_node"] if recorded else ""
     judge_value = metadata.get("extrembench.judge")
     if judge_value is None and any(_judged(r) for r in recorded):
@@ -109,6 +103,36 @@ def regrade_file(path: Path, cache_dir: Path | None = None) -> Regraded:
         samples, by_id, dag_node=dag_node, mode=mode, timeout_s=timeout_s, judge=judge, scope=scope, reasons=reasons
     )
     result.votes_read = judge.read if judge is not None else 0
+    _compare(result, path, again, recorded, rederive_judged=cache_dir is not None, mode=mode, timeout_s=timeout_s)
+    return result
+
+
+def _lineage_samples(path: Path, result: Regraded) -> tuple[list[dict], dict[str, dict]] | None:
+    """(generation rows, problem rows by id) the grades file was graded from; None (named in `result`) if unreadable."""
+    inputs = lineage_inputs(path)
+    if {"generations", "problems"} - inputs.keys():
+        result.problems.append(f"{path}: its lineage names no readable generations and problems file to re-grade from")
+        return None
+    samples = read_artifact(inputs["generations"], "generations").to_pylist()
+    by_id = {p["problem_id"]: p for p in read_artifact(inputs["problems"], "problems").to_pylist()}
+    unknown = sorted({s["problem_id"] for s in samples} - by_id.keys())
+    if unknown:
+        result.problems.append(f"{inputs['generations']}: problems {unknown[:5]} are not in {inputs['problems']}")
+        return None
+    return samples, by_id
+
+
+def _compare(
+    result: Regraded,
+    path: Path,
+    again: list[dict],
+    recorded: list[dict],
+    *,
+    rederive_judged: bool,
+    mode: str,
+    timeout_s: float,
+) -> None:
+    """Count the re-graded rows into `result` and name each whose recorded verdict differs."""
     ours = {(r["problem_id"], r["trial"]): r for r in again}
     theirs = {(r["problem_id"], r["trial"]): r for r in recorded}
     for key in sorted(ours.keys() ^ theirs.keys()):
@@ -116,7 +140,7 @@ def regrade_file(path: Path, cache_dir: Path | None = None) -> Regraded:
         result.problems.append(f"{path}: {key[0]} trial {key[1]} {where}")
     for key in sorted(ours.keys() & theirs.keys()):
         mine, row = ours[key], theirs[key]
-        if cache_dir is None and _judged(row) and mine["reason"].removeprefix("reasoning-") == "no-judge":
+        if not rederive_judged and _judged(row) and mine["reason"].removeprefix("reasoning-") == "no-judge":
             result.not_rederived += 1
             continue
         result.checked += 1
@@ -128,4 +152,3 @@ def regrade_file(path: Path, cache_dir: Path | None = None) -> Regraded:
         if _timed_out(mine) and not _timed_out(row):
             shown += f" — inconclusive: re-grading hit the {timeout_s:g}s timeout"
         result.problems.append(f"{path}: {key[0]} trial {key[1]}: verdict does not follow ({mode} mode): {shown}")
-    return result

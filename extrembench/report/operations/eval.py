@@ -63,6 +63,28 @@ def _dump(section: Any) -> dict:
     return section.model_dump(mode="json", exclude_none=True)
 
 
+def _model_entry(
+    base: Config, *, model: str, base_url: str | None, api_key_env: str | None, name: str | None
+) -> tuple[str, dict]:
+    """(registry key, model entry): a registry model as configured, or a new OpenAI-compatible one."""
+    if base_url is None:
+        if model not in base.models:
+            raise InputError(
+                f"--model: {model!r} is not in the model registry; known: {sorted(base.models)}. For a model "
+                "behind an OpenAI-compatible server give --base-url too (then --model is the name it serves)"
+            )
+        if name is not None and name != model:
+            raise InputError("--name: only with --base-url (a registry model keeps its registry name)")
+        return model, _dump(base.models[model])
+    if name is not None and name_error(name):
+        raise InputError(f"--name: {name_error(name)}")
+    key = name or registry_key(model, set(base.models), salt=base_url)
+    if key in base.models and not isinstance(base.models[key], OpenAIModel):
+        raise InputError(f"--name: {key!r} is a {base.models[key].backend} model of the registry; choose another")
+    openai = {"base_url": base_url, **({"api_key_env": api_key_env} if api_key_env else {})}
+    return key, {"backend": "openai", "hf_id": model, "size_class": "cpu", "openai": openai}
+
+
 def experiment(
     base: Config,
     *,
@@ -84,23 +106,7 @@ def experiment(
             f"--benchmark: {benchmark!r} is not a configured benchmark; known: {sorted(base.benchmarks)} "
             "(a benchmark of an experiment file: add --configfile experiments/<file>.yaml)"
         )
-    if base_url is None:
-        if model not in base.models:
-            raise InputError(
-                f"--model: {model!r} is not in the model registry; known: {sorted(base.models)}. For a model "
-                "behind an OpenAI-compatible server give --base-url too (then --model is the name it serves)"
-            )
-        if name is not None and name != model:
-            raise InputError("--name: only with --base-url (a registry model keeps its registry name)")
-        key, entry = model, _dump(base.models[model])
-    else:
-        if name is not None and name_error(name):
-            raise InputError(f"--name: {name_error(name)}")
-        key = name or registry_key(model, set(base.models), salt=base_url)
-        if key in base.models and not isinstance(base.models[key], OpenAIModel):
-            raise InputError(f"--name: {key!r} is a {base.models[key].backend} model of the registry; choose another")
-        openai = {"base_url": base_url, **({"api_key_env": api_key_env} if api_key_env else {})}
-        entry = {"backend": "openai", "hf_id": model, "size_class": "cpu", "openai": openai}
+    key, entry = _model_entry(base, model=model, base_url=base_url, api_key_env=api_key_env, name=name)
     entry = {**entry, **settings}
     if sampling:
         entry["sampling"] = {**entry.get("sampling", {}), **sampling}
@@ -204,20 +210,13 @@ def _validated(args: argparse.Namespace) -> None:
         raise InputError(f"--benchmark: {name_error(args.benchmark)}")
 
 
-def run(args: argparse.Namespace) -> int:
-    _validated(args)
-    workdir = Path.cwd()
-    if not args.config.is_file():
-        raise InputError(
-            f"{args.config}: no such config file here ({workdir}); run extrembench eval from the checkout "
-            "(the folder with config.yaml), or pass --config"
-        )
-    base = layered_config(args.config, args.configfile)
+def _experiment_of(args: argparse.Namespace, base: Config) -> tuple[str, dict]:
+    """`experiment` with the command line's flags (a flag not given leaves the configured value)."""
     sampling = {k: v for k, v in (("max_tokens", args.max_tokens), ("temperature", args.temperature)) if v is not None}
     settings = {
         k: v for k, v in (("context_length", args.context_length), ("concurrency", args.concurrency)) if v is not None
     }
-    key, overlay = experiment(
+    return experiment(
         base,
         benchmark=args.benchmark,
         model=args.model,
@@ -230,15 +229,10 @@ def run(args: argparse.Namespace) -> int:
         settings=settings,
         results_root=args.results_root.rstrip("/"),
     )
-    results = Path(overlay["results_dir"])
-    path = results / EXPERIMENT_FILE
-    if key != args.model:
-        print(
-            f"extrembench eval: registry key {key!r} for model {args.model!r} (names must be identifiers; {NAME_RULE}); "
-            f"the request's model field stays {args.model!r}",
-            file=sys.stderr,
-        )
-    results.mkdir(parents=True, exist_ok=True)
+
+
+def _write_experiment(args: argparse.Namespace, key: str, overlay: dict, path: Path) -> None:
+    """The experiment file, kept only when it is valid as Snakemake will read it."""
     header = (
         f"# written by `extrembench eval` ({key} on {args.benchmark}), layered on {args.config} as any experiment file:\n"
         f"#   snakemake --profile profiles/local --configfile {path}\n"
@@ -252,12 +246,15 @@ def run(args: argparse.Namespace) -> int:
         path.unlink()
         raise InputError(f"the eval experiment for {key!r} is not a valid config: {error}") from None
 
+
+def _snakemake_command(args: argparse.Namespace, base: Config, results: Path, path: Path, workdir: Path) -> list[str]:
+    """Snakemake on the experiment file, up to the leaderboard (and the misses table of an extremal benchmark)."""
     snakefile = _snakefile(workdir)
     profile = args.profile or str(snakefile.parent / "profiles" / "local")
     targets = [str(results / "leaderboard.parquet"), str(results / "leaderboard.md")]
     if base.benchmarks[args.benchmark].kind in ("extremal", "variants", "formalized"):
         targets += [str(results / "tables" / "misses.csv"), str(results / "tables" / "misses.sha256")]
-    command = [
+    return [
         sys.executable,
         "-m",
         "snakemake",
@@ -273,6 +270,29 @@ def run(args: argparse.Namespace) -> int:
         *(["--dry-run"] if args.dry_run else []),
         *targets,
     ]
+
+
+def run(args: argparse.Namespace) -> int:
+    _validated(args)
+    workdir = Path.cwd()
+    if not args.config.is_file():
+        raise InputError(
+            f"{args.config}: no such config file here ({workdir}); run extrembench eval from the checkout "
+            "(the folder with config.yaml), or pass --config"
+        )
+    base = layered_config(args.config, args.configfile)
+    key, overlay = _experiment_of(args, base)
+    results = Path(overlay["results_dir"])
+    path = results / EXPERIMENT_FILE
+    if key != args.model:
+        print(
+            f"extrembench eval: registry key {key!r} for model {args.model!r} (names must be identifiers; {NAME_RULE}); "
+            f"the request's model field stays {args.model!r}",
+            file=sys.stderr,
+        )
+    results.mkdir(parents=True, exist_ok=True)
+    _write_experiment(args, key, overlay, path)
+    command = _snakemake_command(args, base, results, path, workdir)
     print(f"extrembench eval: {' '.join(command[1:])}", file=sys.stderr, flush=True)
     returncode = subprocess.run(command, cwd=workdir).returncode
     if returncode != 0:

@@ -132,14 +132,11 @@ def recorded_tokens(problems_path: Path, *, benchmark: str, model: str, config: 
     return found
 
 
-def plan_pair(benchmark: str, model: str, config: Config, workdir: Path) -> PlanRow:
-
-    bench, model_cfg = config.benchmarks[benchmark], config.models[model]
-    size_class = model_cfg.size_class
-    size = config.resources[size_class]
-
-    is_llm = model_cfg.backend not in SOLVERS  # the baselines compute answers, no tokens
-    max_tokens = model_cfg.sampling.max_tokens if is_llm else 0
+def _shard_counts(
+    benchmark: str, model: str, config: Config, workdir: Path, *, is_llm: bool
+) -> tuple[dict[int, tuple[int, int]], dict[int, int] | None, list[int]]:
+    """(shard -> (planned, missing), the unbuilt shards' problem counts or None, recorded token counts)."""
+    bench = config.benchmarks[benchmark]
     per_shard: dict[int, tuple[int, int]] = {}  # shard -> (planned, missing)
     unbuilt = None
     tokens: list[int] = []
@@ -158,6 +155,18 @@ def plan_pair(benchmark: str, model: str, config: Config, workdir: Path) -> Plan
                 unbuilt = unbuilt_problem_counts(benchmark, config, workdir)
             planned = missing = unbuilt[shard] * bench.trials
         per_shard[shard] = (planned, missing)
+    return per_shard, unbuilt, tokens
+
+
+def plan_pair(benchmark: str, model: str, config: Config, workdir: Path) -> PlanRow:
+
+    bench, model_cfg = config.benchmarks[benchmark], config.models[model]
+    size_class = model_cfg.size_class
+    size = config.resources[size_class]
+
+    is_llm = model_cfg.backend not in SOLVERS  # the baselines compute answers, no tokens
+    max_tokens = model_cfg.sampling.max_tokens if is_llm else 0
+    per_shard, unbuilt, tokens = _shard_counts(benchmark, model, config, workdir, is_llm=is_llm)
     if not is_llm:
         per_request, source = 0.0, "none"
     elif tokens:
@@ -212,67 +221,70 @@ def _num(value: float | None, digits: int = 1) -> str:
     return "–" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{value:,.{digits}f}"
 
 
-def format_table(rows: list[PlanRow]) -> str:
-    header = [
-        "benchmark",
-        "model",
-        "class",
-        "GPUs/job",
-        "jobs",
-        "GPU jobs",
-        "requests",
-        "missing",
-        "tokens/request",
-        "output tokens",
-        "GPU-h",
-        "cost",
+TABLE_HEADER = [
+    "benchmark",
+    "model",
+    "class",
+    "GPUs/job",
+    "jobs",
+    "GPU jobs",
+    "requests",
+    "missing",
+    "tokens/request",
+    "output tokens",
+    "GPU-h",
+    "cost",
+]
+
+
+def _table_line(cells: list[str]) -> str:
+    return "| " + " | ".join(cells) + " |"
+
+
+def _row_cells(r: PlanRow) -> list[str]:
+    """One (benchmark, model) line of the table, in TABLE_HEADER's order; `~` marks an upper bound."""
+    mark = "" if r.exact else "~"
+    source = {"max_tokens": " (max)", "none": ""}.get(r.tokens_source, " (recorded)")
+    return [
+        r.benchmark,
+        r.model,
+        r.size_class,
+        str(r.gpus),
+        str(r.jobs),
+        str(r.gpu_jobs),
+        f"{mark}{r.requests:,}",
+        f"{mark}{r.missing:,}",
+        f"{_num(r.tokens_per_request, 0)}{source}",
+        f"{mark}{_num(r.output_tokens, 0)}",
+        _num(r.gpu_hours),
+        _num(r.cost, 2),
     ]
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    for r in rows:
-        mark = "" if r.exact else "~"
-        source = {"max_tokens": " (max)", "none": ""}.get(r.tokens_source, " (recorded)")
-        lines.append(
-            "| "
-            + " | ".join(
-                [
-                    r.benchmark,
-                    r.model,
-                    r.size_class,
-                    str(r.gpus),
-                    str(r.jobs),
-                    str(r.gpu_jobs),
-                    f"{mark}{r.requests:,}",
-                    f"{mark}{r.missing:,}",
-                    f"{_num(r.tokens_per_request, 0)}{source}",
-                    f"{mark}{_num(r.output_tokens, 0)}",
-                    _num(r.gpu_hours),
-                    _num(r.cost, 2),
-                ]
-            )
-            + " |"
-        )
-    t = totals(rows)
+
+
+def _total_cells(t: dict[str, Any]) -> list[str]:
+    """The total line of the table (`totals`), in TABLE_HEADER's order."""
     mark = "" if t["exact"] else "~"
-    lines.append(
-        "| "
-        + " | ".join(
-            [
-                "**total**",
-                "",
-                "",
-                "",
-                str(t["jobs"]),
-                str(t["gpu_jobs"]),
-                f"{mark}{t['requests']:,}",
-                f"{mark}{t['missing']:,}",
-                "",
-                f"{mark}{_num(t['output_tokens'], 0)}",
-                _num(t["gpu_hours"]),
-                _num(t["cost"], 2),
-            ]
-        )
-        + " |"
-    )
+    return [
+        "**total**",
+        "",
+        "",
+        "",
+        str(t["jobs"]),
+        str(t["gpu_jobs"]),
+        f"{mark}{t['requests']:,}",
+        f"{mark}{t['missing']:,}",
+        "",
+        f"{mark}{_num(t['output_tokens'], 0)}",
+        _num(t["gpu_hours"]),
+        _num(t["cost"], 2),
+    ]
+
+
+def format_table(rows: list[PlanRow]) -> str:
+    lines = [_table_line(TABLE_HEADER), "|" + "---|" * len(TABLE_HEADER)]
+    lines += [_table_line(_row_cells(r)) for r in rows]
+    t = totals(rows)
+    lines.append(_table_line(_total_cells(t)))
     notes = []
     if not t["exact"]:
         notes.append(

@@ -77,9 +77,8 @@ def failure_cause(log_file: Path) -> str | None:
     return None
 
 
-def request_summary(results: Path, cache_dir: Path, start: float, llm_models: set[str]) -> list[str]:
-    """The summary lines for the generate jobs that ran since `start` (a file modification time)."""
-    results = Path(results)
+def _finished_counts(results: Path, start: float) -> tuple[dict[str, int], set[tuple]]:
+    """(summed request counts, (benchmark, model, shard) of every generate job that finished since `start`)."""
     totals = dict.fromkeys(KEYS, 0)
     finished = set()
     for path in _recent(results.glob("*/generate/*/shard-*.requests.json"), start):
@@ -87,6 +86,13 @@ def request_summary(results: Path, cache_dir: Path, start: float, llm_models: se
         finished.add((stats["benchmark"], stats["model"], stats["shard"]))
         for key in KEYS:
             totals[key] += stats.get(key, 0)
+    return totals, finished
+
+
+def _stopped_attempts(
+    cache_dir: Path, start: float, finished: set[tuple], llm_models: set[str]
+) -> tuple[dict[tuple, dict[str, int]], dict[str, int]]:
+    """(job -> counts of a job that never finished, counts of earlier attempts of finished jobs), from the ledger."""
     # Attempts that failed or were stopped: of a job that never finished, and earlier attempts of
     # a job a retry then finished (what they sent is not in the finished job's count).
     stopped: dict[tuple, dict[str, int]] = {}
@@ -103,6 +109,34 @@ def request_summary(results: Path, cache_dir: Path, start: float, llm_models: se
         counts["attempts"] += 1
         counts["sent"] += sent
         counts["answered"] += answered
+    return stopped, retried
+
+
+def _stopped_lines(stopped: dict[tuple, dict[str, int]], logs: dict[tuple, Path], cache_dir: Path) -> list[str]:
+    """The jobs that failed or were stopped: what they sent, what was answered, and each one's cause."""
+    sent = sum(c["sent"] for c in stopped.values())
+    answered = sum(c["answered"] for c in stopped.values())
+    if answered:
+        outcome = f"{answered} answered (cached: a rerun does not send them again), {sent - answered} without an answer"
+    else:
+        outcome = "no answer arrived, so nothing was cached"
+    lines = [
+        f"{len(stopped)} generate job(s) failed or were stopped after sending {sent} LLM request(s): {outcome} "
+        f"(counted from the cost ledger in {ledger_dir(cache_dir)})"
+    ]
+    for job in sorted(stopped):
+        log = logs.get(job)
+        cause = failure_cause(log) if log else None
+        where = f"see {log}" if log else "no job log"
+        lines.append(f"  {'/'.join(job)}: {cause or 'no error line in its log'} ({where})")
+    return lines
+
+
+def request_summary(results: Path, cache_dir: Path, start: float, llm_models: set[str]) -> list[str]:
+    """The summary lines for the generate jobs that ran since `start` (a file modification time)."""
+    results = Path(results)
+    totals, finished = _finished_counts(results, start)
+    stopped, retried = _stopped_attempts(cache_dir, start, finished, llm_models)
     logs = {
         (log.parent.parent.name, log.parent.name, log.stem): log
         for log in _recent(results.glob("logs/generate/*/*/shard-*.log"), start)
@@ -123,23 +157,7 @@ def request_summary(results: Path, cache_dir: Path, start: float, llm_models: se
             "served to the retry)"
         )
     if stopped:
-        sent = sum(c["sent"] for c in stopped.values())
-        answered = sum(c["answered"] for c in stopped.values())
-        if answered:
-            outcome = (
-                f"{answered} answered (cached: a rerun does not send them again), {sent - answered} without an answer"
-            )
-        else:
-            outcome = "no answer arrived, so nothing was cached"
-        lines.append(
-            f"{len(stopped)} generate job(s) failed or were stopped after sending {sent} LLM request(s): {outcome} "
-            f"(counted from the cost ledger in {ledger_dir(cache_dir)})"
-        )
-        for job in sorted(stopped):
-            log = logs.get(job)
-            cause = failure_cause(log) if log else None
-            where = f"see {log}" if log else "no job log"
-            lines.append(f"  {'/'.join(job)}: {cause or 'no error line in its log'} ({where})")
+        lines += _stopped_lines(stopped, logs, cache_dir)
     if uncounted:
         lines.append(
             f"{len(uncounted)} generate job(s) did not finish and left no count (e.g. a full disk): they may "
@@ -200,7 +218,7 @@ def leaderboard_lines(board) -> list[str]:
             plain(r["model"], 60),
             _pct(r["accuracy_mean"]),
             f"[{_pct(r['ci_low'])}, {_pct(r['ci_high'])}]",
-            f"{int(r['n_problems'])} problems × {int(r['n_trials'])} trials",
+            f"{int(r['n_problems'])} problems × {int(r['n_trials'])} trial{'s' if int(r['n_trials']) != 1 else ''}",
         )
         for r in board.to_dict("records")
     ]

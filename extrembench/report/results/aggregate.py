@@ -84,7 +84,6 @@ def _staging_path(path: Path) -> Path:
 def _aggregate(grade_files, outputs, final, config, published_dir, seed, generation_files) -> None:
     """aggregate's work, writing to `outputs` (staging paths of the `final` ones)."""
     import pandas as pd  # deferred: pandas costs start-up time and only this path needs it
-    import pyarrow as pa  # deferred: pyarrow costs start-up time and only this path needs it
 
     grades = pd.concat([read_artifact(p, "grades").to_pandas() for p in grade_files], ignore_index=True)
     ungraded = config.grading.ungraded
@@ -107,6 +106,18 @@ def _aggregate(grade_files, outputs, final, config, published_dir, seed, generat
     grades = apply_ungraded_policy(grades, ungraded)  # the per-problem tables score them the same way
     if equivalent.timeouts:
         log.warning("maj@k: %d answer comparisons timed out and were counted as different answers", equivalent.timeouts)
+    _add_provenance(board, grade_files, config)
+    _write_leaderboard(board, outputs, final, grade_files=grade_files, seed=seed, ungraded=ungraded)
+    write_csv(build_difficulty(grades), outputs["difficulty"])
+    write_csv(build_technique_table(grades), outputs["techniques"])
+    write_csv(build_correlations(board, seed=seed), outputs["correlations"])
+    published = published_for_run(published_dir, config)
+    write_csv(compare_published(board, published), outputs["published"])
+    log.info("leaderboard: %d rows from %d grade files", len(board), len(grade_files))
+
+
+def _add_provenance(board, grade_files, config) -> None:
+    """The columns that say what produced the leaderboard: inputs, config, git state, versions."""
     records = [file_record(p) for p in grade_files]
     git = provenance.git_state()
     board["inputs_sha256"] = provenance.inputs_hash(records)
@@ -114,6 +125,12 @@ def _aggregate(grade_files, outputs, final, config, published_dir, seed, generat
     board["git_commit"] = git["git_commit"]
     board["git_dirty"] = git["git_dirty"]
     board["versions_json"] = json.dumps(provenance.versions(), sort_keys=True)
+
+
+def _write_leaderboard(board, outputs, final, *, grade_files, seed, ungraded: str) -> None:
+    """The leaderboard as Parquet, CSV and Markdown, with their checksums and the front page when asked."""
+    import pyarrow as pa  # deferred: pyarrow costs start-up time and only this path needs it
+
     table = pa.Table.from_pandas(board, preserve_index=False)
     # audit recomputes accuracy and interval from the grade rows: it needs the seed and the policy
     write_artifact(
@@ -134,12 +151,6 @@ def _aggregate(grade_files, outputs, final, config, published_dir, seed, generat
         )
     if "front_page" in outputs:
         write_front_page(board, outputs["front_page"])
-    write_csv(build_difficulty(grades), outputs["difficulty"])
-    write_csv(build_technique_table(grades), outputs["techniques"])
-    write_csv(build_correlations(board, seed=seed), outputs["correlations"])
-    published = published_for_run(published_dir, config)
-    write_csv(compare_published(board, published), outputs["published"])
-    log.info("leaderboard: %d rows from %d grade files", len(board), len(grade_files))
 
 
 def write_checksums(paths: Sequence[str | Path], output: Path, *, names: Sequence[str | Path] | None = None) -> None:

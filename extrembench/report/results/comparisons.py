@@ -25,6 +25,49 @@ from extrembench.report.results.published import published_for_run
 
 ALPHA = 0.05
 
+# the columns of each table, in order (docs/metrics.md)
+PAIRWISE_COLUMNS = [
+    "benchmark",
+    "model_a",
+    "model_b",
+    "n_problems",
+    "n_trials_a",
+    "n_trials_b",
+    "accuracy_a",
+    "accuracy_b",
+    "difference",
+    "diff_low",
+    "diff_high",
+    "p_value",
+    "p_holm",
+    "significant",
+    "mdd_80",
+]
+
+MEMORIZATION_COLUMNS = [
+    "benchmark",
+    "variant_benchmark",
+    "model",
+    "kind",
+    "n_parents",
+    "n_variants",
+    "accuracy_original",
+    "original_low",
+    "original_high",
+    "accuracy_variant",
+    "variant_low",
+    "variant_high",
+    "difference",
+    "diff_low",
+    "diff_high",
+    "only_original",
+    "only_variant",
+    "majority_ties",
+    "p_mcnemar",
+    "p_holm",
+    "significant",
+]
+
 
 def _trials_by_problem(frame: pd.DataFrame) -> dict[str, np.ndarray]:
     """problem_id → that problem's trial outcomes (1, 0, NaN = ungraded), ordered by trial."""
@@ -38,23 +81,6 @@ def build_pairwise(grades: pd.DataFrame, *, seed: int = 0, n_boot: int = 2000) -
     answered: accuracy of each, difference (a − b) with a two-level bootstrap interval, the paired
     t-test p-value, Holm's adjustment over every row of the table, and the minimum detectable
     difference at 80 % power for this benchmark's problems and trials."""
-    columns = [
-        "benchmark",
-        "model_a",
-        "model_b",
-        "n_problems",
-        "n_trials_a",
-        "n_trials_b",
-        "accuracy_a",
-        "accuracy_b",
-        "difference",
-        "diff_low",
-        "diff_high",
-        "p_value",
-        "p_holm",
-        "significant",
-        "mdd_80",
-    ]
     rows = []
     for benchmark, frame in grades.groupby("benchmark", sort=True):
         by_model = {m: _trials_by_problem(f) for m, f in frame.groupby("model", sort=True)}
@@ -62,31 +88,43 @@ def build_pairwise(grades: pd.DataFrame, *, seed: int = 0, n_boot: int = 2000) -
         models = sorted(by_model)
         for i, a in enumerate(models):
             for b in models[i + 1 :]:
-                shared = sorted(set(by_model[a]) & set(by_model[b]))
-                rows_a = [by_model[a][p] for p in shared]
-                rows_b = [by_model[b][p] for p in shared]
-                difference, low, high = paired.paired_bootstrap(
-                    rows_b, rows_a, n_boot=n_boot, seed=group_seed(seed, "pairwise", benchmark, a, b)
-                )
-                sd, n = paired.difference_sd(rows_a, rows_b)
-                rows.append(
-                    {
-                        "benchmark": benchmark,
-                        "model_a": a,
-                        "model_b": b,
-                        "n_problems": n,
-                        "n_trials_a": int(trials[a]),
-                        "n_trials_b": int(trials[b]),
-                        "accuracy_a": _accuracy(rows_a),
-                        "accuracy_b": _accuracy(rows_b),
-                        "difference": difference,
-                        "diff_low": low,
-                        "diff_high": high,
-                        "p_value": paired.paired_t_pvalue(rows_a, rows_b),
-                        "mdd_80": paired.minimum_detectable_difference(sd, n),
-                    }
-                )
-    return _holm_table(rows, columns, "p_value")
+                rows.append(_pairwise_row(benchmark, a, b, by_model, trials, seed=seed, n_boot=n_boot))
+    return _holm_table(rows, PAIRWISE_COLUMNS, "p_value")
+
+
+def _pairwise_row(
+    benchmark: str,
+    a: str,
+    b: str,
+    by_model: dict[str, dict[str, np.ndarray]],
+    trials: dict[str, int],
+    *,
+    seed: int,
+    n_boot: int,
+) -> dict:
+    """Model a against model b on one benchmark, over the problems both answered (no p_holm yet)."""
+    shared = sorted(set(by_model[a]) & set(by_model[b]))
+    rows_a = [by_model[a][p] for p in shared]
+    rows_b = [by_model[b][p] for p in shared]
+    difference, low, high = paired.paired_bootstrap(
+        rows_b, rows_a, n_boot=n_boot, seed=group_seed(seed, "pairwise", benchmark, a, b)
+    )
+    sd, n = paired.difference_sd(rows_a, rows_b)
+    return {
+        "benchmark": benchmark,
+        "model_a": a,
+        "model_b": b,
+        "n_problems": n,
+        "n_trials_a": int(trials[a]),
+        "n_trials_b": int(trials[b]),
+        "accuracy_a": _accuracy(rows_a),
+        "accuracy_b": _accuracy(rows_b),
+        "difference": difference,
+        "diff_low": low,
+        "diff_high": high,
+        "p_value": paired.paired_t_pvalue(rows_a, rows_b),
+        "mdd_80": paired.minimum_detectable_difference(sd, n),
+    }
 
 
 def _holm_table(rows: list[dict], columns: list[str], p_column: str) -> pd.DataFrame:
@@ -108,29 +146,6 @@ def build_memorization(
 
     `variants`: rows of the vary stage (benchmark, variant_benchmark, problem_id, parent_id, kind,
     status); only confirmed variants count."""
-    columns = [
-        "benchmark",
-        "variant_benchmark",
-        "model",
-        "kind",
-        "n_parents",
-        "n_variants",
-        "accuracy_original",
-        "original_low",
-        "original_high",
-        "accuracy_variant",
-        "variant_low",
-        "variant_high",
-        "difference",
-        "diff_low",
-        "diff_high",
-        "only_original",
-        "only_variant",
-        "majority_ties",
-        "p_mcnemar",
-        "p_holm",
-        "significant",
-    ]
     confirmed = variants[variants["status"] == "confirmed"]
     rows = []
     for (benchmark, variant_benchmark, kind), group in confirmed.groupby(
@@ -142,38 +157,47 @@ def build_memorization(
         for model in sorted(set(original["model"]) & set(varied["model"])):
             by_parent = _trials_by_problem(original[original["model"] == model])
             by_variant = _trials_by_problem(varied[varied["model"] == model])
-            parents = [p for p in sorted(children) if p in by_parent and any(v in by_variant for v in children[p])]
-            rows_o = [by_parent[p] for p in parents]
-            rows_v = [np.concatenate([by_variant[v] for v in children[p] if v in by_variant]) for p in parents]
             key = group_seed(seed, "memorization", benchmark, model, kind)
-            difference, low, high = paired.paired_bootstrap(rows_o, rows_v, n_boot=n_boot, seed=key)
-            o_low, o_high = _single_ci(rows_o, n_boot, key + 1)
-            v_low, v_high = _single_ci(rows_v, n_boot, key + 2)
-            test = paired.mcnemar_majority(rows_o, rows_v)
+            row = _memorization_row(children, by_parent, by_variant, seed=key, n_boot=n_boot)
             rows.append(
-                {
-                    "benchmark": benchmark,
-                    "variant_benchmark": variant_benchmark,
-                    "model": model,
-                    "kind": kind,
-                    "n_parents": len(parents),
-                    "n_variants": sum(v in by_variant for p in parents for v in children[p]),
-                    "accuracy_original": _accuracy(rows_o),
-                    "original_low": o_low,
-                    "original_high": o_high,
-                    "accuracy_variant": _accuracy(rows_v),
-                    "variant_low": v_low,
-                    "variant_high": v_high,
-                    "difference": difference,
-                    "diff_low": low,
-                    "diff_high": high,
-                    "only_original": test.only_a,
-                    "only_variant": test.only_b,
-                    "majority_ties": test.ties,
-                    "p_mcnemar": test.p_value,
-                }
+                {"benchmark": benchmark, "variant_benchmark": variant_benchmark, "model": model, "kind": kind, **row}
             )
-    return _holm_table(rows, columns, "p_mcnemar")
+    return _holm_table(rows, MEMORIZATION_COLUMNS, "p_mcnemar")
+
+
+def _memorization_row(
+    children: dict[str, list[str]],
+    by_parent: dict[str, np.ndarray],
+    by_variant: dict[str, np.ndarray],
+    *,
+    seed: int,
+    n_boot: int,
+) -> dict:
+    """One model's parents against their variants of one kind: the columns after `kind` (no p_holm yet)."""
+    parents = [p for p in sorted(children) if p in by_parent and any(v in by_variant for v in children[p])]
+    rows_o = [by_parent[p] for p in parents]
+    rows_v = [np.concatenate([by_variant[v] for v in children[p] if v in by_variant]) for p in parents]
+    difference, low, high = paired.paired_bootstrap(rows_o, rows_v, n_boot=n_boot, seed=seed)
+    o_low, o_high = _single_ci(rows_o, n_boot, seed + 1)
+    v_low, v_high = _single_ci(rows_v, n_boot, seed + 2)
+    test = paired.mcnemar_majority(rows_o, rows_v)
+    return {
+        "n_parents": len(parents),
+        "n_variants": sum(v in by_variant for p in parents for v in children[p]),
+        "accuracy_original": _accuracy(rows_o),
+        "original_low": o_low,
+        "original_high": o_high,
+        "accuracy_variant": _accuracy(rows_v),
+        "variant_low": v_low,
+        "variant_high": v_high,
+        "difference": difference,
+        "diff_low": low,
+        "diff_high": high,
+        "only_original": test.only_a,
+        "only_variant": test.only_b,
+        "majority_ties": test.ties,
+        "p_mcnemar": test.p_value,
+    }
 
 
 def _single_ci(rows, n_boot: int, seed: int) -> tuple[float, float]:

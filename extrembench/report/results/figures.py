@@ -142,6 +142,38 @@ def main_figure_bars(
     return bars[["model", "benchmark", "kind", "value", "low", "high"]].reset_index(drop=True)
 
 
+def _draw_bars(axes, x, width: float, rows: pd.DataFrame, *, kind: str, colour: str, label: str) -> None:
+    """One series of plot_main: reproduced bars with whiskers, or published ones hatched; every bar
+    says its value, so a 0 % bar is a labelled 0, not a gap."""
+    values = _percent(rows["value"])
+    if kind == "reproduced":
+        low, high = _percent(rows["low"]), _percent(rows["high"])
+        errors = np.vstack([np.clip(values - low, 0, None), np.clip(high - values, 0, None)])
+        drawn = axes.bar(
+            x,
+            values,
+            width,
+            color=colour,
+            label=label,
+            yerr=errors,
+            capsize=2,
+            error_kw={"elinewidth": 0.8, "ecolor": "#333333"},
+        )
+        axes.bar_label(drawn, labels=[value_label(v) for v in values], padding=2, fontsize=6)
+    else:
+        drawn = axes.bar(
+            x,
+            values,
+            width,
+            color="white",
+            edgecolor=colour,
+            hatch="///",
+            linewidth=0.8,
+            label=label,
+        )
+        axes.bar_label(drawn, labels=[value_label(v) for v in values], padding=2, fontsize=6)
+
+
 @styled
 def plot_main(
     leaderboard: pd.DataFrame, out_png: str | Path, *, published: pd.DataFrame | None = None, sort_by: str | None = None
@@ -163,34 +195,12 @@ def plot_main(
     for index, (benchmark, kind) in enumerate(series):
         offset = (index - (len(series) - 1) / 2) * width
         rows = bars[(bars["benchmark"] == benchmark) & (bars["kind"] == kind)].set_index("model").reindex(models)
-        values = _percent(rows["value"])
-        if kind == "reproduced":
-            low, high = _percent(rows["low"]), _percent(rows["high"])
-            errors = np.vstack([np.clip(values - low, 0, None), np.clip(high - values, 0, None)])
-            drawn = axes.bar(
-                x + offset,
-                values,
-                width,
-                color=colours[benchmark],
-                label=f"{benchmark} (this run, {sample_size(leaderboard, benchmark)})",
-                yerr=errors,
-                capsize=2,
-                error_kw={"elinewidth": 0.8, "ecolor": "#333333"},
-            )
-            # every bar says its value, so a 0 % bar is a labelled 0, not a gap
-            axes.bar_label(drawn, labels=[value_label(v) for v in values], padding=2, fontsize=6)
-        else:
-            drawn = axes.bar(
-                x + offset,
-                values,
-                width,
-                color="white",
-                edgecolor=colours[benchmark],
-                hatch="///",
-                linewidth=0.8,
-                label=f"{benchmark} (published)",
-            )
-            axes.bar_label(drawn, labels=[value_label(v) for v in values], padding=2, fontsize=6)
+        label = (
+            f"{benchmark} (this run, {sample_size(leaderboard, benchmark)})"
+            if kind == "reproduced"
+            else f"{benchmark} (published)"
+        )
+        _draw_bars(axes, x + offset, width, rows, kind=kind, colour=colours[benchmark], label=label)
     sort_by = sort_by or benchmarks[0]
     axes.set_xticks(x, models, rotation=30, ha="right")
     axes.xaxis.grid(False)  # vertical lines through the bar groups only add clutter
@@ -239,6 +249,36 @@ def correlation_label(symbol: str, row, method: str) -> str:
     return f"{symbol} = {row[method]:.2f}{interval} ({n_models} models)"
 
 
+def _draw_model_points(axes, pair: pd.DataFrame, x_benchmark: str, y_benchmark: str) -> None:
+    """plot_scatter's points: one per model (rows of `pair`, wide by benchmark), whiskers on both axes."""
+    for index, model in enumerate(sorted(pair.index)):
+        row = pair.loc[model]
+        xv, yv = 100 * row[("accuracy_mean", x_benchmark)], 100 * row[("accuracy_mean", y_benchmark)]
+        axes.errorbar(
+            xv,
+            yv,
+            xerr=_whiskers(xv, row[("ci_low", x_benchmark)], row[("ci_high", x_benchmark)]),
+            yerr=_whiskers(yv, row[("ci_low", y_benchmark)], row[("ci_high", y_benchmark)]),
+            fmt=MARKERS[index % len(MARKERS)],
+            color=OKABE_ITO[index % len(OKABE_ITO)],
+            elinewidth=0.7,
+            capsize=2,
+            label=model,
+        )
+
+
+def _correlation_legend(axes, correlations: pd.DataFrame, x_benchmark: str, y_benchmark: str) -> None:
+    """The pair's rank correlations as legend entries without a marker (none when not computed)."""
+    match = correlations[
+        ((correlations["benchmark_a"] == x_benchmark) & (correlations["benchmark_b"] == y_benchmark))
+        | ((correlations["benchmark_a"] == y_benchmark) & (correlations["benchmark_b"] == x_benchmark))
+    ]
+    if not match.empty:
+        c = match.iloc[0]
+        for method, symbol in (("spearman", "Spearman ρ"), ("kendall", "Kendall τ")):
+            axes.plot([], [], " ", label=correlation_label(symbol, c, method))
+
+
 @styled
 def plot_scatter(
     leaderboard: pd.DataFrame,
@@ -265,28 +305,8 @@ def plot_scatter(
     figure = _new_figure(7.2, 4.2)
     axes = figure.add_subplot()
     axes.plot([0, 100], [0, 100], color="#999999", linewidth=0.8, linestyle="--", label="equal accuracy")
-    for index, model in enumerate(sorted(pair.index)):
-        row = pair.loc[model]
-        xv, yv = 100 * row[("accuracy_mean", x_benchmark)], 100 * row[("accuracy_mean", y_benchmark)]
-        axes.errorbar(
-            xv,
-            yv,
-            xerr=_whiskers(xv, row[("ci_low", x_benchmark)], row[("ci_high", x_benchmark)]),
-            yerr=_whiskers(yv, row[("ci_low", y_benchmark)], row[("ci_high", y_benchmark)]),
-            fmt=MARKERS[index % len(MARKERS)],
-            color=OKABE_ITO[index % len(OKABE_ITO)],
-            elinewidth=0.7,
-            capsize=2,
-            label=model,
-        )
-    match = correlations[
-        ((correlations["benchmark_a"] == x_benchmark) & (correlations["benchmark_b"] == y_benchmark))
-        | ((correlations["benchmark_a"] == y_benchmark) & (correlations["benchmark_b"] == x_benchmark))
-    ]
-    if not match.empty:
-        c = match.iloc[0]
-        for method, symbol in (("spearman", "Spearman ρ"), ("kendall", "Kendall τ")):
-            axes.plot([], [], " ", label=correlation_label(symbol, c, method))
+    _draw_model_points(axes, pair, x_benchmark, y_benchmark)
+    _correlation_legend(axes, correlations, x_benchmark, y_benchmark)
     axes.set(
         xlim=(-2, 102),  # a model at 0 % or 100 % (the reference solver) is not cut by the frame
         ylim=(-2, 102),
@@ -475,6 +495,26 @@ def plot_heatmap(grades: pd.DataFrame, out_png: str | Path) -> tuple[Path, Path]
     return save_figure(figure, out_png)
 
 
+def _draw_variant_points(axes, mine: pd.DataFrame, *, kind: str, colour: str, marker: str) -> None:
+    """One model's memorisation rows, one point per variant kind: `kind` filled, the controls hollow."""
+    for row in mine.sort_values("kind").itertuples(index=False):
+        xv, yv = 100 * row.accuracy_original, 100 * row.accuracy_variant
+        main = row.kind == kind
+        axes.errorbar(
+            xv,
+            yv,
+            xerr=_whiskers(xv, row.original_low, row.original_high),
+            yerr=_whiskers(yv, row.variant_low, row.variant_high),
+            fmt=marker,
+            color=colour,
+            elinewidth=0.7 if main else 0.5,
+            capsize=2 if main else 0,
+            markerfacecolor=colour if main else "none",
+            markersize=6 if main else 4,
+            alpha=1.0 if main else 0.5,
+        )
+
+
 @styled
 def plot_original_vs_variant(
     memorization: pd.DataFrame, out_png: str | Path, *, kind: str = "constants"
@@ -493,22 +533,7 @@ def plot_original_vs_variant(
     for index, model in enumerate(models):
         colour, marker = OKABE_ITO[index % len(OKABE_ITO)], MARKERS[index % len(MARKERS)]
         mine = memorization[memorization["model"] == model]
-        for row in mine.sort_values("kind").itertuples(index=False):
-            xv, yv = 100 * row.accuracy_original, 100 * row.accuracy_variant
-            main = row.kind == kind
-            axes.errorbar(
-                xv,
-                yv,
-                xerr=_whiskers(xv, row.original_low, row.original_high),
-                yerr=_whiskers(yv, row.variant_low, row.variant_high),
-                fmt=marker,
-                color=colour,
-                elinewidth=0.7 if main else 0.5,
-                capsize=2 if main else 0,
-                markerfacecolor=colour if main else "none",
-                markersize=6 if main else 4,
-                alpha=1.0 if main else 0.5,
-            )
+        _draw_variant_points(axes, mine, kind=kind, colour=colour, marker=marker)
         # one legend entry per model: its difference on the main kind (the controls are drawn only)
         shift = mine[mine["kind"] == kind]
         text = "no variants" if shift.empty else variant_difference(shift.iloc[0])

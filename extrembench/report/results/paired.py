@@ -177,6 +177,27 @@ def difference_sd(a_rows: Sequence, b_rows: Sequence) -> tuple[float, int]:
     return float(np.std(cb / tb - ca / ta, ddof=1)), int(ta.size)
 
 
+def _two_level_replicates(a, b, mean_b, *, method: str, n_boot: int, seed: int) -> np.ndarray:
+    """The bootstrap correlations of rank_correlation_two_level (models, then each benchmark's
+    problems, resampled; `b` None: `mean_b` fixed), the undefined ones left out."""
+    n_models = a.shape[0]
+    rng = np.random.default_rng(seed)
+    values = []
+    for _ in range(n_boot):
+        models = rng.integers(0, n_models, n_models)
+        problems_a = rng.integers(0, a.shape[1], a.shape[1])
+        with np.errstate(all="ignore"):
+            x = np.nanmean(a[np.ix_(models, problems_a)], axis=1)
+            if b is not None:
+                y = np.nanmean(b[np.ix_(models, rng.integers(0, b.shape[1], b.shape[1]))], axis=1)
+            else:
+                y = mean_b[models]
+        ok = ~(np.isnan(x) | np.isnan(y))
+        if ok.sum() >= 3:
+            values.append(correlation(x[ok], y[ok], method))
+    return np.array([v for v in values if not np.isnan(v)])
+
+
 def rank_correlation_two_level(
     rates_a,
     rates_b=None,
@@ -214,21 +235,7 @@ def rank_correlation_two_level(
     if n_models < MIN_MODELS_FOR_CORRELATION:
         return (nan, nan, nan, n_models)
     rho = correlation(mean_a, mean_b, method)
-    rng = np.random.default_rng(seed)
-    values = []
-    for _ in range(n_boot):
-        models = rng.integers(0, n_models, n_models)
-        problems_a = rng.integers(0, a.shape[1], a.shape[1])
-        with np.errstate(all="ignore"):
-            x = np.nanmean(a[np.ix_(models, problems_a)], axis=1)
-            if b is not None:
-                y = np.nanmean(b[np.ix_(models, rng.integers(0, b.shape[1], b.shape[1]))], axis=1)
-            else:
-                y = mean_b[models]
-        ok = ~(np.isnan(x) | np.isnan(y))
-        if ok.sum() >= 3:
-            values.append(correlation(x[ok], y[ok], method))
-    values = np.array([v for v in values if not np.isnan(v)])
+    values = _two_level_replicates(a, b, mean_b, method=method, n_boot=n_boot, seed=seed)
     if values.size == 0:
         return (rho, nan, nan, n_models)
     return (rho, *percentile_interval(values, level), n_models)
