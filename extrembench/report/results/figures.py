@@ -393,29 +393,46 @@ def plot_accuracy_vs_tokens(leaderboard: pd.DataFrame, out_png: str | Path) -> t
     colours = benchmark_colours(benchmarks)
     usable = leaderboard[leaderboard["output_tokens_mean"] > 0]
     markers = _model_markers(usable["model"].unique())
-    skipped = sorted(set(leaderboard["model"]) - set(usable["model"]))
+
+    def cut_off(axes) -> None:
+        for row in usable.itertuples(index=False):
+            if pd.notna(row.truncation_rate):
+                axes.annotate(
+                    f"{100 * row.truncation_rate:.0f} % cut off",
+                    (row.output_tokens_mean, 100 * row.accuracy_mean),
+                    xytext=(4, 4 + 9 * list(colours).index(row.benchmark)),  # stacked: points may coincide
+                    textcoords="offset points",
+                    fontsize=6,
+                )
+
+    figure = _accuracy_against(
+        leaderboard,
+        usable,
+        "output_tokens_mean",
+        ("Mean output tokens per sample (reasoning + answer)", 10),
+        (title, (-2, 105)),
+        (markers, colours),
+        "no token counts",
+        annotate=cut_off,
+    )
+    return save_figure(figure, out_png)
+
+
+def _accuracy_against(leaderboard, usable, column, x_axis, title_ylim, styles, why, annotate=None) -> Figure:
+    """The accuracy-against-a-resource scatter the tokens and cost figures share: the usable rows'
+    points with intervals, x log when it spans past x_axis's factor, the models left off named in
+    the legend (why), markers and colours explained beside the axes."""
+    (x_label, span), (title, ylim), (markers, colours) = x_axis, title_ylim, styles
     figure = _new_figure(6.4, 3.8)
     axes = figure.add_subplot()
-    _points(axes, usable, "output_tokens_mean", markers, colours)
-    for row in usable.itertuples(index=False):
-        if pd.notna(row.truncation_rate):
-            axes.annotate(
-                f"{100 * row.truncation_rate:.0f} % cut off",
-                (row.output_tokens_mean, 100 * row.accuracy_mean),
-                xytext=(4, 4 + 9 * list(colours).index(row.benchmark)),  # stacked: points may coincide
-                textcoords="offset points",
-                fontsize=6,
-            )
-    label = _scale_x(axes, usable["output_tokens_mean"], "Mean output tokens per sample (reasoning + answer)", span=10)
-    axes.set(
-        ylim=(-2, 105),
-        xlabel=label,
-        ylabel="Accuracy (%)",
-        title=f"{title}\n(whiskers: {INTERVAL})",
-    )
-    _not_shown(axes, "no token counts", skipped)
+    _points(axes, usable, column, markers, colours)
+    if annotate is not None:
+        annotate(axes)
+    label = _scale_x(axes, usable[column].astype(float), x_label, span=span)
+    axes.set(ylim=ylim, xlabel=label, ylabel="Accuracy (%)", title=f"{title}\n(whiskers: {INTERVAL})")
+    _not_shown(axes, why, sorted(set(leaderboard["model"]) - set(usable["model"])))
     _model_and_benchmark_legend(axes, markers, colours, leaderboard)
-    return save_figure(figure, out_png)
+    return figure
 
 
 @styled
@@ -581,21 +598,11 @@ def plot_accuracy_vs_cost(leaderboard: pd.DataFrame, out_png: str | Path) -> tup
     # the title names what is measured: a CPU box's wall-hours are time, not a price
     title = {"cost": title, "gpu_hours": "Accuracy vs GPU-hours"}.get(column, "Accuracy vs compute time")
     usable = leaderboard[leaderboard[column].fillna(0) > 0]
-    skipped = sorted(set(leaderboard["model"]) - set(usable["model"]))
     if usable.empty:
         return _message_figure(out_png, title, "No generate job of this run recorded its cost.")
     colours = benchmark_colours(benchmark_order(leaderboard))
     markers = _model_markers(usable["model"].unique())
-    figure = _new_figure(6.4, 3.8)
-    axes = figure.add_subplot()
-    _points(axes, usable, column, markers, colours)
-    label = _scale_x(axes, usable[column].astype(float), label, span=100)
-    axes.set(
-        ylim=(0, 105),
-        xlabel=label,
-        ylabel="Accuracy (%)",
-        title=f"{title}\n(whiskers: {INTERVAL})",
+    figure = _accuracy_against(
+        leaderboard, usable, column, (label, 100), (title, (0, 105)), (markers, colours), "nothing recorded"
     )
-    _not_shown(axes, "nothing recorded", skipped)
-    _model_and_benchmark_legend(axes, markers, colours, leaderboard)
     return save_figure(figure, out_png)
