@@ -26,11 +26,11 @@ from pathlib import Path
 import pyarrow.parquet as pq
 
 from extrembench.core.artifacts import read_lineage, read_metadata
-from extrembench.core.config import layered_config
 from extrembench.core.files import sha256_file
 from extrembench.core.provenance import file_state, inputs_hash
 from extrembench.grading.guarded import GuardedEquivalence
 from extrembench.llm.cache import GenerationCache, cache_key
+from extrembench.report.audit.folders import add_folder_arguments, run_folders
 from extrembench.report.audit.problem_check import check_problem_table
 from extrembench.report.audit.regrade import regrade_file
 from extrembench.report.audit.show import answer_or_tail
@@ -500,26 +500,11 @@ def audit(benchmark: str, model: str, *, results: Path, cache_dir: Path) -> Audi
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--benchmark", required=True)
     parser.add_argument("--model", required=True)
-    parser.add_argument(
-        "--results", type=Path, default=None, help="results directory (default: results_dir of --config, e.g. results)"
-    )
-    parser.add_argument("--cache-dir", type=Path, default=None, help="response cache (default: cache_dir of --config)")
-    parser.add_argument("--config", type=Path, default=Path("config.yaml"), help="config file [config.yaml]")
-    parser.add_argument(
-        "--configfile",
-        type=Path,
-        action="append",
-        default=[],
-        help="an experiment file layered on --config as snakemake does (e.g. experiments/full.yaml: its results_dir, results/full)",
-    )
+    add_folder_arguments(parser)
 
 
 def run(args: argparse.Namespace) -> int:
-    cache_dir, results = args.cache_dir, args.results
-    if cache_dir is None or results is None:
-        config = layered_config(args.config, args.configfile)
-        cache_dir = cache_dir or Path(config.cache_dir)
-        results = results or Path(config.results_dir)
+    results, cache_dir = run_folders(args)
     report = audit(args.benchmark, args.model, results=results, cache_dir=cache_dir)
     print("\n".join(report.lines))
     if report.problems:

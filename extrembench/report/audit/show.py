@@ -24,9 +24,10 @@ from typing import Any
 
 import pyarrow.parquet as pq
 
-from extrembench.core.config import layered_config, name_error
+from extrembench.core.config import name_error
 from extrembench.core.errors import InputError
 from extrembench.llm.cache import GenerationCache
+from extrembench.report.audit.folders import add_folder_arguments, run_folders
 
 DEFAULT_MAX_CHARS = 2000
 
@@ -245,28 +246,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help=f"cut each text field to this many characters, head and tail [{DEFAULT_MAX_CHARS}]",
     )
     parser.add_argument("--full", action="store_true", help="print every field whole")
-    parser.add_argument(
-        "--results", type=Path, default=None, help="results directory (default: results_dir of the config)"
-    )
-    parser.add_argument(
-        "--cache-dir", type=Path, default=None, help="response cache (default: cache_dir of the config)"
-    )
-    parser.add_argument("--config", type=Path, default=Path("config.yaml"), help="config file [config.yaml]")
-    parser.add_argument(
-        "--configfile",
-        type=Path,
-        action="append",
-        default=[],
-        help="the experiment file of the run (its results_dir and cache_dir), as for snakemake and audit",
-    )
+    add_folder_arguments(parser)
 
 
 def run(args: argparse.Namespace) -> int:
-    cache_dir, results = args.cache_dir, args.results
-    if cache_dir is None or results is None:
-        config = layered_config(args.config if args.config.exists() else None, args.configfile)
-        cache_dir = cache_dir or Path(config.cache_dir)
-        results = results or Path(config.results_dir)
+    results, cache_dir = run_folders(args)
     if args.max_chars < 1:
         raise InputError(f"--max-chars: {args.max_chars} must be at least 1 (or use --full)")
     max_chars = None if args.full else args.max_chars
