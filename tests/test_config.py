@@ -304,6 +304,7 @@ def test_variants_benchmark_errors_name_the_fix(change, message):
                 "difficulty",
                 "family",
                 "difficulty_reason",
+                "date",
             },
         ),
     ],

@@ -8,6 +8,7 @@ that loads is known to contain only arithmetic over its declared variables.
 
 from __future__ import annotations
 
+import datetime
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
@@ -61,6 +62,7 @@ class Problem:
     difficulty: str | None = None
     family: str | None = None  # the source problem; one family counts as one problem
     difficulty_reason: str | None = None  # one line: the technique that makes it easy/medium/hard
+    date: str | None = None  # YYYY, YYYY-MM or YYYY-MM-DD: when the source problem was set
     path: str | None = None
 
 
@@ -195,6 +197,21 @@ def _scalar(value: Any) -> Any:
     return value
 
 
+def _date(value: Any) -> Any:
+    # the contest date (issue 40): YYYY, YYYY-MM or YYYY-MM-DD; YAML reads an unquoted full date as a date
+    if isinstance(value, datetime.date):
+        return value.isoformat()
+    if isinstance(value, int) and not isinstance(value, bool):
+        value = str(value)
+    if not isinstance(value, str) or not re.fullmatch(r"\d{4}(-\d{2}(-\d{2})?)?", value):
+        raise PydanticCustomError("date", "{value} is not a date YYYY, YYYY-MM or YYYY-MM-DD", {"value": shown(value)})
+    try:
+        datetime.date.fromisoformat((value + "-01-01")[:10] if len(value) < 10 else value)
+    except ValueError:
+        raise PydanticCustomError("date", "{value} is not a calendar date", {"value": shown(value)}) from None
+    return value
+
+
 def _domain(value: Any) -> Any:
     if isinstance(value, list):
         raise PydanticCustomError(
@@ -278,6 +295,8 @@ class ProblemSpec(_Spec):
     # instances of one problem (other n or constants) and count once.
     family: Annotated[str, Field(pattern=_FAMILY_PATTERN)] = None
     difficulty_reason: Annotated[str, Field(min_length=1, max_length=300)] = None
+    # when the source problem was set (the contest date where known): accuracy by date (issue 40)
+    date: Annotated[str, BeforeValidator(_date)] = None
 
     @field_validator("technique")
     @classmethod
@@ -383,6 +402,7 @@ def problem_from_dict(data: Mapping, *, path: str | Path | None = None, ignore_k
         difficulty=spec.difficulty,
         family=spec.family,
         difficulty_reason=spec.difficulty_reason,
+        date=spec.date,
         path=file,
     )
     parse_problem(problem)
@@ -419,6 +439,7 @@ def problem_to_dict(problem: Problem) -> dict:
         "difficulty": problem.difficulty,
         "family": problem.family,
         "difficulty_reason": problem.difficulty_reason,
+        "date": problem.date,
     }
     return {key: value for key, value in data.items() if value is not None and value != []}
 
