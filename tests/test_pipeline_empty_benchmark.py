@@ -75,7 +75,7 @@ def test_a_benchmark_whose_only_problem_is_refuted_ends_with_rc_0_and_a_line_nam
     assert all(path.exists() and path.stat().st_size > 0 for path in figures.values())
     # the end of the run: the leaderboard row and where to read on
     row = next(line for line in lines if line.lstrip().startswith("good "))
-    assert row.split()[:3] == ["good", "reference-solver", "100.0"] and "2 problems × 1 trials" in row
+    assert row.split()[:3] == ["good", "reference-solver", "100.0"] and "2 problems × 1 trial" in row
     assert (
         lines[-1].startswith("results: results/leaderboard.md")
         and "snakemake --report results/report.html" in lines[-1]

@@ -66,14 +66,24 @@ def exact_feasible_point(parsed, x: dict[str, float]) -> dict | None:
     return None
 
 
+def _until_sympy_fails(points):
+    """The points of one source until sympy raises ValueError inside it: sympy 1.14's factor cache
+    refuses some large square roots ("... is not a prime factor of ..."), which ended a whole check
+    as "the validator failed"; that source then yields no more points, the next one is tried."""
+    try:
+        yield from points
+    except ValueError:
+        return
+
+
 def exact_points(parsed, x: dict[str, float]):
     """Exact points near the float point x, nicest first: the coordinates not fixed by equalities
     snapped to rationals, the equalities solved exactly for the rest (a linear system over the
     rationals, or one polynomial equation whose real root nearest x is isolated); then closed forms
     (_closed_form_points); last, every coordinate one common value (_DIAGONAL), which a claim
     far from the values there (a flipped sense) needs no point near x for. Bounded work."""
-    yield from _rational_points(parsed, x)
-    yield from _closed_form_points(parsed, x)
+    yield from _until_sympy_fails(_rational_points(parsed, x))
+    yield from _until_sympy_fails(_closed_form_points(parsed, x))
     if any(op == "=" for _, op, _ in parsed.constraints):
         yield from ({str(s): value for s in parsed.symbols} for value in _DIAGONAL)
 
