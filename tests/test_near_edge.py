@@ -8,6 +8,7 @@ import pytest
 from support.problems import make_problem as make
 from support.problems import pos
 
+from extrembench.verify.checker.verify import verify
 from extrembench.verify.validate import check_problem
 
 NEAR_EDGE = [
@@ -35,9 +36,23 @@ def test_a_claim_a_millionth_off_is_never_confirmed(sense, variables, objective,
 
 
 # A one-point set forced by two inequalities (x + y <= 2 and xy >= 1 leave only (1, 1)): float-feasible
-# points near it beat the true answer by ~1e-6, none exactly, and the check stops there instead of
-# proving x - y <= 0 on the set. Issue 35, open: strict, so the marker must go when it is fixed.
-@pytest.mark.xfail(strict=True, reason="issue 35: no proof is tried when only float-feasible points beat the claim")
-def test_a_one_point_set_forced_by_inequalities_is_confirmed():
-    result = check_problem(make("max", pos("xy"), "x - y", "0", ["x + y <= 2", "x*y >= 1"]))
+# points near it beat the true answer by ~1e-6, none exactly; no proof about x - y closes at a point
+# where the constraints' gradients do not span the objective's, but one that the set is (1, 1) does
+# (issue 35). A wrong claim there stays unconfirmed, and the order of the variables changes nothing.
+ONE_POINT = ["x + y <= 2", "x*y >= 1"]
+
+
+@pytest.mark.parametrize("variables", [pos("xy"), pos("yx")])
+def test_a_one_point_set_forced_by_inequalities_is_confirmed(variables):
+    result = check_problem(make("max", variables, "x - y", "0", ONE_POINT))
     assert result.status == "confirmed", result.reason
+    assert result.certificate["kind"] == "sos" and result.certificate["body"]["point"] is True
+    ok, why = verify(result.certificate)
+    assert ok, why
+    assert "one point" in result.reason
+
+
+@pytest.mark.parametrize("claim", ["10^(-6)", "-10^(-6)", "1"])
+def test_a_wrong_claim_on_a_one_point_set_is_not_confirmed(claim):
+    result = check_problem(make("max", pos("xy"), "x - y", claim, ONE_POINT))
+    assert result.status in ("refuted", "inconclusive"), result.reason

@@ -64,6 +64,7 @@ from extrembench.verify.numeric.search import (
 )
 from extrembench.verify.provers.certify import certify as build_certificate
 from extrembench.verify.provers.empty import prove_empty
+from extrembench.verify.provers.routes import POINT_ROUTES, ROUTES
 from extrembench.verify.provers.refutation import (
     LEVEL_MAX_NODES,
     exact_feasible_point,
@@ -181,7 +182,11 @@ def _check_loaded(
     feasible = _without_float_artifacts(model, feasible, target - tol, parsed.answer)
     best = feasible[0]
     if best.value < target - tol:
-        return _refute_by_witness(problem, model, [c for c in feasible if c.value < target - tol], deadline)
+        better = [c for c in feasible if c.value < target - tol]
+        refuted = _refute_by_witness(problem, model, better, deadline)
+        if refuted.status == "refuted":
+            return refuted
+        return _proved_despite_float_points(problem, model, better, coverage, certify) or refuted
     if best.value > target + tol:
         return _refute_unreachable(problem, model, best, level_nodes)
     matching = [c for c in feasible if c.value <= target + tol]
@@ -478,6 +483,39 @@ def _refute_by_witness(problem: Problem, model: Model, better: list[Candidate], 
         f"a point feasible to float tolerance gives {model.reported(best.value):.12g}, {word} the claimed "
         f"{answer:.12g}, but no exactly feasible point near it beats the claim ({why})",
     )
+
+
+def _proved_despite_float_points(
+    problem: Problem, model: Model, better: list[Candidate], coverage, certify: bool
+) -> CheckResult | None:
+    """Points feasible only to float tolerance beat the claim and none is exactly feasible: when
+    one snaps to an exact point attaining the claim and a bound or sos proof covers the claim, it
+    is confirmed (a set that inequalities force down to one point, such as x + y <= 2 with
+    xy >= 1: float points sit just outside it, and their rounding beats the claim). A numeric
+    certificate is no answer here: the numeric evidence is what disagrees."""
+
+    status, chosen, reason = attainment(model, better, model.parsed.answer)
+    if status != "confirmed" or not reason.startswith("exact closed-form"):
+        return None
+    witness = witness_of(model, chosen)
+    routes = (*ROUTES, *POINT_ROUTES)
+    certificate = build_certificate(problem, witness, reason, routes=routes, components=coverage.record())
+    if certificate["kind"] == "numeric":
+        return None
+    return CheckResult(
+        problem.id,
+        "confirmed",
+        model.reported(chosen.value),
+        witness,
+        f"{reason}; float-feasible points beat it only by their rounding: {_what_it_proves(certificate)}",
+        certificate if certify else None,
+    )
+
+
+def _what_it_proves(certificate: dict) -> str:
+    if (certificate.get("body") or {}).get("point") is True:
+        return f"an {certificate['kind']} proof shows the feasible set is that one point"
+    return f"a {certificate['kind']} proof covers the claim"
 
 
 def _refute_unreachable(

@@ -22,6 +22,7 @@ from extrembench.verify.checker.document import (
 from extrembench.verify.checker.empty import verify_empty
 from extrembench.verify.checker.interval import Unsupported
 from extrembench.verify.checker.numeric import verify as verify_numeric
+from extrembench.verify.checker.point import checked as one_point_problem
 from extrembench.verify.checker.reduce import needs_exact_level
 from extrembench.verify.checker.refutation import verify_refutation
 from extrembench.verify.checker.sos import verify as verify_sos
@@ -89,14 +90,17 @@ class _Refused(Exception):
 def _proved_problem(doc: dict, parsed):
     """(the problem the proof is about, epsilon) after the checks a bound and an sos proof share:
     epsilon in range, the exact witness attains the answer, and any reduction the body records
-    (a cos/sin substitution, sorted symmetric groups) re-derived from the spec. _Refused, or ValueError for a malformed reduction."""
+    (a cos/sin substitution, sorted symmetric groups, a one-point set) re-derived from the spec. _Refused, or ValueError for a malformed reduction."""
     epsilon = Fraction(doc.get("epsilon", "x"))
     if not 0 <= epsilon <= EPSILON:
         raise _Refused(f"epsilon {epsilon} exceeds {EPSILON}")
-    failure = check_witness(parsed, parse_witness(parsed, doc.get("witness")))
+    witness = parse_witness(parsed, doc.get("witness"))
+    failure = check_witness(parsed, witness)
     if failure:
         raise _Refused(f"witness: {failure}")
     body = doc.get("body") or {}
+    if "point" in body:
+        return one_point_problem(parsed, body, witness, epsilon), epsilon
     if "substitution" in body:
         parsed = substituted_problem(parsed, body)
     if "ordered" in body:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from functools import partial
 
+from extrembench.verify.checker.point import point_problem
 from extrembench.verify.checker.symmetry import ordered
 from extrembench.verify.provers.bound import prove_bound
 from extrembench.verify.provers.route import Attempt, Decline, Proved, Route
@@ -119,3 +120,16 @@ ROUTES = (
     # the box search on sorted groups, after every sos attempt: what sos proves keeps its certificate
     Route("bound, ordered", "bound", bound_ordered),
 )
+
+
+def sos_point(attempt: Attempt) -> Proved | Decline:
+    """The feasible set is the witness alone (checker/point.py): sum (v - w_v)^2 <= 0 on it."""
+    body, why = sos_attempt(point_problem(attempt.parsed, attempt.exact), attempt.exact)
+    if body is None:
+        return Decline(f"sos, one point: {why}")
+    return Proved("sos", {**body, "point": True}, sos_size(body))
+
+
+# Tried only where float points beat a claim an exact witness attains (validate.py): everywhere
+# else a one-point set is rare and the attempt would only cost time
+POINT_ROUTES = (Route("sos, one point", "sos", sos_point),)
