@@ -64,7 +64,6 @@ from extrembench.verify.numeric.search import (
 )
 from extrembench.verify.provers.certify import certify as build_certificate
 from extrembench.verify.provers.empty import prove_empty
-from extrembench.verify.provers.routes import POINT_ROUTES, ROUTES
 from extrembench.verify.provers.refutation import (
     LEVEL_MAX_NODES,
     exact_feasible_point,
@@ -72,6 +71,7 @@ from extrembench.verify.provers.refutation import (
     unbounded_certificate,
     witness_certificate,
 )
+from extrembench.verify.provers.routes import POINT_ROUTES, ROUTES
 
 log = logging.getLogger(__name__)
 
