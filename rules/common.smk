@@ -210,6 +210,11 @@ def all_grade_tables():
     return [grades_table(b, m, s) for b in BENCHMARKS for m in MODELS for s in shards(b)]
 
 
+def all_conversion_tables():
+    """The convert/formalize tables: where each problem's `date` is read for the date split."""
+    return [f"{RESULTS}/{b}/convert/shard-{s}.parquet" for b in VALIDATED for s in shards(b)]
+
+
 def all_generation_tables():
     return [f"{RESULTS}/{b}/generate/{m}/shard-{s}.parquet" for b in BENCHMARKS for m in MODELS for s in shards(b)]
 
@@ -228,6 +233,9 @@ TABLES = {
     "techniques": f"{RESULTS}/tables/techniques.csv",
     "correlations": f"{RESULTS}/tables/correlations.csv",
     "published": f"{RESULTS}/tables/published_comparison.csv",
+    # accuracy before vs after each dated model's split date (extrembench/report/results/by_date.py)
+    "date_split": f"{RESULTS}/tables/date_split.csv",
+    "date_split_parquet": f"{RESULTS}/tables/date_split.parquet",
 }
 # Accuracies the source papers report, shown beside reproduced ones (data/published/README.md).
 # Relative to the working directory (the checkout): an absolute path would change when the
@@ -240,6 +248,7 @@ FIGURES = {
     "pass_at_k": f"{RESULTS}/figures/pass_at_k.png",
     "heatmap": f"{RESULTS}/figures/problem_heatmap.png",
     "cost": f"{RESULTS}/figures/accuracy_vs_cost.png",
+    "date_split": f"{RESULTS}/figures/accuracy_by_date.png",
 }
 
 

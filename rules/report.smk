@@ -7,6 +7,7 @@ rule aggregate:
         grades=all_grade_tables(),
         published=PUBLISHED_TABLES,
         generations=all_generation_tables(),  # the cost ledger (extrembench/cluster/cost)
+        conversions=all_conversion_tables(),  # each problem's date (the date split)
     output:
         parquet=LEADERBOARD["parquet"],
         csv=report(
@@ -37,6 +38,12 @@ rule aggregate:
             caption="../report/published_comparison.rst",
             category="Tables",
         ),
+        date_split=report(
+            TABLES["date_split"],
+            caption="../report/date_split.rst",
+            category="Tables",
+        ),
+        date_split_parquet=TABLES["date_split_parquet"],
     log:
         f"{RESULTS}/logs/aggregate.log",
     params:
@@ -60,6 +67,7 @@ rule plot:
     input:
         leaderboard=LEADERBOARD["parquet"],
         correlations=TABLES["correlations"],
+        date_split=TABLES["date_split_parquet"],
         grades=all_grade_tables(),
         published=PUBLISHED_TABLES,
     output:
@@ -91,6 +99,11 @@ rule plot:
         cost=report(
             FIGURES["cost"],
             caption="../report/accuracy_vs_cost.rst",
+            category="Figures",
+        ),
+        date_split=report(
+            FIGURES["date_split"],
+            caption="../report/accuracy_by_date.rst",
             category="Figures",
         ),
         # save_figure writes a PDF beside every PNG

@@ -14,5 +14,6 @@ aggregate(
     config=Config.model_validate(smk.config),
     published_dir=smk.params.published,
     generation_files=list(smk.input.generations),
+    conversion_files=list(smk.input.conversions),
     dependents=list(smk.params.dependents),
 )

@@ -1,4 +1,4 @@
-"""plot: the five figures from the leaderboard and grade tables (rules/report.smk)."""
+"""plot: the figures from the leaderboard, date-split and grade tables (rules/report.smk)."""
 
 from pathlib import Path
 
@@ -18,7 +18,8 @@ correlations = pd.read_csv(smk.input.correlations)
 published = published_for_run(smk.params.published, Config.model_validate(smk.config))
 # Published bars only for models this run evaluated: the figure compares, it does not catalogue.
 published = published[published["model"].isin(board["model"])]
-outputs = {name: Path(smk.output[name]) for name in ("main", "scatter", "tokens", "pass_at_k", "heatmap", "cost")}
+names = ("main", "scatter", "tokens", "pass_at_k", "heatmap", "cost", "date_split")
+outputs = {name: Path(smk.output[name]) for name in names}
 if board.empty:  # no benchmark had a confirmed problem: each figure says so (the run summary names why)
     for out in outputs.values():
         figures.no_result_figure(out)
@@ -29,3 +30,4 @@ else:
     figures.plot_pass_at_k(board, outputs["pass_at_k"])
     figures.plot_heatmap(grades, outputs["heatmap"])
     figures.plot_accuracy_vs_cost(board, outputs["cost"])
+    figures.plot_date_split(read_artifact(smk.input.date_split).to_pandas(), outputs["date_split"])

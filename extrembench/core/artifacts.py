@@ -62,6 +62,7 @@ CONVERSIONS = _schema(
     "statement",
     ("technique", _tags),
     "difficulty",
+    "date",  # YYYY, YYYY-MM or YYYY-MM-DD: when the source problem was set (accuracy by date)
     "converted_by",  # curated | inequality | llm:<model>
     "error",  # set when the file could not be loaded or converted
     "error_field",

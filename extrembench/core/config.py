@@ -22,6 +22,7 @@ import yaml
 from pydantic import BeforeValidator, Field, TypeAdapter, ValidationError, field_validator, model_validator
 from pydantic_core import PydanticCustomError
 
+from extrembench.core.dates import calendar_date
 from extrembench.core.errors import InputError
 from extrembench.core.untrusted_yaml import StrictModel, UniqueKeyLoader, shown
 
@@ -299,6 +300,21 @@ class ModelBase(Section):
     )
     price_per_million_input_tokens: Annotated[float, Field(ge=0)] | None = Field(
         None, description="hosted API: price per million prompt tokens (cost ledger)"
+    )
+    # accuracy by date (issue 40): the report splits each model's accuracy at one of these
+    release_date: Annotated[str, BeforeValidator(calendar_date)] | None = Field(
+        None,
+        description=(
+            "when the model was released (YYYY, YYYY-MM or YYYY-MM-DD): the date the report splits its accuracy at "
+            "(problems dated before vs on/after) when knowledge_cutoff is not given"
+        ),
+    )
+    knowledge_cutoff: Annotated[str, BeforeValidator(calendar_date)] | None = Field(
+        None,
+        description=(
+            "the end of the model's training data (YYYY, YYYY-MM or YYYY-MM-DD): when given, the date the report "
+            "splits its accuracy at instead of release_date"
+        ),
     )
 
 

@@ -14,8 +14,9 @@ that buys on the leaderboard. The model answers:
   `problems` folder, a variants benchmark's parent's folder; the whole folder, not the run's
   `limit` sample, so the sample size does not change the answer). Answers count as one when they
   are the same number (`1 + sqrt(7)` and `sqrt(7) + 1`); a tie goes to the smaller value. A
-  benchmark without problem files (an ingested one) has no such answer: the model abstains there
-  unless the difference rule applies.
+  benchmark without problem files (an ingested one), or whose answers are all distinct (the fresh
+  slice: the smallest would be one answer of its key, copied), has no such answer: the model
+  abstains there unless the difference rule applies.
 
 The constant is computed from the files, never typed: it is part of each request's identity (so
 of its cache key) and a parameter of the generate rule (rules/evaluate.smk), so a change of the
@@ -55,11 +56,13 @@ def is_difference(objective: sympy.Expr) -> bool:
 
 def most_frequent_answer(answers: Iterable[str]) -> str | None:
     """The answer given most often (as a number: equal values count together), the smaller value
-    on a tie; None without answers. Returned in sympy's string form, which parse_expression reads."""
+    on a tie; None when no answer is given twice: then there is no most frequent answer, and the
+    smallest would be one answer of the key copied (the fresh slice's answers are all distinct).
+    Returned in sympy's string form, which parse_expression reads."""
     counts: Counter = Counter()
     for text in answers:
         counts[parse_expression(text, [])] += 1
-    if not counts:
+    if not counts or max(counts.values()) < 2:
         return None
     value = min(counts, key=lambda v: (-counts[v], float(sympy.N(v, HP_DIGITS)), sympy.srepr(v)))
     return sympy.sstr(value)

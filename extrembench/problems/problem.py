@@ -8,7 +8,6 @@ that loads is known to contain only arithmetic over its declared variables.
 
 from __future__ import annotations
 
-import datetime
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
@@ -19,6 +18,7 @@ import sympy
 from pydantic import BeforeValidator, Field, ValidationError, field_validator
 from pydantic_core import PydanticCustomError
 
+from extrembench.core.dates import calendar_date as _date  # also the model registry's dates
 from extrembench.core.errors import InputError
 from extrembench.core.untrusted_yaml import (
     SHOWN_VALUE_CHARS,
@@ -194,21 +194,6 @@ def _scalar(value: Any) -> Any:
     # an expression written as text or, by YAML, as a number; never a bool, list or mapping
     if isinstance(value, bool) or not isinstance(value, (str, int, float)):
         raise PydanticCustomError("scalar_type", "{value} is not of type 'string', 'number'", {"value": shown(value)})
-    return value
-
-
-def _date(value: Any) -> Any:
-    # the contest date (issue 40): YYYY, YYYY-MM or YYYY-MM-DD; YAML reads an unquoted full date as a date
-    if isinstance(value, datetime.date):
-        return value.isoformat()
-    if isinstance(value, int) and not isinstance(value, bool):
-        value = str(value)
-    if not isinstance(value, str) or not re.fullmatch(r"\d{4}(-\d{2}(-\d{2})?)?", value):
-        raise PydanticCustomError("date", "{value} is not a date YYYY, YYYY-MM or YYYY-MM-DD", {"value": shown(value)})
-    try:
-        datetime.date.fromisoformat((value + "-01-01")[:10] if len(value) < 10 else value)
-    except ValueError:
-        raise PydanticCustomError("date", "{value} is not a calendar date", {"value": shown(value)}) from None
     return value
 
 

@@ -69,6 +69,7 @@ def conversion_row(path: Path, *, benchmark: str, dag_node: str) -> dict:
         "statement": None,
         "technique": [],
         "difficulty": None,
+        "date": None,
         "converted_by": None,
         "error": None,
         "error_field": None,
@@ -104,6 +105,7 @@ def _spec_columns(path: Path, english: dict, caller, max_attempts: int) -> dict:
         statement=spec.statement,
         technique=list(problem.technique),
         difficulty=problem.difficulty,
+        date=problem.date,
         converted_by=origin,
     )
 

@@ -94,6 +94,7 @@ def formalized_row(
         "source_sha256": source_sha256,
         "technique": [],
         "difficulty": None,
+        "date": None,
         "dag_node": dag_node,
         **conversion_columns(outcome),
     }

@@ -91,6 +91,11 @@ COMPETITIONS: tuple[Competition, ...] = (
     Competition("thailand", NATIONAL, ("Thailand Mathematical Olympiad", "Thailand MO")),
     # Sweden's national olympiad (Skolornas matematiktävling), its final round
     Competition("romania-nmo", NATIONAL, ("Romanian National Mathematical Olympiad", "Romanian NMO")),
+    Competition("philippine-mo", NATIONAL, ("Philippine Mathematical Olympiad", "Philippine MO")),
+    Competition("german-mo", NATIONAL, ("German National Mathematical Olympiad", "Bundesrunde")),
+    Competition("india-mo", NATIONAL, ("Indian National Mathematical Olympiad", "INMO")),
+    # Norway's national olympiad; its final round is the Abel Competition proper
+    Competition("abel", NATIONAL, ("Abel Competition", "Abelkonkurransen")),
     Competition("sweden", NATIONAL, ("Swedish Mathematical Competition", "Swedish MO")),
     Competition("ireland", NATIONAL, ("Irish Mathematical Olympiad", "Irish Math Olympiad", "Irish MO")),
     Competition("china-tst", TST, ("China TST", "China Team Selection Test", "国家集训队")),
@@ -101,9 +106,13 @@ COMPETITIONS: tuple[Competition, ...] = (
     Competition("usa-tst", TST, ("USA TST",)),
     Competition("saudi-tst", TST, ("Saudi Arabia IMO TST", "Saudi Arabia TST")),
     Competition("aime", NATIONAL_COMPETITION, ("AIME",)),
+    Competition("hmmt-feb", NATIONAL_COMPETITION, ("HMMT February", "Harvard-MIT Mathematics Tournament February")),
+    # Carnegie Mellon's contest for high-school students, run like HMMT
+    Competition("cmimc", NATIONAL_COMPETITION, ("CMIMC", "Carnegie Mellon Informatics and Mathematics Competition")),
     Competition("bosnia-regional", REGIONAL, ("Bosnia and Herzegovina Regional Olympiad",)),
     Competition("zhejiang", REGIONAL, ("Zhejiang Province High School Mathematics Competition", "浙江省高中数学竞赛")),
     Competition("putnam", UNDERGRADUATE, ("Putnam",)),
+    Competition("imc", UNDERGRADUATE, ("International Mathematics Competition for University Students", "IMC")),
     Competition("putnam-and-beyond", BOOK, ("Putnam and Beyond",)),
     Competition("secrets", BOOK, ("Secrets in Inequalities",)),
     Competition("kvant", JOURNAL, ("Kvant",)),

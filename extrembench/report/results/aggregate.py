@@ -15,6 +15,7 @@ from extrembench.core.artifacts import file_record, read_artifact, write_artifac
 from extrembench.core.config import Config, config_hash
 from extrembench.core.files import sha256_file, write_bytes_atomic
 from extrembench.grading.guarded import GuardedEquivalence
+from extrembench.report.results.by_date import build_date_split, read_problem_dates, split_date, write_date_split
 from extrembench.report.results.front_page import write_front_page
 from extrembench.report.results.leaderboard import (
     apply_ungraded_policy,
@@ -55,6 +56,7 @@ def aggregate(
     seed: int = 0,
     generation_files: Sequence[str] = (),
     dependents: Sequence[str | Path] = (),
+    conversion_files: Sequence[str] = (),
 ) -> None:
     """Leaderboard per (benchmark, model), each row stamped with the lineage of its number, plus
     the difficulty, technique, correlation and published-vs-reproduced tables.
@@ -63,12 +65,14 @@ def aggregate(
     anything is written, and every output is written under a staging name and renamed only when
     all are written: a run killed at any point leaves the previous run's files or none, never a
     new leaderboard beside the previous run's figures (Snakemake removes this job's own outputs
-    before it starts)."""
+    before it starts).
+
+    `conversion_files`: the conversions tables whose `date` column the date-split table reads."""
     for path in dependents:
         Path(path).unlink(missing_ok=True)
     staged = {key: _staging_path(path) for key, path in outputs.items()}
     try:
-        _aggregate(grade_files, staged, outputs, config, published_dir, seed, generation_files)
+        _aggregate(grade_files, staged, outputs, config, published_dir, seed, generation_files, conversion_files)
         for key, path in staged.items():
             os.replace(path, outputs[key])
     finally:
@@ -81,7 +85,7 @@ def _staging_path(path: Path) -> Path:
     return Path(path).with_name(f".{Path(path).name}.partial")
 
 
-def _aggregate(grade_files, outputs, final, config, published_dir, seed, generation_files) -> None:
+def _aggregate(grade_files, outputs, final, config, published_dir, seed, generation_files, conversion_files) -> None:
     """aggregate's work, writing to `outputs` (staging paths of the `final` ones)."""
     import pandas as pd  # deferred: pandas costs start-up time and only this path needs it
 
@@ -110,10 +114,23 @@ def _aggregate(grade_files, outputs, final, config, published_dir, seed, generat
     _write_leaderboard(board, outputs, final, grade_files=grade_files, seed=seed, ungraded=ungraded)
     write_csv(build_difficulty(grades), outputs["difficulty"])
     write_csv(build_technique_table(grades), outputs["techniques"])
+    if "date_split" in outputs:
+        _write_date_split(grades, grade_files, conversion_files, outputs, config, seed)
     write_csv(build_correlations(board, seed=seed), outputs["correlations"])
     published = published_for_run(published_dir, config)
     write_csv(compare_published(board, published), outputs["published"])
     log.info("leaderboard: %d rows from %d grade files", len(board), len(grade_files))
+
+
+def _write_date_split(grades, grade_files, conversion_files, outputs, config, seed) -> None:
+    """Accuracy before vs after each model's split date (report/results/by_date.py), from the
+    grade rows the other per-problem tables score."""
+    splits = {name: split_date(model) for name, model in config.models.items()}
+    table = build_date_split(grades, read_problem_dates(conversion_files), splits, seed=seed)
+    inputs = [*grade_files, *conversion_files]
+    write_date_split(table, outputs["date_split_parquet"], outputs["date_split"], inputs=inputs)
+    dated = int(((table["n_before"] + table["n_after"]) > 0).sum())
+    log.info("date split: %d rows, %d with a dated side", len(table), dated)
 
 
 def _add_provenance(board, grade_files, config) -> None:

@@ -18,7 +18,7 @@ from extrembench.core.artifacts import SCHEMAS, read_artifact, write_csv
 from extrembench.core.config import Config
 from extrembench.report.results import paired
 from extrembench.report.results.figures import plot_original_vs_variant
-from extrembench.report.results.leaderboard import graded_flags, group_seed
+from extrembench.report.results.leaderboard import graded_flags, group_seed, trials_by_problem
 from extrembench.report.results.leaderboard import problem_mean_accuracy as _accuracy
 from extrembench.report.results.metrics import correlation_note
 from extrembench.report.results.published import published_for_run
@@ -69,13 +69,6 @@ MEMORIZATION_COLUMNS = [
 ]
 
 
-def _trials_by_problem(frame: pd.DataFrame) -> dict[str, np.ndarray]:
-    """problem_id → that problem's trial outcomes (1, 0, NaN = ungraded), ordered by trial."""
-    ordered = frame.sort_values(["problem_id", "trial"], kind="stable")
-    flags = graded_flags(ordered).to_numpy()
-    return {problem: flags[index] for problem, index in ordered.groupby("problem_id").indices.items()}
-
-
 def build_pairwise(grades: pd.DataFrame, *, seed: int = 0, n_boot: int = 2000) -> pd.DataFrame:
     """One row per benchmark and pair of models (model_a < model_b by name), over the problems both
     answered: accuracy of each, difference (a − b) with a two-level bootstrap interval, the paired
@@ -83,7 +76,7 @@ def build_pairwise(grades: pd.DataFrame, *, seed: int = 0, n_boot: int = 2000) -
     difference at 80 % power for this benchmark's problems and trials."""
     rows = []
     for benchmark, frame in grades.groupby("benchmark", sort=True):
-        by_model = {m: _trials_by_problem(f) for m, f in frame.groupby("model", sort=True)}
+        by_model = {m: trials_by_problem(f) for m, f in frame.groupby("model", sort=True)}
         trials = frame.groupby("model")["trial"].nunique().to_dict()
         models = sorted(by_model)
         for i, a in enumerate(models):
@@ -155,8 +148,8 @@ def build_memorization(
         varied = grades[grades["benchmark"] == variant_benchmark]
         children = group.groupby("parent_id")["problem_id"].apply(sorted).to_dict()
         for model in sorted(set(original["model"]) & set(varied["model"])):
-            by_parent = _trials_by_problem(original[original["model"] == model])
-            by_variant = _trials_by_problem(varied[varied["model"] == model])
+            by_parent = trials_by_problem(original[original["model"] == model])
+            by_variant = trials_by_problem(varied[varied["model"] == model])
             key = group_seed(seed, "memorization", benchmark, model, kind)
             row = _memorization_row(children, by_parent, by_variant, seed=key, n_boot=n_boot)
             rows.append(

@@ -606,3 +606,58 @@ def plot_accuracy_vs_cost(leaderboard: pd.DataFrame, out_png: str | Path) -> tup
         leaderboard, usable, column, (label, 100), (title, (0, 105)), (markers, colours), "nothing recorded"
     )
     return save_figure(figure, out_png)
+
+
+DATE_SIDES = (("before", "dated before the split date", "o"), ("after", "dated on or after it", "s"))
+
+
+@styled
+def plot_date_split(table: pd.DataFrame, out_png: str | Path) -> tuple[Path, Path]:
+    """Per (model, benchmark) with a dated side: accuracy on problems dated before the model's
+    split date (knowledge cut-off, else release) and on those dated on or after it, 95 % whiskers;
+    the models left out are named. Columns: by_date.build_date_split."""
+    title = "Accuracy before vs after each model's split date"
+    shown = table[(table["n_before"] > 0) | (table["n_after"] > 0)].reset_index(drop=True)
+    if shown.empty:
+        return _message_figure(out_png, title, date_split_message(table), width=6.0)
+    figure = _new_figure(max(6.0, 1.3 * len(shown) + 3.5), 4.6)
+    axes = figure.add_subplot()
+    for index, (side, label, marker) in enumerate(DATE_SIDES):
+        _draw_date_side(
+            axes, shown, side, colour=OKABE_ITO[index], marker=marker, label=label, offset=0.15 * (2 * index - 1)
+        )
+    axes.set_xticks(range(len(shown)), [date_split_tick(row) for row in shown.itertuples()], fontsize=7)
+    left_out = sorted(set(table["model"]) - set(shown["model"]))
+    _not_shown(axes, "no split date or no dated problem", left_out)
+    axes.set(
+        xlim=(-0.6, len(shown) - 0.4),
+        ylim=(-2, 102),
+        ylabel="Accuracy (%)",
+        title=f"{title}\n(Δ = after − before; whiskers: {INTERVAL};\nundecided and undated problems left out)",
+    )
+    axes.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), frameon=False, fontsize=7)
+    return save_figure(figure, out_png)
+
+
+def _draw_date_side(axes, shown: pd.DataFrame, side: str, *, colour: str, marker: str, label: str, offset: float):
+    """One side's points with whiskers, at x = row index + offset (a side with no problem: no point)."""
+    present = shown[shown[f"n_{side}"] > 0]
+    values = _percent(present[f"accuracy_{side}"])
+    low, high = _percent(present[f"{side}_low"]), _percent(present[f"{side}_high"])
+    errors = np.vstack([np.clip(values - low, 0, None), np.clip(high - values, 0, None)])
+    axes.errorbar(present.index + offset, values, yerr=errors, fmt=marker, color=colour, capsize=2, label=label)
+
+
+def date_split_tick(row) -> str:
+    """x label of one (model, benchmark): names, split date and basis, the difference and counts."""
+    shift = "Δ n/a" if pd.isna(row.difference) else f"Δ = {100 * row.difference:+.1f} pts"
+    basis = "cut-off" if row.split_basis == "knowledge_cutoff" else "release"
+    return f"{row.model}\n{row.benchmark}\n{basis} {row.split_date}\n{shift}\nn = {row.n_before} / {row.n_after}"
+
+
+def date_split_message(table: pd.DataFrame) -> str:
+    """Why the date-split figure has no point: the table's notes, one per model."""
+    if table.empty:
+        return "No model was graded in this run."
+    notes = table.groupby("model", sort=True)["note"].first()
+    return "\n".join(f"{model}: {note}" for model, note in notes.items())

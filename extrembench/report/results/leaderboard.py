@@ -116,6 +116,13 @@ def graded_flags(frame: pd.DataFrame) -> pd.Series:
     return frame["correct"].map(lambda v: np.nan if v is None or pd.isna(v) else float(bool(v))).astype(float)
 
 
+def trials_by_problem(frame: pd.DataFrame) -> dict[str, np.ndarray]:
+    """problem_id → that problem's trial outcomes (1, 0, NaN = ungraded), ordered by trial."""
+    ordered = frame.sort_values(["problem_id", "trial"], kind="stable")
+    flags = graded_flags(ordered).to_numpy()
+    return {problem: flags[index] for problem, index in ordered.groupby("problem_id").indices.items()}
+
+
 def correctness_by_problem(frame: pd.DataFrame) -> list[np.ndarray]:
     """Per problem (sorted by id), its trials' correctness ordered by trial (NaN = ungraded)."""
     ordered = frame.sort_values(["problem_id", "trial"])

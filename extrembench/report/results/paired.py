@@ -57,10 +57,20 @@ def paired_bootstrap(
     observed one while both levels are still drawn."""
     if not (0 < level < 1):
         raise ValueError(f"paired_bootstrap: level must be in (0, 1), got {level}")
+    difference, replicates = paired_replicates(a_rows, b_rows, n_boot=n_boot, seed=seed)
+    if replicates.size == 0:
+        return (float("nan"),) * 3
+    return (difference, *percentile_interval(replicates, level))
+
+
+def paired_replicates(
+    a_rows: Sequence, b_rows: Sequence, *, n_boot: int = 2000, seed: int = 0
+) -> tuple[float, np.ndarray]:
+    """(difference B − A, its n_boot bootstrap replicates) as paired_bootstrap draws them (its
+    docstring says how); (NaN, empty) when no problem is graded on both sides."""
     ta, ca, tb, cb = paired_counts(a_rows, b_rows)
-    nan = float("nan")
     if ta.size == 0:
-        return (nan, nan, nan)
+        return float("nan"), np.array([])
     pa, pb = ca / ta, cb / tb
     d = pb - pa
     difference = float(d.mean())
@@ -72,7 +82,7 @@ def paired_bootstrap(
     picks = rng.integers(0, ta.size, size=(n_boot, ta.size))
     noise_a = rng.binomial(ta[picks], np.clip(pa[picks], 0, 1)) / ta[picks] - pa[picks]
     noise_b = rng.binomial(tb[picks], np.clip(pb[picks], 0, 1)) / tb[picks] - pb[picks]
-    return (difference, *percentile_interval((centre[picks] + noise_b - noise_a).mean(axis=1), level))
+    return difference, (centre[picks] + noise_b - noise_a).mean(axis=1)
 
 
 def accuracy_interval(rows: Sequence, *, n_boot: int = 2000, seed: int = 0, level: float = 0.95) -> tuple[float, float]:
@@ -80,6 +90,26 @@ def accuracy_interval(rows: Sequence, *, n_boot: int = 2000, seed: int = 0, leve
     scores 0 everywhere, with no trial noise)."""
     _, low, high = paired_bootstrap([[0.0]] * len(rows), rows, n_boot=n_boot, seed=seed, level=level)
     return low, high
+
+
+def accuracy_replicates(rows: Sequence, *, n_boot: int = 2000, seed: int = 0) -> tuple[float, np.ndarray]:
+    """(mean accuracy, the bootstrap replicates behind accuracy_interval); (NaN, empty) when
+    nothing is graded."""
+    return paired_replicates([[0.0]] * len(rows), rows, n_boot=n_boot, seed=seed)
+
+
+def independent_difference(
+    a_rows: Sequence, b_rows: Sequence, *, n_boot: int = 2000, seed: int = 0, level: float = 0.95
+) -> tuple[float, float, float]:
+    """(difference, low, high) of mean accuracy B − A when A and B are different problems (nothing
+    to pair, e.g. problems dated before and after a model's cut-off): each side resampled on its
+    own by the same two-level bootstrap (seeds seed and seed + 1), the interval taken over the
+    differences of the replicates. All NaN when either side has nothing graded."""
+    mean_a, a = accuracy_replicates(a_rows, n_boot=n_boot, seed=seed)
+    mean_b, b = accuracy_replicates(b_rows, n_boot=n_boot, seed=seed + 1)
+    if a.size == 0 or b.size == 0:
+        return (float("nan"),) * 3
+    return (mean_b - mean_a, *percentile_interval(b - a, level))
 
 
 def majority_verdict(row) -> int | None:
