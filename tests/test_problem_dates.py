@@ -38,4 +38,3 @@ def test_every_file_cited_with_a_year_is_dated_in_that_year(problems):
 def test_a_file_cited_with_no_year_has_no_date(problems):
     guessed = [p.id for p in problems if p.date and cited_year(p) is None]
     assert not guessed, f"dated, but neither the family nor the reference names a year: {guessed}"
-
