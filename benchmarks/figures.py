@@ -81,15 +81,29 @@ def read_default_run(results: Path) -> dict:
     )
     confirmed = variants[variants["status"] == "confirmed"]
     parents = confirmed["problem_id"].map(lambda pid: pid.split("~")[0] if "~" in pid else pid)
+    fresh = pd.concat(pd.read_parquet(p) for p in sorted((results / "extrem-fresh" / "problems").glob("*.parquet")))
+    split = pd.read_parquet(results / "tables" / "date_split.parquet")
+    pooled = split[(split["benchmark"] == "all benchmarks") & split["split_date"].notna()]
     return {
         "leaderboard": rows,
         "problems": len(problems),
         "statuses": dict(sorted(Counter(problems["status"]).items())),
-        "certificates": dict(
-            sorted(Counter(problems.loc[problems["status"] == "confirmed", "certificate_kind"]).items())
-        ),
+        "certificates": _certificates(problems),
         "variants": {"confirmed": len(confirmed), "parents": int(parents.nunique())},
+        "fresh": {"problems": len(fresh), "certificates": _certificates(fresh)},
+        "date_split": {
+            row.model: {
+                "split_date": row.split_date,
+                "before": [int(row.n_before), round(100 * row.accuracy_before, 1)],
+                "after": [int(row.n_after), round(100 * row.accuracy_after, 1)],
+            }
+            for row in pooled.itertuples()
+        },
     }
+
+
+def _certificates(problems) -> dict:
+    return dict(sorted(Counter(problems.loc[problems["status"] == "confirmed", "certificate_kind"]).items()))
 
 
 def _validate_part(part: int, out: str) -> str:
@@ -190,7 +204,8 @@ def measure_problem_set(root: Path = REPO) -> dict:
         "competition_references": len(competition),
         "competition_references_complete": sum(1 for row in competition if row["citation_complete"]),
         "near_duplicate_pairs": len(find_duplicates([load_problem(p) for p in files])),
-        "folders": {name: folder(name) for name in ("instances", "guessable", "unnumbered", "rejected")},
+        "folders": {name: folder(name) for name in ("instances", "guessable", "unnumbered", "rejected", "fresh")},
+        "dated": sum(load_problem(p).date is not None for p in files),
     }
 
 
@@ -214,9 +229,28 @@ def _default_run_text(m: dict) -> str:
         ", ".join(f"{n} `{kind}`" for kind, n in certs.items()) + " certificates.",
         f"Variants: {m['variants']['confirmed']} confirmed variants of {m['variants']['parents']} problems"
         + (f", where the reference solver scores {variants['accuracy']} %." if variants else "."),
+        *_fresh_lines(m),
         f"The whole run took {m['wall_minutes']} min on the 2-core machine the record was made on.*",
     ]
     return "\n".join(lines) + "\n"
+
+
+def _fresh_lines(m: dict) -> list[str]:
+    """The fresh slice's accuracies and each dated model's accuracy before and after its date."""
+    board = m["leaderboard"].get("extrem-fresh", {})
+    if not board:
+        return []
+    models = ", ".join(f"{name} {row['accuracy']} %" for name, row in sorted(board.items()))
+    certs = ", ".join(f"{n} `{kind}`" for kind, n in m["fresh"]["certificates"].items())
+    split = "; ".join(
+        f"{name} (cut-off {row['split_date']}) {row['before'][1]} % on {row['before'][0]} problems dated before it, "
+        f"{row['after'][1]} % on {row['after'][0]} after"
+        for name, row in sorted(m["date_split"].items())
+    )
+    return [
+        f"Fresh slice (`extrem-fresh`, {m['fresh']['problems']} problems from 2025-2026 contests; {certs}):",
+        f"{models}. By date: {split}." if split else f"{models}.",
+    ]
 
 
 def _whole_set_text(m: dict) -> str:
@@ -247,7 +281,8 @@ def _problem_set_text(m: dict) -> str:
         f"Beside it: `data/instances/` {folders['instances']['files']} files of "
         f"{folders['instances']['families']} families, `data/guessable/` {folders['guessable']['files']},\n"
         f"`data/unnumbered/` {folders['unnumbered']['files']}, `data/rejected/` {folders['rejected']['files']} "
-        f"conversion mistakes.\n"
+        f"conversion mistakes, `data/fresh/` {folders['fresh']['files']} problems from 2025-2026 contests.\n"
+        f"{m['dated']} of the {n} headline files are dated (the year their citation gives).\n"
     )
 
 

@@ -290,24 +290,18 @@ def _serve_metered(
     outcomes: dict[str, dict[str, Any]] = {}
     meter = JobMeter(cache_dir, benchmark=benchmark, model=model, shard=shard)
     gpus = config.resources[model_cfg.size_class].gpu  # a fully cached shard held none
+    interrupted = True  # until _serve_missing returns: preempted or failed, the attempt still cost GPU time
     try:
         _serve_missing(missing, model, model_cfg, cache, progress, outcomes, cache_dir=cache_dir, server_log=server_log)
-    except BaseException:  # preempted or failed: what this attempt produced still cost GPU time
+        interrupted = False
+    finally:
         meter.close(
             gpus=gpus,
             produced=progress.sent,
             completion_tokens=progress.tokens,
-            interrupted=True,
+            interrupted=interrupted,
             failed=progress.failed,
         )
-        raise
-    meter.close(
-        gpus=gpus,
-        produced=progress.sent,
-        completion_tokens=progress.tokens,
-        interrupted=False,
-        failed=progress.failed,
-    )
     return outcomes
 
 

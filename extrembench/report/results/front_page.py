@@ -9,12 +9,9 @@ from pathlib import Path
 import pandas as pd
 
 from extrembench.core.files import write_bytes_atomic
+from extrembench.report.results.leaderboard import percent_text
 
 TITLE = "Results of this run"
-
-
-def _percent(value) -> str:
-    return "–" if pd.isna(value) else f"{100 * value:.1f}"
 
 
 def _cell(text: str) -> str:
@@ -30,8 +27,8 @@ def front_page(leaderboard: pd.DataFrame) -> str:
             (
                 _cell(str(r["benchmark"])),
                 _cell(str(r["model"])),
-                f"{_percent(r['accuracy_mean'])} ± {_percent(r['accuracy_std'])}",
-                f"[{_percent(r['ci_low'])}, {_percent(r['ci_high'])}]",
+                f"{percent_text(r['accuracy_mean'])} ± {percent_text(r['accuracy_std'])}",
+                f"[{percent_text(r['ci_low'])}, {percent_text(r['ci_high'])}]",
                 f"{int(r['n_problems'])} × {int(r['n_trials'])}",
             )
         )

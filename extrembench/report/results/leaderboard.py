@@ -492,7 +492,7 @@ def build_correlations(leaderboard: pd.DataFrame, *, seed: int = 0, n_boot: int 
     return pd.DataFrame(rows, columns=columns)
 
 
-def _percent(value: float) -> str:
+def percent_text(value: float) -> str:
     return "–" if pd.isna(value) else f"{100 * value:.1f}"
 
 
@@ -521,10 +521,10 @@ def markdown_table(leaderboard: pd.DataFrame) -> str:
             r["model"],
             str(r["n_problems"]),
             str(r["n_trials"]),
-            f"{_percent(r['accuracy_mean'])} ± {_percent(r['accuracy_std'])}",
-            f"[{_percent(r['ci_low'])}, {_percent(r['ci_high'])}]",
+            f"{percent_text(r['accuracy_mean'])} ± {percent_text(r['accuracy_std'])}",
+            f"[{percent_text(r['ci_low'])}, {percent_text(r['ci_high'])}]",
             *(
-                _percent(r[c])
+                percent_text(r[c])
                 for c in [*pass_columns, "maj_at_k", "truncation_rate", "no_answer_rate", "ungraded_rate"]
             ),
             "–" if pd.isna(r["output_tokens_mean"]) else f"{r['output_tokens_mean']:.0f}",
@@ -552,7 +552,7 @@ def _setting(value, digits: str = "g") -> str:
 def settings_line(row: dict) -> str:
     """One leaderboard row's settings (SETTINGS_COLUMNS) as a line of the Markdown leaderboard."""
     judge = row.get("judge_model")
-    judged = f"{_percent(row.get('judge_decided_rate', float('nan')))} % of samples decided by it"
+    judged = f"{percent_text(row.get('judge_decided_rate', float('nan')))} % of samples decided by it"
     return (
         f"- {row['benchmark']} / {row['model']}: {_setting(row['engine'])}, revision {_setting(row['model_revision'])}; "
         f"temperature {_setting(row['temperature'])}, top_p {_setting(row['top_p'])}, "

@@ -579,6 +579,14 @@ class Program:
         self._steps.append((slot, op, x, y))
         return slot
 
+    def _fold(self, op, operands):
+        """op applied left to right over the operands' nodes (a + b + c as (a + b) + c)."""
+        args = [self._node(a) for a in operands]
+        total = args[0]
+        for a in args[1:]:
+            total = self._emit(op, total, a)
+        return total
+
     def _node(self, e: sympy.Expr) -> int:
         cached = self._cache.get(e)
         if cached is not None:
@@ -599,12 +607,7 @@ class Program:
         if e is sympy.E:
             return self._leaf(_E)
         if isinstance(e, (sympy.Add, sympy.Mul)):
-            op = _add if isinstance(e, sympy.Add) else _mul
-            args = [self._node(a) for a in e.args]
-            total = args[0]
-            for a in args[1:]:
-                total = self._emit(op, total, a)
-            return total
+            return self._fold(_add if isinstance(e, sympy.Add) else _mul, e.args)
         if isinstance(e, sympy.Pow):
             base = self._node(e.base)
             if e.exp.is_Rational:
@@ -615,12 +618,7 @@ class Program:
                 return self._emit(lambda x, _: _rational_power(x, exponent), base, base)
             return self._emit(_general_power, base, self._node(e.exp))
         if isinstance(e, (sympy.Max, sympy.Min)):
-            op = _max2 if isinstance(e, sympy.Max) else _min2
-            args = [self._node(a) for a in e.args]
-            total = args[0]
-            for a in args[1:]:
-                total = self._emit(op, total, a)
-            return total
+            return self._fold(_max2 if isinstance(e, sympy.Max) else _min2, e.args)
         for kind, func in _UNARY.items():
             # Heaviside carries its value at 0 as a second argument; [0, 1] covers it either way
             if isinstance(e, kind) and (len(e.args) == 1 or kind is sympy.Heaviside):
