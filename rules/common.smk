@@ -236,6 +236,9 @@ TABLES = {
     # accuracy before vs after each dated model's split date (extrembench/report/results/by_date.py)
     "date_split": f"{RESULTS}/tables/date_split.csv",
     "date_split_parquet": f"{RESULTS}/tables/date_split.parquet",
+    # per model: originals vs their variants vs the fresh benchmark (extrembench/report/results/slices.py)
+    "slices": f"{RESULTS}/tables/slices.csv",
+    "slices_parquet": f"{RESULTS}/tables/slices.parquet",
 }
 # Accuracies the source papers report, shown beside reproduced ones (data/published/README.md).
 # Relative to the working directory (the checkout): an absolute path would change when the
@@ -249,6 +252,7 @@ FIGURES = {
     "heatmap": f"{RESULTS}/figures/problem_heatmap.png",
     "cost": f"{RESULTS}/figures/accuracy_vs_cost.png",
     "date_split": f"{RESULTS}/figures/accuracy_by_date.png",
+    "slices": f"{RESULTS}/figures/originals_variants_fresh.png",
 }
 
 

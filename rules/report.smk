@@ -8,6 +8,7 @@ rule aggregate:
         published=PUBLISHED_TABLES,
         generations=all_generation_tables(),  # the cost ledger (extrembench/cluster/cost)
         conversions=all_conversion_tables(),  # each problem's date (the date split)
+        variants=[variants_table(b, s) for b in VARIED for s in shards(b)],  # each variant's parent (slices)
     output:
         parquet=LEADERBOARD["parquet"],
         csv=report(
@@ -44,6 +45,12 @@ rule aggregate:
             category="Tables",
         ),
         date_split_parquet=TABLES["date_split_parquet"],
+        slices=report(
+            TABLES["slices"],
+            caption="../report/slices.rst",
+            category="Tables",
+        ),
+        slices_parquet=TABLES["slices_parquet"],
     log:
         f"{RESULTS}/logs/aggregate.log",
     params:
@@ -68,6 +75,7 @@ rule plot:
         leaderboard=LEADERBOARD["parquet"],
         correlations=TABLES["correlations"],
         date_split=TABLES["date_split_parquet"],
+        slices=TABLES["slices_parquet"],
         grades=all_grade_tables(),
         published=PUBLISHED_TABLES,
     output:
@@ -104,6 +112,11 @@ rule plot:
         date_split=report(
             FIGURES["date_split"],
             caption="../report/accuracy_by_date.rst",
+            category="Figures",
+        ),
+        slices=report(
+            FIGURES["slices"],
+            caption="../report/originals_variants_fresh.rst",
             category="Figures",
         ),
         # save_figure writes a PDF beside every PNG

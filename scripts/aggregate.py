@@ -15,5 +15,6 @@ aggregate(
     published_dir=smk.params.published,
     generation_files=list(smk.input.generations),
     conversion_files=list(smk.input.conversions),
+    variant_files=list(smk.input.variants),
     dependents=list(smk.params.dependents),
 )

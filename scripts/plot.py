@@ -1,4 +1,4 @@
-"""plot: the figures from the leaderboard, date-split and grade tables (rules/report.smk)."""
+"""plot: the figures from the leaderboard, date-split, slices and grade tables (rules/report.smk)."""
 
 from pathlib import Path
 
@@ -18,7 +18,7 @@ correlations = pd.read_csv(smk.input.correlations)
 published = published_for_run(smk.params.published, Config.model_validate(smk.config))
 # Published bars only for models this run evaluated: the figure compares, it does not catalogue.
 published = published[published["model"].isin(board["model"])]
-names = ("main", "scatter", "tokens", "pass_at_k", "heatmap", "cost", "date_split")
+names = ("main", "scatter", "tokens", "pass_at_k", "heatmap", "cost", "date_split", "slices")
 outputs = {name: Path(smk.output[name]) for name in names}
 if board.empty:  # no benchmark had a confirmed problem: each figure says so (the run summary names why)
     for out in outputs.values():
@@ -31,3 +31,4 @@ else:
     figures.plot_heatmap(grades, outputs["heatmap"])
     figures.plot_accuracy_vs_cost(board, outputs["cost"])
     figures.plot_date_split(read_artifact(smk.input.date_split).to_pandas(), outputs["date_split"])
+    figures.plot_slices(read_artifact(smk.input.slices).to_pandas(), outputs["slices"])

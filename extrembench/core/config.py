@@ -462,6 +462,12 @@ class Aggregate(Section):
             "kind (any = bound or sos)",
         )
     )
+    fresh: list[Name] = Field(
+        [],
+        description="benchmarks of problems newer than the models compared (contests held after their "
+        "cut-off): the fresh slice of tables/slices.csv and its figure, beside the originals and their "
+        "variants (docs/metrics.md); a listed benchmark the run does not evaluate is left out",
+    )
 
 
 class Grading(Section):
@@ -640,8 +646,25 @@ class Config(Section):
         if "cpu" not in self.resources:
             problems.append("resources.cpu: required (the resources of every non-GPU rule)")
         problems += self._unpinned_weights()
+        problems += self._fresh_benchmarks()
         if problems:
             raise _invalid("\n  ".join(problems))
+
+    def _fresh_benchmarks(self) -> list[str]:
+        """aggregate.fresh names configured benchmarks of problems of their own."""
+        problems = []
+        for name in self.aggregate.fresh:
+            spec = self.benchmarks.get(name)
+            if spec is None:
+                problems.append(
+                    f"aggregate.fresh: {name!r} is not a configured benchmark; known: {sorted(self.benchmarks)}"
+                )
+            elif spec.kind == "variants":
+                # variants are the table's own column, made from their parent's (not newer) problems
+                problems.append(
+                    f"aggregate.fresh: {name!r} is a variants benchmark; list the benchmark of newer problems"
+                )
+        return problems
 
     def _unpinned_weights(self) -> list[str]:
         """Every sglang model the run uses names its weights by a Hub commit, unless the experiment

@@ -28,6 +28,7 @@ from extrembench.report.results.leaderboard import (
     write_markdown,
 )
 from extrembench.report.results.published import compare_published, published_for_run
+from extrembench.report.results.slices import build_slices, read_variants, slice_benchmarks, write_slices
 
 log = logging.getLogger(__name__)
 
@@ -57,6 +58,7 @@ def aggregate(
     generation_files: Sequence[str] = (),
     dependents: Sequence[str | Path] = (),
     conversion_files: Sequence[str] = (),
+    variant_files: Sequence[str] = (),
 ) -> None:
     """Leaderboard per (benchmark, model), each row stamped with the lineage of its number, plus
     the difficulty, technique, correlation and published-vs-reproduced tables.
@@ -67,12 +69,15 @@ def aggregate(
     new leaderboard beside the previous run's figures (Snakemake removes this job's own outputs
     before it starts).
 
-    `conversion_files`: the conversions tables whose `date` column the date-split table reads."""
+    `conversion_files`: the conversions tables whose `date` column the date-split table reads;
+    `variant_files`: the vary stage's tables that pair each original with its variants (slices table)."""
     for path in dependents:
         Path(path).unlink(missing_ok=True)
     staged = {key: _staging_path(path) for key, path in outputs.items()}
     try:
-        _aggregate(grade_files, staged, outputs, config, published_dir, seed, generation_files, conversion_files)
+        _aggregate(
+            grade_files, staged, outputs, config, published_dir, seed, generation_files, conversion_files, variant_files
+        )
         for key, path in staged.items():
             os.replace(path, outputs[key])
     finally:
@@ -85,7 +90,9 @@ def _staging_path(path: Path) -> Path:
     return Path(path).with_name(f".{Path(path).name}.partial")
 
 
-def _aggregate(grade_files, outputs, final, config, published_dir, seed, generation_files, conversion_files) -> None:
+def _aggregate(
+    grade_files, outputs, final, config, published_dir, seed, generation_files, conversion_files, variant_files
+) -> None:
     """aggregate's work, writing to `outputs` (staging paths of the `final` ones)."""
     import pandas as pd  # deferred: pandas costs start-up time and only this path needs it
 
@@ -116,6 +123,8 @@ def _aggregate(grade_files, outputs, final, config, published_dir, seed, generat
     write_csv(build_technique_table(grades), outputs["techniques"])
     if "date_split" in outputs:
         _write_date_split(grades, grade_files, conversion_files, outputs, config, seed)
+    if "slices" in outputs:
+        _write_slices(grades, grade_files, variant_files, outputs, config, seed)
     write_csv(build_correlations(board, seed=seed), outputs["correlations"])
     published = published_for_run(published_dir, config)
     write_csv(compare_published(board, published), outputs["published"])
@@ -131,6 +140,16 @@ def _write_date_split(grades, grade_files, conversion_files, outputs, config, se
     write_date_split(table, outputs["date_split_parquet"], outputs["date_split"], inputs=inputs)
     dated = int(((table["n_before"] + table["n_after"]) > 0).sum())
     log.info("date split: %d rows, %d with a dated side", len(table), dated)
+
+
+def _write_slices(grades, grade_files, variant_files, outputs, config, seed) -> None:
+    """Per model, originals vs their variants vs the fresh benchmark (report/results/slices.py),
+    from the grade rows the other per-problem tables score."""
+    pairs, fresh = slice_benchmarks(config)
+    models = config.evaluate.models
+    table = build_slices(grades, read_variants(variant_files), pairs=pairs, fresh=fresh, models=models, seed=seed)
+    write_slices(table, outputs["slices_parquet"], outputs["slices"], inputs=[*grade_files, *variant_files])
+    log.info("slices: %d rows, %d with a note", len(table), int((table["note"] != "").sum()))
 
 
 def _add_provenance(board, grade_files, config) -> None:

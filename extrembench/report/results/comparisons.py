@@ -146,7 +146,7 @@ def build_memorization(
     ):
         original = grades[grades["benchmark"] == benchmark]
         varied = grades[grades["benchmark"] == variant_benchmark]
-        children = group.groupby("parent_id")["problem_id"].apply(sorted).to_dict()
+        children = variant_children(group, benchmark, kinds=[kind])
         for model in sorted(set(original["model"]) & set(varied["model"])):
             by_parent = trials_by_problem(original[original["model"] == model])
             by_variant = trials_by_problem(varied[varied["model"] == model])
@@ -158,6 +158,26 @@ def build_memorization(
     return _holm_table(rows, MEMORIZATION_COLUMNS, "p_mcnemar")
 
 
+def variant_children(variants: pd.DataFrame, benchmark: str, *, kinds) -> dict[str, list[str]]:
+    """parent id → its confirmed variants of `kinds` (sorted ids), for one parent benchmark."""
+    mine = variants[
+        (variants["benchmark"] == benchmark) & (variants["status"] == "confirmed") & variants["kind"].isin(list(kinds))
+    ]
+    return mine.groupby("parent_id")["problem_id"].apply(sorted).to_dict()
+
+
+def paired_variant_rows(
+    children: dict[str, list[str]], by_parent: dict[str, np.ndarray], by_variant: dict[str, np.ndarray]
+) -> tuple[list[str], list[np.ndarray], list[np.ndarray]]:
+    """(parents, original rows, variant rows): each answered parent with at least one answered
+    variant, paired with the trials of all its answered variants pooled into one row (a parent
+    counts once however many variants it has, so the pairs stay independent)."""
+    parents = [p for p in sorted(children) if p in by_parent and any(v in by_variant for v in children[p])]
+    rows_o = [by_parent[p] for p in parents]
+    rows_v = [np.concatenate([by_variant[v] for v in children[p] if v in by_variant]) for p in parents]
+    return parents, rows_o, rows_v
+
+
 def _memorization_row(
     children: dict[str, list[str]],
     by_parent: dict[str, np.ndarray],
@@ -167,9 +187,7 @@ def _memorization_row(
     n_boot: int,
 ) -> dict:
     """One model's parents against their variants of one kind: the columns after `kind` (no p_holm yet)."""
-    parents = [p for p in sorted(children) if p in by_parent and any(v in by_variant for v in children[p])]
-    rows_o = [by_parent[p] for p in parents]
-    rows_v = [np.concatenate([by_variant[v] for v in children[p] if v in by_variant]) for p in parents]
+    parents, rows_o, rows_v = paired_variant_rows(children, by_parent, by_variant)
     difference, low, high = paired.paired_bootstrap(rows_o, rows_v, n_boot=n_boot, seed=seed)
     o_low, o_high = _single_ci(rows_o, n_boot, seed + 1)
     v_low, v_high = _single_ci(rows_v, n_boot, seed + 2)

@@ -661,3 +661,88 @@ def date_split_message(table: pd.DataFrame) -> str:
         return "No model was graded in this run."
     notes = table.groupby("model", sort=True)["note"].first()
     return "\n".join(f"{model}: {note}" for model, note in notes.items())
+
+
+# the slices of plot_slices: (column prefix, legend label)
+SLICE_BARS = (
+    ("originals", "originals with a constants variant"),
+    ("variants", "their constants variants (paired)"),
+    ("fresh", "fresh problems"),
+)
+
+
+@styled
+def plot_slices(table: pd.DataFrame, out_png: str | Path) -> tuple[Path, Path]:
+    """Per model (and originals benchmark), three bars with 95 % whiskers: accuracy on the original
+    problems that have a variant, on those variants, and on the fresh benchmark; a tick marks the
+    accuracy on every original (what fresh is compared with). The models without any bar are
+    named. Columns: slices.build_slices."""
+    title = "Originals, their variants and fresh problems, per model"
+    shown = table[(table[[f"n_{name}" for name, _ in SLICE_BARS]] > 0).any(axis=1)].reset_index(drop=True)
+    if shown.empty:
+        return _message_figure(out_png, title, slices_message(table), width=6.0)
+    figure = _new_figure(max(6.0, 1.6 * len(shown) + 3.5), 4.6)
+    axes = figure.add_subplot()
+    width = 0.25
+    for index, (name, label) in enumerate(SLICE_BARS):
+        _draw_slice(axes, shown, name, x=np.arange(len(shown)) + (index - 1) * width, width=width, label=label)
+    present = shown[shown["n_all"] > 0]
+    at = _percent(present["accuracy_all"])
+    axes.hlines(at, present.index - 1.5 * width, present.index + 1.5 * width, colors="#000000", linestyles="--")
+    axes.plot([], [], "--", color="#000000", label="all originals (what Δf compares with)")
+    axes.set_xticks(range(len(shown)), [slices_tick(row) for row in shown.itertuples()], fontsize=7)
+    axes.xaxis.grid(False)
+    _not_shown(axes, "no graded original, variant or fresh problem", sorted(set(table["model"]) - set(shown["model"])))
+    axes.set(
+        xlim=(-0.6, len(shown) - 0.4),
+        ylim=(0, 112),
+        ylabel="Accuracy (%)",
+        xlabel="Model (n = originals / variants / fresh problems)",
+        title=f"{title}\n(Δv = variants − originals, paired; Δf = fresh − all originals;\nwhiskers: {INTERVAL})",
+    )
+    handles, labels = axes.get_legend_handles_labels()
+    order = sorted(range(len(labels)), key=lambda i: labels[i].startswith("not shown"))  # the bars first
+    axes.legend(
+        [handles[i] for i in order],
+        [labels[i] for i in order],
+        loc="upper left",
+        bbox_to_anchor=(1.02, 1.0),
+        frameon=False,
+        fontsize=7,
+    )
+    return save_figure(figure, out_png)
+
+
+def _draw_slice(axes, shown: pd.DataFrame, name: str, *, x, width: float, label: str) -> None:
+    """One slice's bars with whiskers and printed values (a slice without problems: 'n/a', no bar)."""
+    values = _percent(shown[f"accuracy_{name}"])
+    low, high = _percent(shown[f"{name}_low"]), _percent(shown[f"{name}_high"])
+    errors = np.nan_to_num(np.vstack([np.clip(values - low, 0, None), np.clip(high - values, 0, None)]))
+    colour = OKABE_ITO[[n for n, _ in SLICE_BARS].index(name)]
+    drawn = axes.bar(
+        x,
+        np.nan_to_num(values),
+        width,
+        color=colour,
+        label=label,
+        yerr=errors,
+        capsize=2,
+        error_kw={"elinewidth": 0.8, "ecolor": "#333333"},
+    )
+    axes.bar_label(drawn, labels=[value_label(v) for v in values], padding=2, fontsize=6)
+
+
+def slices_tick(row) -> str:
+    """x label of one row: the model (and the originals benchmark), both differences and the counts."""
+    shift = lambda d: "n/a" if pd.isna(d) else f"{100 * d:+.1f} pts"  # noqa: E731
+    where = f"\n{row.benchmark}" if isinstance(row.benchmark, str) else ""
+    counts = f"n = {row.n_originals} / {row.n_variants} / {row.n_fresh}"  # the order of the bars
+    return f"{row.model}{where}\nΔv {shift(row.variants_difference)}\nΔf {shift(row.fresh_difference)}\n{counts}"
+
+
+def slices_message(table: pd.DataFrame) -> str:
+    """Why the slices figure has no bar: the table's notes, one per model."""
+    if table.empty:
+        return "No model was graded in this run."
+    notes = table.groupby("model", sort=True)["note"].first()
+    return "\n".join(f"{model}: {note}" for model, note in notes.items())
