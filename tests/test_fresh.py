@@ -71,7 +71,9 @@ def test_no_cheap_guess_answers_a_fresh_problem(fresh):
 @pytest.mark.slow  # ~20 s: the detector over the headline and this folder
 def test_no_fresh_problem_is_the_same_mathematics_as_another(fresh):
     headline = [load_problem(path) for path in sorted((REPO / "data/problems").glob("*.yaml"))]
-    found = [d for d in find_duplicates(headline + fresh) if d.first.startswith("fresh") or d.second.startswith("fresh")]
+    found = [
+        d for d in find_duplicates(headline + fresh) if d.first.startswith("fresh") or d.second.startswith("fresh")
+    ]
     assert not found, f"near-duplicate pairs: {found}"
 
 
