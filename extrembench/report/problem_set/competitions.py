@@ -96,6 +96,10 @@ COMPETITIONS: tuple[Competition, ...] = (
     Competition("india-mo", NATIONAL, ("Indian National Mathematical Olympiad", "INMO")),
     # Norway's national olympiad; its final round is the Abel Competition proper
     Competition("abel", NATIONAL, ("Abel Competition", "Abelkonkurransen")),
+    Competition("kyrgyzstan", NATIONAL, ("Kyrgyzstan Republican Mathematical Olympiad",)),
+    Competition("lithuania", NATIONAL, ("Lithuanian Mathematical Olympiad",)),
+    # Croatia's olympiad (HMO) is its IMO team selection: its problems are numbered over four days
+    Competition("croatia-mo", TST, ("Croatian Mathematical Olympiad",)),
     Competition("sweden", NATIONAL, ("Swedish Mathematical Competition", "Swedish MO")),
     Competition("ireland", NATIONAL, ("Irish Mathematical Olympiad", "Irish Math Olympiad", "Irish MO")),
     Competition("china-tst", TST, ("China TST", "China Team Selection Test", "国家集训队")),
@@ -104,6 +108,9 @@ COMPETITIONS: tuple[Competition, ...] = (
     Competition("bulgaria-tst", TST, ("Bulgarian Team Selection Test", "Bulgaria TST")),
     Competition("iran-tst", TST, ("Iran TST",)),
     Competition("usa-tst", TST, ("USA TST",)),
+    Competition("malaysia-imonst", TST, ("Malaysia IMO National Selection Test",)),
+    Competition("lithuania-tst", TST, ("Lithuanian IMO Team Selection Test",)),
+    Competition("estonia-tst", TST, ("Estonian IMO Team Selection Test",)),
     Competition("saudi-tst", TST, ("Saudi Arabia IMO TST", "Saudi Arabia TST")),
     Competition("aime", NATIONAL_COMPETITION, ("AIME",)),
     Competition("hmmt-feb", NATIONAL_COMPETITION, ("HMMT February", "Harvard-MIT Mathematics Tournament February")),
