@@ -208,5 +208,5 @@ def test_the_date_split_figure_says_why_it_has_no_point(tmp_path):
     grades, conversions = write_run(tmp_path)
     frame = read_artifact(grades[0], "grades").to_pandas()
     table = build_date_split(frame, read_artifact(conversions[0], "conversions").to_pandas(), {})
-    assert "floor: the model has no knowledge_cutoff or release_date" in figures.date_split_message(table)
+    assert "floor: the model has no knowledge_cutoff or release_date" in figures.notes_message(table)
     assert_valid_png_and_pdf(figures.plot_date_split(table, tmp_path / "none.png")[0])

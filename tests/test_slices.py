@@ -193,5 +193,5 @@ def test_the_figure_is_drawn_with_its_legend_outside_the_panel(monkeypatch, tmp_
 def test_the_figure_says_why_it_has_no_bar(tmp_path):
     table = pd.DataFrame([{c: None for c in SLICES.names} | {"model": "m", "note": "no graded problem of b"}])
     table[[c for c in SLICES.names if c.startswith("n_")]] = 0
-    assert "m: no graded problem of b" in figures.slices_message(table)
+    assert "m: no graded problem of b" in figures.notes_message(table)
     assert_valid_png_and_pdf(figures.plot_slices(table, tmp_path / "none.png")[0])

@@ -379,3 +379,13 @@ def write_csv(frame, path: Path) -> None:
     """Tables for people: fixed float format and line ends, so equal content gives equal bytes."""
     with atomic_output(path) as tmp:
         frame.to_csv(tmp, index=False, float_format="%.6g", lineterminator="\n")
+
+
+def write_table(
+    frame, schema: pa.Schema, kind: str, parquet: Path, csv: Path, *, inputs: Iterable[str | os.PathLike]
+) -> None:
+    """A report table twice: as an artifact of `kind` (Parquet, `schema`) and as its CSV rendering."""
+    write_artifact(
+        pa.Table.from_pandas(frame, schema=schema, preserve_index=False), parquet, kind, schema=schema, inputs=inputs
+    )
+    write_csv(frame, csv)

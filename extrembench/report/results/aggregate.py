@@ -11,11 +11,11 @@ from pathlib import Path
 
 from extrembench.cluster.cost import cost_table, read_generations, with_cost_columns
 from extrembench.core import provenance
-from extrembench.core.artifacts import file_record, read_artifact, write_artifact, write_csv
+from extrembench.core.artifacts import file_record, read_artifact, write_artifact, write_csv, write_table
 from extrembench.core.config import Config, config_hash
 from extrembench.core.files import sha256_file, write_bytes_atomic
 from extrembench.grading.guarded import GuardedEquivalence
-from extrembench.report.results.by_date import build_date_split, read_problem_dates, split_date, write_date_split
+from extrembench.report.results.by_date import build_date_split, DATE_SPLIT, read_problem_dates, split_date
 from extrembench.report.results.front_page import write_front_page
 from extrembench.report.results.leaderboard import (
     apply_ungraded_policy,
@@ -28,7 +28,7 @@ from extrembench.report.results.leaderboard import (
     write_markdown,
 )
 from extrembench.report.results.published import compare_published, published_for_run
-from extrembench.report.results.slices import build_slices, read_variants, slice_benchmarks, write_slices
+from extrembench.report.results.slices import build_slices, SLICES, read_variants, slice_benchmarks
 
 log = logging.getLogger(__name__)
 
@@ -137,7 +137,7 @@ def _write_date_split(grades, grade_files, conversion_files, outputs, config, se
     splits = {name: split_date(model) for name, model in config.models.items()}
     table = build_date_split(grades, read_problem_dates(conversion_files), splits, seed=seed)
     inputs = [*grade_files, *conversion_files]
-    write_date_split(table, outputs["date_split_parquet"], outputs["date_split"], inputs=inputs)
+    write_table(table, DATE_SPLIT, "date_split", outputs["date_split_parquet"], outputs["date_split"], inputs=inputs)
     dated = int(((table["n_before"] + table["n_after"]) > 0).sum())
     log.info("date split: %d rows, %d with a dated side", len(table), dated)
 
@@ -148,7 +148,9 @@ def _write_slices(grades, grade_files, variant_files, outputs, config, seed) -> 
     pairs, fresh = slice_benchmarks(config)
     models = config.evaluate.models
     table = build_slices(grades, read_variants(variant_files), pairs=pairs, fresh=fresh, models=models, seed=seed)
-    write_slices(table, outputs["slices_parquet"], outputs["slices"], inputs=[*grade_files, *variant_files])
+    write_table(
+        table, SLICES, "slices", outputs["slices_parquet"], outputs["slices"], inputs=[*grade_files, *variant_files]
+    )
     log.info("slices: %d rows, %d with a note", len(table), int((table["note"] != "").sum()))
 
 

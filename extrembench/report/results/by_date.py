@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from extrembench.core.artifacts import read_artifact, write_artifact, write_csv
+from extrembench.core.artifacts import read_artifact
 from extrembench.core.dates import date_span
 from extrembench.report.results import paired
 from extrembench.report.results.leaderboard import group_seed, problem_mean_accuracy, trials_by_problem
@@ -167,15 +167,3 @@ def _side_stats(before: list, after: list, *, seed: int, n_boot: int) -> dict:
 
 def _n_graded(rows: list) -> int:
     return sum(bool(np.any(~np.isnan(np.asarray(r, dtype=float)))) for r in rows)
-
-
-def write_date_split(table: pd.DataFrame, parquet: Path, csv: Path, *, inputs: Sequence[str | Path]) -> None:
-    """The table as Parquet (schema DATE_SPLIT) and its CSV rendering."""
-    write_artifact(
-        pa.Table.from_pandas(table, schema=DATE_SPLIT, preserve_index=False),
-        parquet,
-        "date_split",
-        schema=DATE_SPLIT,
-        inputs=inputs,
-    )
-    write_csv(table, csv)

@@ -619,7 +619,7 @@ def plot_date_split(table: pd.DataFrame, out_png: str | Path) -> tuple[Path, Pat
     title = "Accuracy before vs after each model's split date"
     shown = table[(table["n_before"] > 0) | (table["n_after"] > 0)].reset_index(drop=True)
     if shown.empty:
-        return _message_figure(out_png, title, date_split_message(table), width=6.0)
+        return _message_figure(out_png, title, notes_message(table), width=6.0)
     figure = _new_figure(max(6.0, 1.3 * len(shown) + 3.5), 4.6)
     axes = figure.add_subplot()
     for index, (side, label, marker) in enumerate(DATE_SIDES):
@@ -655,8 +655,8 @@ def date_split_tick(row) -> str:
     return f"{row.model}\n{row.benchmark}\n{basis} {row.split_date}\n{shift}\nn = {row.n_before} / {row.n_after}"
 
 
-def date_split_message(table: pd.DataFrame) -> str:
-    """Why the date-split figure has no point: the table's notes, one per model."""
+def notes_message(table: pd.DataFrame) -> str:
+    """Why a figure of a report table has no mark: the table's first note per model."""
     if table.empty:
         return "No model was graded in this run."
     notes = table.groupby("model", sort=True)["note"].first()
@@ -680,7 +680,7 @@ def plot_slices(table: pd.DataFrame, out_png: str | Path) -> tuple[Path, Path]:
     title = "Originals, their variants and fresh problems, per model"
     shown = table[(table[[f"n_{name}" for name, _ in SLICE_BARS]] > 0).any(axis=1)].reset_index(drop=True)
     if shown.empty:
-        return _message_figure(out_png, title, slices_message(table), width=6.0)
+        return _message_figure(out_png, title, notes_message(table), width=6.0)
     figure = _new_figure(max(6.0, 1.6 * len(shown) + 3.5), 4.6)
     axes = figure.add_subplot()
     width = 0.25
@@ -738,11 +738,3 @@ def slices_tick(row) -> str:
     where = f"\n{row.benchmark}" if isinstance(row.benchmark, str) else ""
     counts = f"n = {row.n_originals} / {row.n_variants} / {row.n_fresh}"  # the order of the bars
     return f"{row.model}{where}\nΔv {shift(row.variants_difference)}\nΔf {shift(row.fresh_difference)}\n{counts}"
-
-
-def slices_message(table: pd.DataFrame) -> str:
-    """Why the slices figure has no bar: the table's notes, one per model."""
-    if table.empty:
-        return "No model was graded in this run."
-    notes = table.groupby("model", sort=True)["note"].first()
-    return "\n".join(f"{model}: {note}" for model, note in notes.items())

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from extrembench.core.artifacts import SCHEMAS, read_artifact, write_artifact, write_csv
+from extrembench.core.artifacts import SCHEMAS, read_artifact
 from extrembench.report.results import paired
 from extrembench.report.results.comparisons import paired_variant_rows, variant_children
 from extrembench.report.results.leaderboard import group_seed, problem_mean_accuracy, trials_by_problem
@@ -158,15 +158,3 @@ def read_variants(variant_files: Sequence[str | Path]) -> pd.DataFrame:
     """The vary stage's rows (empty, with its columns, when the run varies nothing)."""
     frames = [read_artifact(p, "variants").to_pandas() for p in variant_files]
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=SCHEMAS["variants"].names)
-
-
-def write_slices(table: pd.DataFrame, parquet: Path, csv: Path, *, inputs: Sequence[str | Path]) -> None:
-    """The table as Parquet (schema SLICES) and its CSV rendering."""
-    write_artifact(
-        pa.Table.from_pandas(table, schema=SLICES, preserve_index=False),
-        parquet,
-        "slices",
-        schema=SLICES,
-        inputs=inputs,
-    )
-    write_csv(table, csv)
