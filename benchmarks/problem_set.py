@@ -33,9 +33,10 @@ import sympy
 from _verdict import run, verdict
 
 from extrembench.generation.boundary import boundary_guess
+from extrembench.generation.cheap import guess_matches
 from extrembench.generation.constant import constant_guess, most_frequent_answer
 from extrembench.problems.problem import Problem, load_problem, parse_problem
-from extrembench.report.problem_set.describe import describe, difficulty_mismatches, equality_case, guess_matches
+from extrembench.report.problem_set.describe import describe, difficulty_mismatches, equality_case
 
 # (label, how the share is computed, comparison, threshold); shares are of all problems (threshold
 # None: printed, not judged).

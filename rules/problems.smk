@@ -1,6 +1,8 @@
 # Build the extremal benchmark from its problem files: translate → convert → validate.
 # One job per (benchmark, shard); a problem's shard is a stable hash of its id.
 
+from extrembench.generation.constant import benchmark_constant
+
 
 rule translate:
     wildcard_constraints:
@@ -172,6 +174,8 @@ rule vary:
     params:
         code=CODE["vary"],
         settings=lambda wc: settings_json(variants=CONFIG.benchmarks[wc.benchmark].variants, validation=CONFIG.validation),
+        # the constant guess's answer: a variant it answers is dropped, so a change of it reruns every shard
+        constant=lambda wc: benchmark_constant(CONFIG, wc.benchmark) or "(none)",
     resources:
         mem_mb=cpu_resource("mem_mb"),
         runtime=cpu_resource("runtime"),

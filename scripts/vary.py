@@ -4,6 +4,8 @@ from pathlib import Path
 
 from extrembench.core.config import Config
 from extrembench.core.workflow import start_job
+from extrembench.generation.cheap import answering_guess
+from extrembench.generation.constant import benchmark_constant
 from extrembench.sources.variants import vary_shard
 from extrembench.verify.numeric.search import Effort, search_extremum
 from extrembench.verify.validate import check_problem
@@ -25,6 +27,14 @@ def search(problem):
     return search_extremum(problem, seed=validation.seed, effort=effort)
 
 
+# The constant guess answers a variant what it answers its parent's set (generation/constant.py).
+constant = benchmark_constant(config, wc.benchmark)
+
+
+def guessed(problem):
+    return answering_guess(problem, constant)
+
+
 vary_shard(
     Path(smk.input.table),
     list(smk.input.problems),
@@ -38,4 +48,5 @@ vary_shard(
     dag_node=node,
     check=check,
     search=search,
+    guessed=guessed,
 )

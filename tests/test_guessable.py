@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from extrembench.generation.boundary import boundary_guess
+from extrembench.generation.cheap import guess_matches
 from extrembench.generation.constant import constant_guess, most_frequent_answer
 from extrembench.problems.problem import load_problem
-from extrembench.report.problem_set.describe import guess_matches
 
 REPO = Path(__file__).resolve().parents[1]
 GUESSABLE = sorted((REPO / "data/guessable").glob("*.yaml"))

@@ -8,6 +8,7 @@ import yaml
 from support.problems import make_problem
 
 from extrembench.generation.boundary import boundary_guess
+from extrembench.generation.cheap import guess_matches
 from extrembench.report.problem_set.competitions import cite, proposed_family, source_type
 from extrembench.report.problem_set.describe import (
     constraint_kind,
@@ -15,7 +16,6 @@ from extrembench.report.problem_set.describe import (
     difficulty_mismatches,
     domain_kind,
     equality_case,
-    guess_matches,
     is_cyclic,
     rubric_difficulty,
 )

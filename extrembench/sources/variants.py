@@ -7,9 +7,11 @@ Kinds (docs/metrics.md, "Variants"):
   optimum scales by a known power, exactly), `stationary` (one constant changed; the validator's
   numeric search finds the optimum, whose point is made exact: snapped to small rationals, or the
   optimality condition of the problem reduced to its equal-value classes solved exactly by sympy).
-  A candidate whose answer equals the parent's, whose answer cannot be made exact, or that the
-  validator does not confirm is dropped with the reason recorded. Last resort, tried only after
-  those: `affine` (objective → k·objective + m, answer → k·answer + m, exactly).
+  A candidate whose answer equals the parent's, that a cheap guess answers (checked before the
+  validator, by the caller's `guessed`), whose answer cannot be made exact, or that the validator
+  does not confirm is dropped with the reason recorded; a guessed one is followed by its twin
+  `scaled variable (...)` (one variable written k·v: same answer, off the guesses). Last resort,
+  tried only after those: `affine` (objective → k·objective + m, answer → k·answer + m, exactly).
 - `rename`: variables renamed (a seeded permutation into a fresh alphabet) and constraints
   reordered; same answer. Checked by evaluating the renamed objective at the parent's witness.
 - `rephrase`: the same spec in another of a few fixed phrasings; same answer.
@@ -38,7 +40,7 @@ from extrembench.core.artifacts import read_artifact, write_artifact
 from extrembench.core.seeds import name_digest
 from extrembench.problems import snapping
 from extrembench.problems.expr import RELATION_OPS, parse_expression, tokenize
-from extrembench.problems.problem import Problem, load_problem, parse_problem
+from extrembench.problems.problem import Problem, load_problem, parse_domain, parse_problem
 from extrembench.problems.statement import (
     constraints_latex,
     domain_phrase,
@@ -54,6 +56,9 @@ log = logging.getLogger(__name__)
 KINDS = ("constants", "rename", "rephrase")
 # Candidates tried per requested variant of a kind: bounds the work by counts, not by time.
 ATTEMPTS_PER_VARIANT = 3
+# Candidates a cheap guess answers cost no validation, so they do not count as attempts; this
+# bounds how many of them one round may skip before it gives up (a count, as the attempts are).
+GUESSED_PER_ROUND = 12
 SCALE_FACTORS = (Fraction(2), Fraction(3), Fraction(1, 2), Fraction(3, 2), Fraction(2, 3))
 SCALE_INVARIANT_DOMAINS = ("positive", "nonnegative", "real")
 # Fresh alphabets for `rename`, tried in a seeded order; one whose names overlap the parent's is skipped.
@@ -66,6 +71,7 @@ ALPHABETS = (
     ("x_1", "x_2", "x_3", "x_4", "x_5"),
 )
 MAX_STATIONARY_DEGREE = 12  # numerator degree of the reduced optimality condition we solve exactly
+MAX_VALUE_OPS = 120  # operations of an exact optimum value before it is simplified (an answer a reader can read)
 
 
 @dataclass
@@ -85,6 +91,7 @@ class Candidate:
     best_value: float | None = None
     witness: dict | None = None
     certificate: dict | None = None  # the validator's, for a `constants` variant it confirmed
+    guessed_by: str | None = None  # the cheap guess that answers it (then dropped unvalidated)
 
     @property
     def variant_id(self) -> str:
@@ -249,6 +256,54 @@ def homogeneity_candidates(problem: Problem, rng: random.Random) -> list[tuple[s
     return out
 
 
+def scaled_variable(
+    parent: Problem, candidate: Candidate, rng: random.Random, guessed: Callable[[Problem], str | None]
+) -> tuple[str, list[dict], Problem] | None:
+    """The twin of a `constants` candidate that a cheap guess answers: one variable v written k·v
+    everywhere (k = 2 or 3) and v's domain divided by k: the same problem in the variable v/k, so
+    the optimum value is the same, at a
+    point whose v is divided by k, so an optimum the guesses find (all equal, one at an edge)
+    moves off it while the answer stays exact. The variables are tried in a seeded order; the
+    first twin no cheap guess answers is returned, None when there is none."""
+    problem = candidate.problem
+    names = list(problem.variables)
+    rng.shuffle(names)
+    for name in names:
+        k = rng.choice((2, 3))
+        domain = _scaled_domain(problem.variables[name], k)
+        if domain is None:
+            continue
+        mapping = {name: f"({k}*{name})"}
+        twin = replace(
+            problem,
+            variables={**problem.variables, name: domain},
+            objective=_rewrite_names(problem.objective, mapping),
+            constraints=tuple(_rewrite_names(text, mapping) for text in problem.constraints),
+            statement=None,
+        )
+        if guessed(twin):
+            continue
+        fields = [("objective", parent.objective, twin.objective), ("variables", parent.variables, twin.variables)]
+        fields += [(f"constraints[{i}]", *pair) for i, pair in enumerate(zip(parent.constraints, twin.constraints))]
+        why = f"the variant {candidate.transformation_text()}, with {name} written {k}*{name} (same optimum value)"
+        transformation = [{"field": f, "old": str(old), "new": str(new)} for f, old, new in fields if old != new]
+        transformation.append({"field": "answer", "old": parent.answer, "new": problem.answer, "why": why})
+        return f"scaled variable ({candidate.technique})", transformation, twin
+    return None
+
+
+def _scaled_domain(text: str, k: int) -> str | None:
+    """The domain of v where the old domain is that of k·v: a scale-invariant word unchanged, a
+    finite interval's ends divided by k; None for an interval with an infinite end (kept simple)."""
+    if text.strip() in SCALE_INVARIANT_DOMAINS:
+        return text
+    domain = parse_domain(text)
+    if domain.lo is None or domain.hi is None:
+        return None
+    lo, hi = (sympy.nsimplify(end / k) for end in (domain.lo, domain.hi))
+    return f"{'(' if domain.lo_open else '['}{lo}, {hi}{')' if domain.hi_open else ']'}"
+
+
 # ---------------------------------------------------------------- constants: affine objective
 AFFINE_MAPS = ((2, 1), (3, 0), (2, 3), (3, 2), (1, 2), (1, 3))  # (k, m): objective -> k*(objective) + m
 
@@ -331,13 +386,43 @@ def changed_constant_candidates(problem: Problem, rng: random.Random) -> list[tu
     return out
 
 
+COEFFICIENT_AFTER = ("+", "-", "(", ",", *RELATION_OPS)  # where `k*` before a name makes k its coefficient
+
+
+def coefficient_candidates(problem: Problem, rng: random.Random) -> list[tuple[list[dict], Problem]]:
+    """One occurrence of a variable given the coefficient 2 or 3 (`a` → `2*a`, where `a` starts a
+    term: never after ^, / or *), in the objective first, then in a constraint, each field's
+    occurrences in a seeded order: a constant the text leaves implicit (1) changed, for the
+    problems whose only literals are exponents. The answer is left to re-derive."""
+    out = []
+    for field_name, text in [
+        ("objective", problem.objective),
+        *((f"constraints[{i}]", t) for i, t in enumerate(problem.constraints)),
+    ]:
+        tokens = tokenize(text)
+        starts = [
+            token.column - 1
+            for i, token in enumerate(tokens)
+            if token.kind == "name"
+            and token.text in problem.variables
+            and (i == 0 or (tokens[i - 1].kind == "op" and tokens[i - 1].text in COEFFICIENT_AFTER))
+        ]
+        rng.shuffle(starts)
+        for start in starts:
+            new = f"{text[:start]}{rng.choice((2, 3))}*{text[start:]}"
+            out.append(([{"field": field_name, "old": text, "new": new}], _with_field(problem, field_name, new)))
+    return out
+
+
 def exact_optimum(problem: Problem, witness: dict[str, float], best: float) -> tuple[sympy.Expr | None, str]:  # noqa: C901 — an ordered cascade of exact-value attempts (snap, classes, solve) that returns at the first success
     """An exact value of the objective at the optimum the search found near `witness`, or
     (None, why). First the point snapped to small rationals (every equality exactly zero there);
     else the problem reduced to the classes of equal coordinates (coordinates at a domain end are
-    fixed to it), each equality solved for a class it is linear in (or, in a single class, for
-    its real root there), and the remaining one-variable optimality condition f'(t) = 0 solved
-    exactly (real roots of its numerator, radicals only). The validator confirms the result."""
+    fixed to it), each equality (and each inequality tight at the point) solved for a class it is
+    linear in (or, in a single class, for its real root there), and the optimality conditions of
+    the one or two classes left solved exactly (real roots of a numerator, for two classes of the
+    resultants eliminating either one; radicals only; a scale-free objective without constraints
+    first has one class set to 1). The validator confirms the result."""
     parsed = parse_problem(problem)
     symbols = parsed.symbols
     tolerance = 1e-7 * (1 + abs(best))
@@ -369,10 +454,11 @@ def exact_optimum(problem: Problem, witness: dict[str, float], best: float) -> t
         substitution.update({s: t for s in members})
     values = {t: witness[str(members[0])] for t, members in zip(params, classes)}
     objective = parsed.objective.subs(substitution)
+    # equalities, and the inequalities tight at the point found (the optimum lies on them too)
     equalities = [
         sympy.simplify(lhs.subs(substitution) - rhs.subs(substitution))
         for lhs, op, rhs in parsed.constraints
-        if op == "="
+        if op == "=" or _tight(lhs - rhs, witness)
     ]
     free = list(params)
     # eliminate with the equalities: one linear in a class is solved for it; one left in a single
@@ -403,19 +489,81 @@ def exact_optimum(problem: Problem, witness: dict[str, float], best: float) -> t
         objective = objective.subs(t, expression)
         equalities = [h.subs(t, expression) for h in equalities]
         free.remove(t)
-    if len(free) > 1:
-        return None, f"{len(free)} free classes remain after the constraints (need at most 1)"
-    if free:
+    nonzero = [t for t in free if abs(values[t]) > 1e-6]
+    if (
+        len(free) >= 2
+        and nonzero
+        and not parsed.constraints
+        and homogeneous_degree(objective, free, random.Random(0)) == 0
+    ):
+        # scale-free: the optimum is a ray, not a point; its point with one class at 1 has the same value
+        first = nonzero[0]
+        free.remove(first)
+        objective = objective.subs(first, 1)
+        values = {t: v / values[first] for t, v in values.items()}
+    if len(free) > 2:
+        return None, f"{len(free)} free classes remain after the constraints (need at most 2)"
+    if len(free) == 2:
+        point = _stationary_pair(objective, free, values)
+        if point is None:
+            return None, "the optimality conditions of two classes have no common root in radicals at the point found"
+        objective = objective.subs(point)
+    elif free:
         t = free[0]
         numerator = sympy.numer(sympy.together(sympy.diff(objective, t)))
         root = _root_near(numerator, t, values[t])
         if root is None:
             return None, "the optimality condition has no root in radicals at the point found"
         objective = objective.subs(t, root)
+    numeric = sympy.N(objective, 30)
+    if not (numeric.is_number and numeric.is_real) or abs(float(numeric) - best) > tolerance:
+        return None, "the exact stationary value disagrees with the numeric optimum"
+    if sympy.count_ops(objective) > MAX_VALUE_OPS:  # simplify's cost grows fast with nested radicals
+        return None, f"the exact stationary value has more than {MAX_VALUE_OPS} operations"
     value = sympy.radsimp(sympy.simplify(objective))
     if not _finite_number(value) or abs(float(sympy.N(value, 30)) - best) > tolerance:
         return None, "the exact stationary value disagrees with the numeric optimum"
     return value, "stationary point"
+
+
+def _tight(difference: sympy.Expr, witness: dict[str, float]) -> bool:
+    """Whether a constraint's two sides agree (to 1e-7 relative) at the point found."""
+    value = sympy.N(difference.subs({s: sympy.Float(witness[str(s)], 30) for s in difference.free_symbols}), 30)
+    return bool(value.is_real) and abs(float(value)) <= 1e-7 * (1 + max(abs(v) for v in witness.values()))
+
+
+MAX_PAIR_DEGREE = 6  # degree of each optimality condition in each class, for the two-class solve
+
+
+def _stationary_pair(
+    objective: sympy.Expr, free: list[sympy.Symbol], values: dict[sympy.Symbol, float]
+) -> dict[sympy.Symbol, sympy.Expr] | None:
+    """The exact stationary point of a function of two classes nearest the point found: each
+    coordinate the real root, in radicals, of the resultant that eliminates the other one from
+    the two optimality conditions (a root near the point, of both conditions at once, is checked
+    to 1e-12 before it is returned); None when the conditions are not small polynomials, the
+    resultant vanishes, or a root is not in radicals."""
+    t, u = free
+    conditions = [sympy.numer(sympy.together(sympy.diff(objective, s))) for s in free]
+    for condition in conditions:
+        if not condition.is_polynomial(t, u) or condition.free_symbols - {t, u}:
+            return None
+        if max(sympy.degree(condition, t), sympy.degree(condition, u)) > MAX_PAIR_DEGREE:
+            return None
+    point = {}
+    for keep, drop in ((t, u), (u, t)):
+        eliminated = sympy.resultant(conditions[0], conditions[1], drop)
+        if eliminated == 0:
+            return None
+        root = _root_near(sympy.expand(eliminated), keep, values[keep])
+        if root is None:
+            return None
+        point[keep] = root
+    for condition in conditions:
+        residual = sympy.N(condition.subs(point), 40)
+        if not residual.is_number or abs(residual) > 1e-12:
+            return None
+    return point
 
 
 def _finite_number(value: sympy.Expr) -> bool:
@@ -430,14 +578,28 @@ def _finite_number(value: sympy.Expr) -> bool:
 
 def _root_near(polynomial: sympy.Expr, t: sympy.Symbol, near: float) -> sympy.Expr | None:
     """The real root of a polynomial in t nearest `near` (within 1e-5 relative), as an exact
-    number in radicals; None when there is none, the degree is large, or the root is only a
-    CRootOf (no closed form the answer grammar can write)."""
+    number in radicals; None when there is none, the degree is large, or the root has no closed
+    form the answer grammar can write (a CRootOf, or radicals sympy cannot show real). Each
+    irreducible factor is solved on its own: rationally or by square roots (real_roots), or, when
+    it is quadratic in t^k, by nested radicals (sympy.roots), such as (t^2 + 2)^2 - 8."""
     if not polynomial.is_polynomial(t) or sympy.degree(polynomial, t) > MAX_STATIONARY_DEGREE:
         return None
     if polynomial.free_symbols - {t}:
         return None
-    roots = [r for r in sympy.Poly(polynomial, t).real_roots() if not isinstance(r, sympy.CRootOf)]
-    close = [r for r in roots if abs(float(r) - near) <= 1e-5 * (1 + abs(near))]
+    close = []
+    for factor, _ in sympy.Poly(polynomial, t).factor_list()[1]:
+        found = [r for r in factor.real_roots() if abs(float(r) - near) <= 1e-5 * (1 + abs(near))]
+        exact = [r for r in found if not isinstance(r, sympy.CRootOf)]
+        powers = math.gcd(*(m[0] for m in factor.monoms()))  # a polynomial in t^powers
+        if found and not exact and factor.degree() // max(powers, 1) <= 2:
+            # quadratic in t^powers: nested square and k-th roots; the cubic and quartic formulas
+            # give values no reader reads (and sympy may take minutes to decide they are real)
+            exact = [
+                r
+                for r in sympy.roots(factor, filter="R")
+                if r.is_real and abs(float(sympy.N(r, 30)) - near) <= 1e-5 * (1 + abs(near))
+            ]
+        close += exact
     return close[0] if close else None
 
 
@@ -531,10 +693,13 @@ def variants_of(
     check: Callable[[Problem], object],
     search: Callable[[Problem], object],
     parent_witness: dict | None,
+    guessed: Callable[[Problem], str | None] | None = None,
 ) -> list[Candidate]:
     """Every candidate tried for one confirmed parent (confirmed and dropped), in a fixed order.
     `check(problem)` is the validator (returns a CheckResult), `search(problem)` its numeric
-    optimum search (a SearchResult); both are given by the caller so its settings apply."""
+    optimum search (a SearchResult); both are given by the caller so its settings apply.
+    `guessed(problem)` names the cheap guess that answers a `constants` variant (None: none does);
+    such a variant is dropped before its validation and does not count against the attempts."""
     base = replace(parent, statement=None, source=None)
     base = replace(base, statement=render_statement(base))
     parent_answer = parse_problem(parent).answer
@@ -542,35 +707,51 @@ def variants_of(
     for kind in settings.kinds:
         rng = seeded(settings.seed, parent.id, kind)
         attempts = ATTEMPTS_PER_VARIANT * settings.per_problem
-        confirmed = 0
         if kind == "constants":
             plans = [(tech, tr, p) for tech, tr, p in homogeneity_candidates(base, rng)]
             plans += [("stationary", tr, p) for tr, p in changed_constant_candidates(base, rng)]
+            # after the literals, and with a seed of their own, so adding them changed no earlier candidate
+            coefficients = coefficient_candidates(base, seeded(settings.seed, parent.id, kind, "coefficients"))
+            plans += [("stationary", tr, p) for tr, p in coefficients]
             # the affine fallback is tried after the others' attempts, never instead of them
-            plans = plans[:attempts] + affine_candidates(base, rng)
+            rounds = [(plans, attempts), (affine_candidates(base, rng), settings.per_problem)]
         elif kind == "rename":
-            plans = [("alphabet", tr, p) for tr, p in rename_candidates(base, rng)]
+            rounds = [([("alphabet", tr, p) for tr, p in rename_candidates(base, rng)], attempts)]
         elif kind == "rephrase":
             others = list(PHRASINGS[1:])
             rng.shuffle(others)
             plans = [("phrasing", [{"field": "statement", "old": "paper", "new": name}], base) for name in others]
+            rounds = [(plans, attempts)]
         else:
             raise ValueError(f"unknown variant kind {kind!r}; known: {KINDS}")
-        budget = attempts + (settings.per_problem if kind == "constants" else 0)
-        for index, (technique, transformation, variant) in enumerate(plans[:budget], start=1):
-            if confirmed >= settings.per_problem:
-                break
-            candidate = Candidate(parent.id, kind, index, technique, None, list(transformation))
-            out.append(candidate)
-            try:
-                _finish(candidate, variant, kind, parent_answer, parent_witness, check, search)
-            except Exception as exc:  # noqa: BLE001 (one bad candidate is dropped and counted, never stops the shard)
-                candidate.drop_reason = f"generator error: {type(exc).__name__}: {exc}"
-            confirmed += candidate.status == "confirmed"
+        confirmed = 0
+        for plans, budget in rounds:
+            plans, spent, guesses = list(plans), 0, 0
+            while plans and confirmed < settings.per_problem and spent < budget and guesses < GUESSED_PER_ROUND:
+                technique, transformation, variant = plans.pop(0)
+                candidate = Candidate(parent.id, kind, len(out) + 1, technique, None, list(transformation))
+                out.append(candidate)
+                try:
+                    _finish(candidate, variant, kind, parent_answer, parent_witness, check, search, guessed)
+                except Exception as exc:  # noqa: BLE001 (one bad candidate is dropped and counted, never stops the shard)
+                    candidate.drop_reason = f"generator error: {type(exc).__name__}: {exc}"
+                confirmed += candidate.status == "confirmed"
+                spent += not candidate.guessed_by
+                guesses += bool(candidate.guessed_by)
+                # a guessed variant's exact answer is kept: its twin with one variable scaled is tried next
+                twin = (
+                    scaled_variable(parent, candidate, rng, guessed)
+                    if candidate.guessed_by and technique != "affine"
+                    else None
+                )
+                if twin is not None:
+                    plans.insert(0, twin)
     return out
 
 
-def _finish(candidate: Candidate, variant: Problem, kind: str, parent_answer, parent_witness, check, search) -> None:
+def _finish(  # noqa: PLR0913 (the candidate, its spec, and the three callables of variants_of)
+    candidate: Candidate, variant: Problem, kind: str, parent_answer, parent_witness, check, search, guessed
+) -> None:
     if kind == "rephrase":
         phrasing = candidate.transformation[0]["new"]
         candidate.problem = replace(variant, statement=render_phrasing(variant, phrasing))
@@ -621,6 +802,10 @@ def _finish(candidate: Candidate, variant: Problem, kind: str, parent_answer, pa
     if _same_value(new_answer, parent_answer):
         candidate.drop_reason = "same answer as the parent"
         return
+    candidate.guessed_by = guessed(variant) if guessed is not None else None
+    if candidate.guessed_by:
+        candidate.drop_reason = f"a cheap guess answers it ({candidate.guessed_by})"
+        return
     # checked as the parent was (spec and answer; the statement is rendered from the spec)
     result = check(replace(variant, statement=None))
     candidate.validation_status, candidate.validation_reason = result.status, result.reason
@@ -646,13 +831,15 @@ def vary_shard(
     dag_node: str,
     check,
     search,
+    guessed=None,
     share: float = 1.0,
 ) -> None:
     """Variants of every confirmed problem of one shard (extrembench.sources.variants): every candidate to
     outputs['variants'] (confirmed and dropped, with why), the confirmed ones as the problem table
     of `variant_benchmark` (outputs['problems']), which generate and grade read like any other.
     `check(problem)` / `search(problem)`: the validator and its numeric search, with the run's
-    validation settings. `share` < 1 varies only the problems whose id hashes below it (a stable
+    validation settings; `guessed(problem)`: the cheap guess answering a variant (variants_of).
+    `share` < 1 varies only the problems whose id hashes below it (a stable
     choice: editing one problem never changes which others are varied)."""
 
     settings = Settings(per_problem=per_problem, seed=seed, kinds=tuple(kinds))
@@ -668,7 +855,7 @@ def vary_shard(
             continue  # no problem file to vary (a formalized spec): nothing to re-derive from
         parent = load_problem(parent_row["source_path"])
         witness = json.loads(parent_row["witness_json"]) if parent_row["witness_json"] else None
-        candidates = variants_of(parent, settings, check=check, search=search, parent_witness=witness)
+        candidates = variants_of(parent, settings, check=check, search=search, parent_witness=witness, guessed=guessed)
         for c in candidates:
             row = variant_row(c, parent, parent_row, benchmark=benchmark, variant_benchmark=variant_benchmark)
             rows.append({**row, "seed": seed, "dag_node": dag_node})

@@ -14,12 +14,11 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import Any
 
 import sympy
 
-from extrembench.generation.symmetric import symmetric_guess
 from extrembench.problems.problem import Problem, parse_domain, parse_problem
 from extrembench.report.problem_set.competitions import COMPETITION_TYPES, cite
 
@@ -86,24 +85,6 @@ def is_cyclic(problem: Problem, points: int = 3) -> bool:
     return all(
         any(op == other_op and agree(form.xreplace(shift), other) for other, other_op in forms) for form, op in forms
     )
-
-
-def guess_matches(problem: Problem, guess_of: Callable = symmetric_guess) -> bool:
-    """Whether a cheap guess (default the symmetric one; boundary_guess for one variable at an
-    edge) equals the problem's answer (to 1e-12 relative). An abstention counts as no."""
-
-    guess = guess_of(
-        {
-            "sense": problem.sense,
-            "variables": problem.variables,
-            "constraints": list(problem.constraints),
-            "objective": problem.objective,
-        }
-    )
-    if guess is None:
-        return False
-    answer = sympy.N(parse_problem(problem).answer, 30)
-    return bool(abs(guess.numeric - answer) <= sympy.Float("1e-12") * (1 + abs(answer)))
 
 
 def equality_case(problem: Problem, at_symmetric_point: bool, witness: dict[str, float] | None) -> str:
