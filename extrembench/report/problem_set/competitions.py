@@ -97,10 +97,15 @@ COMPETITIONS: tuple[Competition, ...] = (
     # Norway's national olympiad; its final round is the Abel Competition proper
     Competition("abel", NATIONAL, ("Abel Competition", "Abelkonkurransen")),
     Competition("kyrgyzstan", NATIONAL, ("Kyrgyzstan Republican Mathematical Olympiad",)),
+    Competition("kazakhstan", NATIONAL, ("Kazakhstan Republican Mathematical Olympiad",)),
+    # the UK's olympiad, first round, sat in November: cited by that year (2025 for the 2025-26 round)
+    Competition("uk-bmo1", NATIONAL, ("British Mathematical Olympiad Round 1", "UK BMO Round 1")),
     Competition("lithuania", NATIONAL, ("Lithuanian Mathematical Olympiad",)),
     # Croatia's olympiad (HMO) is its IMO team selection: its problems are numbered over four days
     Competition("croatia-mo", TST, ("Croatian Mathematical Olympiad",)),
     Competition("sweden", NATIONAL, ("Swedish Mathematical Competition", "Swedish MO")),
+    # New Zealand's olympiad (NZMO), cited by its round two
+    Competition("nzmo", NATIONAL, ("New Zealand Mathematical Olympiad",)),
     Competition("ireland", NATIONAL, ("Irish Mathematical Olympiad", "Irish Math Olympiad", "Irish MO")),
     Competition("china-tst", TST, ("China TST", "China Team Selection Test", "国家集训队")),
     Competition("moldova-tst", TST, ("Moldova Team Selection Test", "Moldova TST")),
@@ -113,6 +118,8 @@ COMPETITIONS: tuple[Competition, ...] = (
     Competition("estonia-tst", TST, ("Estonian IMO Team Selection Test",)),
     Competition("saudi-tst", TST, ("Saudi Arabia IMO TST", "Saudi Arabia TST")),
     Competition("aime", NATIONAL_COMPETITION, ("AIME",)),
+    # Germany's national competition beside its olympiad; cited by year and round
+    Competition("bwm", NATIONAL_COMPETITION, ("Bundeswettbewerb Mathematik",)),
     Competition("hmmt-feb", NATIONAL_COMPETITION, ("HMMT February", "Harvard-MIT Mathematics Tournament February")),
     # Carnegie Mellon's contest for high-school students, run like HMMT
     Competition("cmimc", NATIONAL_COMPETITION, ("CMIMC", "Carnegie Mellon Informatics and Mathematics Competition")),
