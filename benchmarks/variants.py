@@ -117,6 +117,29 @@ def _reason_family(reason: str) -> str:
     return re.sub(r"\b[a-z]\b", "v", reason)[:110]
 
 
+def why_none(results: dict[str, list[dict]], varied: set[str]) -> dict[str, str]:
+    """For each parent without an unguessed non-affine confirmed variant, why (issue 40: the report
+    says why a problem has none): its validation failed, it has one variable (the symmetric guess
+    then solves every variant), or its most frequent drop reason among the non-affine candidates."""
+    out = {}
+    for parent, rows in results.items():
+        if parent in varied:
+            continue
+        tried = [r for r in rows if r["kind"] == "constants" and r["technique"] != "affine"]
+        spec = next((r["spec"] for r in rows if r["spec"]), None)
+        if not rows:
+            out[parent] = "the parent is not confirmed: nothing to vary"
+        elif spec is not None and len(spec["variables"]) == 1:
+            out[parent] = "one variable: all variables equal is every point, the symmetric guess solves each variant"
+        elif not tried:
+            out[parent] = "no constant to change (no literal, no rescalable constraint): affine variants only"
+        else:
+            reasons = Counter(_reason_family(r["reason"] or "confirmed, answered by a cheap guess") for r in tried)
+            reason, count = reasons.most_common(1)[0]
+            out[parent] = f"{count} of {len(tried)} candidates: {reason}"
+    return out
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--jobs", type=int, default=2)
@@ -186,6 +209,9 @@ def main() -> int:
         f"generation time (validate + vary, {'these problems' if args.quick else 'whole set'}): {elapsed:.1f} s "
         f"(target <= {TIME_TARGET_S:.0f} s on 2 cores) {sample or ('OK' if elapsed <= TIME_TARGET_S else 'MISSED')}"
     )
+    print("problems without such a variant, and why (their most frequent drop reason):")
+    for parent, why in sorted(why_none(results, {r["id"].split("~")[0] for r in fresh}).items()):
+        print(f"  {parent}: {why}")
     print("\nyield per kind (confirmed / tried):")
     for kind in KINDS:
         tried = [r for r in rows if r["kind"] == kind]
