@@ -31,9 +31,8 @@ from pathlib import Path
 
 from _verdict import run, verdict
 
-from extrembench.generation.boundary import boundary_guess
-from extrembench.generation.cheap import answering_guess, guess_matches
-from extrembench.generation.constant import constant_guess, most_frequent_answer
+from extrembench.generation.cheap import answering_guess
+from extrembench.generation.constant import most_frequent_answer
 from extrembench.generation.reference import answer as reference_answer
 from extrembench.generation.requests import sample_seed
 from extrembench.grading import grade_many
@@ -62,8 +61,7 @@ def _search(problem):
 def guessed(problem, constant: str | None) -> bool:
     """Whether a cheap guess answers the problem: the symmetric guess, the boundary guess, or the
     constant one with the headline's most frequent answer (as a run over the headline makes them)."""
-    guesses = (None, boundary_guess, functools.partial(constant_guess, constant=constant))
-    return any(guess_matches(problem) if guess is None else guess_matches(problem, guess) for guess in guesses)
+    return answering_guess(problem, constant) is not None
 
 
 def vary_one(task: tuple[str, int, int, str | None]) -> tuple[str, list[dict]]:
