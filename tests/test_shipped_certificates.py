@@ -26,7 +26,7 @@ SHIPPED = sorted(str(p.relative_to(REPO)) for p in (REPO / "data" / "problems").
 @pytest.mark.timeout(2400)  # the one test allowed past the suite's 20-minute watchdog
 def test_every_shipped_certificate_verifies_after_a_real_validate_run(tmp_path, monkeypatch):
     """The record's counts, verdicts and certificate bytes, measured again. The jobs run where the
-    environment asks OpenBLAS for SkylakeX kernels, as on a cluster node of another CPU would:
+    environment asks OpenBLAS for SkylakeX kernels, as a cluster node of another CPU would:
     extrembench pins one float path before numpy loads (extrembench/verify/blas.py,
     tests/test_float_path.py), so the bytes must still be the record's, made in the environment as
     it was. One whole-set run checks both: the suite cannot afford two."""
