@@ -6,12 +6,14 @@ Order changes and the Parquet row: every check runs on canonical_problem, and th
 built from it alone (its id, sense, variables, constraints, objective and answer), so a canonical
 problem equal field for field in order gives the same bytes; that is asserted for every file, and
 the bytes themselves for the twelve files whose verdict or certificate kind once changed with the
-order. Renaming changes the names the proofs print, so the whole set is checked again renamed,
-and status and certificate kind compared (their bytes differ by the names) with the verdicts the
-pipeline's own path recorded for the files as shipped (YAML against Parquet row too)."""
+order. Renaming changes the names the proofs print, so renamed files are checked again, and status
+and certificate kind compared (their bytes differ by the names) with the verdicts the pipeline's
+own path recorded for the files as shipped (YAML against Parquet row too): the files whose verdict
+once changed with their names on every run, the whole set when EXTREMBENCH_RENAMED_WHOLE_SET=1."""
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -74,7 +76,16 @@ def test_an_order_change_gives_the_same_certificate_bytes(transform):
     assert differ == {}
 
 
-@pytest.mark.slow  # the whole shipped set checked once, renamed: ~9 min on 2 idle cores
+# The whole shipped set checked again, renamed: ~15 min of both cores on the CI machine, which with
+# the suite's other whole-set runs (the record measured again, the moved answers) and the SLURM
+# pipeline passed CI's 90 minutes. Opt-in until renaming is checked on canonical forms the way the
+# order changes are (a few seconds); the files whose verdict once changed with their names are
+# checked renamed on every run (test_a_renamed_file_takes_the_same_search_path).
+@pytest.mark.skipif(
+    os.environ.get("EXTREMBENCH_RENAMED_WHOLE_SET") != "1",
+    reason="the whole set renamed (~15 min): set EXTREMBENCH_RENAMED_WHOLE_SET=1 to run it",
+)
+@pytest.mark.slow
 @pytest.mark.timeout(2400)
 def test_renamed_variables_give_the_same_status_and_certificate_kind(shipped_verdicts):
     renamed = verdicts(SHIPPED, "renamed-variables")
