@@ -136,7 +136,9 @@ def test_editing_one_problem_reruns_only_its_variants_shard(workdir):
     original = edited.read_text()
     # An edit that changes the set's most frequent answer (2 -> none given twice) changes the
     # constant guess, which decides which constants variants are dropped: every shard reruns.
-    edited.write_text(original.replace('objective: "x + 1/x"', 'objective: "x + 4/x"').replace('answer: "2"', 'answer: "4"'))
+    edited.write_text(
+        original.replace('objective: "x + 1/x"', 'objective: "x + 4/x"').replace('answer: "2"', 'answer: "4"')
+    )
     plan = planned_jobs(run_snakemake(workdir, "-n").stdout)
     assert sorted(plan["vary"]) == [f"benchmark=extrem, shard={s}" for s in range(N_SHARDS)], plan
     # An edit that keeps it (answer still 2) reruns only the edited problem's shard.
